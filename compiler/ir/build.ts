@@ -1,0 +1,120 @@
+// Builds the IR from a validated model: one table per entity, per manyToMany relation (join) and
+// per oneToOne relation (sub-resource), each with its columns, constraints and indexes.
+import type { Entity, Model, Property } from '../model/types.ts';
+import { relationTableName, snake, tableName } from '../model/names.ts';
+import { ident, pgName, qname, textArray } from '../sql/ident.ts';
+import { SYSTEM_COLUMNS, baseType, propertyColumn } from './columns.ts';
+import { propertyConstraints, propertyIndexes } from './rules.ts';
+import type { ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from './types.ts';
+
+export function buildSchema(model: Model): SchemaIR {
+  const tables: TableIR[] = [];
+  for (const [name, entity] of Object.entries(model.entities)) {
+    tables.push(entityTable(model, name, entity));
+    for (const [rel, r] of Object.entries(entity.relations ?? {})) {
+      tables.push(r.kind === 'manyToMany'
+        ? joinTable(model, name, entity, rel, r.entity, r.modules?.Membership?.edge ?? {})
+        : subresourceTable(model, name, entity, rel, r.properties));
+    }
+  }
+  return { tables };
+}
+
+function primaryOf(entity: Entity): [string, Property] {
+  return Object.entries(entity.properties).find(([, p]) => p.primary)!;
+}
+
+/** Columns, constraints and indexes for a set of model properties on `table`. */
+function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>) {
+  const columns: ColumnIR[] = [];
+  const constraints: ConstraintIR[] = [];
+  const indexes: IndexIR[] = [];
+  for (const [name, p] of Object.entries(props)) {
+    columns.push(propertyColumn(model, name, p));
+    constraints.push(...propertyConstraints(model, table, name, p));
+    indexes.push(...propertyIndexes(table, name, p, lookups.has(name)));
+  }
+  const hiddenColumns = Object.entries(props).filter(([, p]) => p.modules?.Password).map(([n]) => n);
+  return { columns, constraints, indexes, hiddenColumns };
+}
+
+function entityTable(model: Model, name: string, entity: Entity): TableIR {
+  const table = tableName(entity);
+  const [pk] = primaryOf(entity);
+  // Keys that nested paths and access policies look rows up by.
+  const lookups = new Set<string>(Object.entries(entity.properties)
+    .filter(([, p]) => p.references || p.modules?.Owner).map(([n]) => n));
+  if (entity.parent) lookups.add(entity.parent.property);
+  const parts = propertyParts(model, table, entity.properties, lookups);
+  const columns = [...parts.columns, ...SYSTEM_COLUMNS];
+  if (entity.softDelete) {
+    columns.push({ name: 'deleted_at', sqlType: 'timestamp with time zone', notNull: false, identity: false,
+      comment: 'Set when the record is soft-deleted; restore clears it.' });
+  }
+  const primary: ConstraintIR = { name: pgName(table, 'pkey'), property: pk, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(pk)})` };
+  return {
+    name: table, kind: 'entity', entityName: name, entity,
+    comment: entity.description ?? `Entity ${name} (collection ${entity.collection}).`,
+    columns, constraints: [primary, ...parts.constraints], indexes: parts.indexes, hiddenColumns: parts.hiddenColumns,
+  };
+}
+
+/** Key column pointing at an entity: <entity>_<pk>, typed like that key. */
+function keyColumn(entityName: string, entity: Entity, prefix = ''): { col: ColumnIR; pk: string } {
+  const [pk, p] = primaryOf(entity);
+  return { pk, col: { name: `${prefix}${snake(entityName)}_${pk}`, sqlType: baseType(p), notNull: true, identity: false } };
+}
+
+function foreignKey(table: string, col: string, targetName: string, target: Entity, targetCol: string): ConstraintIR {
+  return {
+    name: pgName(table, col, 'fkey'), property: col, rule: 'references', kind: 'foreign',
+    def: `FOREIGN KEY (${ident(col)}) REFERENCES ${qname('app', tableName(target))} (${ident(targetCol)}) ON DELETE CASCADE`,
+  };
+}
+
+function joinTable(model: Model, name: string, entity: Entity, rel: string, targetName: string,
+  edge: Record<string, { enum?: string[]; displayName?: string } | undefined>): TableIR {
+  const table = relationTableName(entity, rel);
+  const target = model.entities[targetName]!;
+  const source = keyColumn(name, entity);
+  const other = keyColumn(targetName, target, targetName === name ? 'related_' : '');
+  const columns: ColumnIR[] = [source.col, other.col];
+  const constraints: ConstraintIR[] = [
+    { name: pgName(table, 'pkey'), property: rel, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(source.col.name)}, ${ident(other.col.name)})` },
+    foreignKey(table, source.col.name, name, entity, source.pk),
+    foreignKey(table, other.col.name, targetName, target, other.pk),
+  ];
+  for (const [edgeName, spec] of Object.entries(edge)) {
+    if (!spec) continue;
+    columns.push({ name: edgeName, sqlType: 'character varying(255)', notNull: false, identity: false,
+      comment: spec.displayName ? `Edge property: ${spec.displayName}` : 'Edge property' });
+    if (spec.enum) {
+      constraints.push({ name: pgName(table, edgeName, 'enum'), property: edgeName, rule: 'enum', kind: 'check',
+        def: `CHECK (${ident(edgeName)}::text = ANY (${textArray(spec.enum)}))` });
+    }
+  }
+  columns.push(...SYSTEM_COLUMNS);
+  const indexes: IndexIR[] = [{ name: pgName(table, other.col.name, 'idx'), property: other.col.name, rule: 'indexed', method: 'btree', expr: `(${ident(other.col.name)})` }];
+  return {
+    name: table, kind: 'join', entityName: name, entity,
+    comment: `manyToMany ${name}.${rel} -> ${targetName}.`, columns, constraints, indexes, hiddenColumns: [],
+  };
+}
+
+function subresourceTable(model: Model, name: string, entity: Entity, rel: string, props: Record<string, Property>): TableIR {
+  const table = relationTableName(entity, rel);
+  const owner = keyColumn(name, entity);
+  const parts = propertyParts(model, table, props, new Set());
+  return {
+    name: table, kind: 'subresource', entityName: name, entity,
+    comment: `oneToOne sub-resource ${name}.${rel}.`,
+    columns: [owner.col, ...parts.columns, ...SYSTEM_COLUMNS],
+    constraints: [
+      { name: pgName(table, 'pkey'), property: owner.col.name, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(owner.col.name)})` },
+      foreignKey(table, owner.col.name, name, entity, owner.pk),
+      ...parts.constraints,
+    ],
+    indexes: parts.indexes,
+    hiddenColumns: parts.hiddenColumns,
+  };
+}

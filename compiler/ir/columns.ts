@@ -1,0 +1,101 @@
+// Type mapping of spec 2.1 and the column-level attributes (NOT NULL, defaults, identity).
+// Server-managed values (readOnly, modules) get no column default: the write-rules trigger fills
+// them after checking nothing was supplied.
+import type { Model, Property } from '../model/types.ts';
+import { literal, scalarLiteral } from '../sql/ident.ts';
+import type { ColumnIR } from './types.ts';
+
+export function isFile(p: Property): boolean {
+  return Boolean(p.modules?.FileURL || p.modules?.ImageURL);
+}
+
+/** Spec 2.1: String VARCHAR(255)/TEXT, Number by format, Date, Time, timestamptz, Binary/JSON jsonb. */
+export function baseType(p: Property): string {
+  switch (p.type) {
+    case 'String':
+      return isFile(p) ? 'jsonb' : p.long ? 'text' : 'character varying(255)';
+    case 'Number':
+      switch (p.web?.format) {
+        case 'int32': return 'integer';
+        case 'int64': return 'bigint';
+        case 'float': return 'double precision';
+        case 'double': return 'numeric';
+        default:
+          if (p.modules?.Version) return 'integer';
+          if (p.primary && p.readOnly) return 'bigint';
+          return 'numeric';
+      }
+    case 'Boolean': return 'boolean';
+    case 'Date': return 'date';
+    case 'Time': return 'time without time zone';
+    case 'DateTime': return 'timestamp with time zone';
+    case 'Binary':
+    case 'JSON': return 'jsonb';
+    default: {
+      const never: never = p.type;
+      throw new Error(`unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** Properties whose value only the server writes. */
+export function serverManaged(p: Property): boolean {
+  const m = p.modules ?? {};
+  return Boolean(p.readOnly || m.Version || m.CreatedTimestamp || m.UpdatedTimestamp || m.Owner);
+}
+
+/** The column type of a property; a reference takes the type of the key it points at. */
+export function columnType(model: Model, p: Property): string {
+  if (p.references) {
+    const [entityName, propName] = p.references.split('.');
+    const target = model.entities[entityName!]!;
+    const tp = propName ? target.properties[propName]! : Object.values(target.properties).find((x) => x.primary)!;
+    return baseType(tp);
+  }
+  return baseType(p) + (p.multiple ? '[]' : '');
+}
+
+export function defaultSql(p: Property, type: string): string | undefined {
+  if (p.modules?.Version) return '1';
+  if (p.readOnly) return undefined;
+  if (p.defaultValue !== undefined) {
+    if (p.type === 'JSON') return `${literal(JSON.stringify(p.defaultValue))}::jsonb`;
+    if (p.multiple) {
+      const items = (p.defaultValue as Array<string | number | boolean>).map(scalarLiteral);
+      return `ARRAY[${items.join(', ')}]::${type}`;
+    }
+    return `${scalarLiteral(p.defaultValue as string | number | boolean)}::${type}`;
+  }
+  if (p.primary && p.type === 'String') return 'gen_random_uuid()::text';
+  return undefined;
+}
+
+export function propertyColumn(model: Model, name: string, p: Property): ColumnIR {
+  const sqlType = columnType(model, p);
+  const col: ColumnIR = {
+    name,
+    sqlType,
+    notNull: Boolean(p.required || p.primary || p.modules?.Version),
+    identity: Boolean(p.primary && p.readOnly && p.type === 'Number'),
+    prop: p,
+    comment: describe(p),
+  };
+  const def = col.identity ? undefined : defaultSql(p, sqlType);
+  if (def !== undefined) col.defaultSql = def;
+  return col;
+}
+
+/** A one-line column comment for psql \d+: description, flags and modules. */
+function describe(p: Property): string {
+  const flags = (['primary', 'required', 'unique', 'readOnly', 'immutable', 'writeOnly', 'deprecated'] as const).filter((f) => p[f]);
+  const mods = Object.keys(p.modules ?? {});
+  const parts = [p.description, flags.join(', '), mods.length ? `modules: ${mods.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ');
+}
+
+export const SYSTEM_COLUMNS: ColumnIR[] = [
+  { name: '_rev', sqlType: 'uuid', notNull: true, defaultSql: 'gen_random_uuid()', identity: false,
+    comment: 'Revision token, new on every write (the ETag where there is no Version property).' },
+  { name: '_modified_at', sqlType: 'timestamp with time zone', notNull: true, defaultSql: 'now()', identity: false,
+    comment: 'Time of the last write (Last-Modified).' },
+];

@@ -1,0 +1,39 @@
+// Tier B JSON index paths checked against the property's JSON Schema (spec 2.5):
+// a path may end at an array but not pass through one, and arrays take no cast or index type.
+import type { Property } from '../types.ts';
+
+type Node = Record<string, unknown> | boolean | undefined;
+
+function isArrayNode(n: Node): boolean {
+  if (!n || typeof n !== 'object') return false;
+  const t = n.type;
+  return t === 'array' || (Array.isArray(t) && t.includes('array')) || 'items' in n || 'prefixItems' in n;
+}
+
+function child(n: Node, key: string): Node {
+  if (!n || typeof n !== 'object') return undefined;
+  const props = n.properties as Record<string, Node> | undefined;
+  return props?.[key];
+}
+
+export function jsonPathErrors(p: Property): Array<{ index: number; message: string }> {
+  const errors: Array<{ index: number; message: string }> = [];
+  const seen = new Set<string>();
+  (p.index?.paths ?? []).forEach((entry, index) => {
+    if (seen.has(entry.path)) errors.push({ index, message: `path "${entry.path}" is indexed twice` });
+    seen.add(entry.path);
+    const segments = entry.path.split('.');
+    let node: Node = p.schema as Node;
+    for (let i = 0; i < segments.length; i++) {
+      node = child(node, segments[i]!);
+      if (isArrayNode(node) && i < segments.length - 1) {
+        errors.push({ index, message: 'Cannot index a sub-property of an array.' });
+        return;
+      }
+    }
+    if (isArrayNode(node) && (entry.cast || entry.type)) {
+      errors.push({ index, message: `Index type and cast do not apply to an array property ("${entry.path}").` });
+    }
+  });
+  return errors;
+}

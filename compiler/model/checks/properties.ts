@@ -1,0 +1,122 @@
+// Domain rules for one property: type/attribute alignment, module placement, web bindings, indexes.
+// These are the spec 2.1-2.7 rules JSON Schema cannot express (they relate several keys).
+import { Ajv } from 'ajv';
+import type { Property } from '../types.ts';
+import { pointer as ptr } from '../errors.ts';
+import { CheckContext, FILE_MODULES } from './context.ts';
+import { jsonPathErrors } from './json-paths.ts';
+
+const ISO = {
+  Date: /^\d{4}-\d{2}-\d{2}$/,
+  Time: /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
+  DateTime: /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/,
+} as const;
+
+/** Checks a property; `at` is its pointer, `where` says whether it sits on an entity or a relation. */
+export function checkProperty(ctx: CheckContext, at: string, name: string, p: Property, where: 'entity' | 'relation'): void {
+  const fail = (rule: string, message: string, sub?: string) => ctx.fail(sub ? `${at}${ptr(sub)}` : at, rule, message);
+  const mods = p.modules ?? {};
+  const fileModules = FILE_MODULES.filter((m) => mods[m]);
+  const isFile = fileModules.length > 0;
+  const numeric = p.type === 'Number';
+  const temporal = p.type === 'Date' || p.type === 'Time' || p.type === 'DateTime';
+
+  if (p.readOnly && p.immutable) fail('Write Lifecycle', 'readOnly cannot be combined with immutable');
+  if (p.readOnly && p.writeOnly) fail('Write Lifecycle', 'readOnly cannot be combined with writeOnly: nobody could write it');
+  if (p.primary && where === 'relation') fail('Primary Key', 'a relation property cannot be a primary key');
+  if (p.primary && (p.multiple || p.type === 'JSON' || p.type === 'Binary' || p.type === 'Boolean' || isFile)) {
+    fail('Primary Key', `a primary key must be a single String, Number, Date, Time or DateTime, not ${p.multiple ? 'multiple' : p.type}`);
+  }
+  if (p.primary && p.writeOnly) fail('Primary Key', 'a primary key cannot be writeOnly');
+
+  // Spec 2.1: Binary carries file metadata only.
+  if (p.type === 'Binary' && !isFile) fail('Binary Needs File Module', 'a Binary property must carry the FileURL or ImageURL module');
+  if (fileModules.length > 1) fail('File Module', 'FileURL and ImageURL cannot both be set');
+  if (isFile && p.type !== 'String' && p.type !== 'Binary') fail('File Module', `${fileModules[0]} applies to String or Binary properties, not ${p.type}`, 'modules');
+  if (isFile && (p.multiple || p.unique || p.indexed || p.searchIndexed || p.enum || p.pattern || p.defaultValue !== undefined)) {
+    fail('File Module', 'a file property cannot be multiple, unique, indexed, searchIndexed or carry enum, pattern or defaultValue');
+  }
+
+  // Semantic modules that need a particular type.
+  const needs = (mod: keyof NonNullable<Property['modules']>, ok: boolean, what: string) => {
+    if (mods[mod] && !ok) fail('Semantic Data Alignment', `${mod} needs ${what}, not ${p.multiple ? 'a multiple ' : ''}${p.type}`, `modules/${mod}`);
+  };
+  needs('Version', numeric && !p.multiple && p.web?.format !== 'float' && p.web?.format !== 'double', 'an integer Number property (format int32, int64 or none)');
+  needs('Status', p.type === 'String' && !p.multiple, 'a String property');
+  needs('Email', p.type === 'String' && !p.multiple, 'a String property');
+  needs('Password', p.type === 'String' && !p.multiple, 'a String property');
+  needs('Owner', p.type === 'String' && !p.multiple, 'a String property');
+  needs('CreatedTimestamp', p.type === 'DateTime' && !p.multiple, 'a DateTime property');
+  needs('UpdatedTimestamp', p.type === 'DateTime' && !p.multiple, 'a DateTime property');
+  const managed = (['Version', 'CreatedTimestamp', 'UpdatedTimestamp', 'Owner', 'Password'] as const).filter((m) => mods[m]);
+  if (managed.length > 1) fail('Semantic Data Alignment', `${managed.join(' and ')} cannot share one property`, 'modules');
+  if (where === 'relation' && (mods.Status || mods.Version || mods.Owner)) fail('Semantic Data Alignment', 'Status, Version and Owner belong on an entity, not a relation');
+  if (mods.Password && (p.primary || p.unique || p.indexed || p.searchIndexed || p.enum || p.pattern || p.defaultValue !== undefined)) {
+    fail('Password', 'a Password property is stored hashed: it cannot be primary, unique, indexed, searchIndexed or carry enum, pattern or defaultValue');
+  }
+  if (mods.Status) {
+    const initial = mods.Status.initialStatuses ?? [];
+    for (const s of initial) if (p.enum && !p.enum.includes(s)) fail('Status', `initial status "${s}" is not in the enum`, 'modules/Status/initialStatuses');
+    if (initial.length && typeof p.defaultValue === 'string' && !initial.includes(p.defaultValue)) {
+      fail('Status', `defaultValue "${p.defaultValue}" is not one of the initialStatuses`, 'defaultValue');
+    }
+  }
+
+  // Spec 2.3: validation settings by type.
+  if ((p.minimum !== undefined || p.maximum !== undefined) && !numeric && !temporal) fail('Validation Settings', `minimum and maximum apply to numbers, dates, times and datetimes, not ${p.type}`);
+  for (const key of ['minimum', 'maximum'] as const) {
+    const v = p[key];
+    if (v === undefined) continue;
+    if (numeric && typeof v !== 'number') fail('Validation Settings', `${key} of a Number must be a number`, key);
+    if (temporal && (typeof v !== 'string' || !ISO[p.type as keyof typeof ISO].test(v))) fail('Validation Settings', `${key} of a ${p.type} must be an ISO 8601 ${p.type} string`, key);
+  }
+  if (p.exclusiveMinimum !== undefined && p.minimum === undefined) fail('Validation Settings', 'exclusiveMinimum needs minimum', 'exclusiveMinimum');
+  if (p.exclusiveMaximum !== undefined && p.maximum === undefined) fail('Validation Settings', 'exclusiveMaximum needs maximum', 'exclusiveMaximum');
+  if (typeof p.minimum === 'number' && typeof p.maximum === 'number' && p.minimum > p.maximum) fail('Validation Settings', 'minimum is greater than maximum');
+  if (p.multipleOf !== undefined && !numeric) fail('Validation Settings', 'multipleOf applies only to Number properties', 'multipleOf');
+  if (p.enum && p.type !== 'String') fail('Validation Settings', 'enum applies only to String properties', 'enum');
+  if (p.pattern !== undefined) {
+    if (p.type !== 'String') fail('Validation Settings', 'pattern applies only to String properties', 'pattern');
+    try { new RegExp(p.pattern, 'u'); } catch (err) { fail('Validation Settings', `pattern is not a valid regular expression: ${(err as Error).message}`, 'pattern'); }
+  }
+  if (p.long && p.type !== 'String') fail('Validation Settings', 'long applies only to String properties', 'long');
+  if (p.defaultValue !== undefined) checkDefault(p, (m) => fail('Validation Settings', m, 'defaultValue'));
+
+  // Attributes that need a scalar column.
+  if (p.multiple && (p.type === 'JSON' || p.type === 'Binary')) fail('Multiple', `multiple does not apply to ${p.type} (a JSON value can itself be a list)`, 'multiple');
+  if (p.multiple && (p.unique || p.primary || p.references || mods.Status)) fail('Multiple', 'a multiple property cannot be unique, primary, a reference or a Status');
+  if (p.searchIndexed && (p.type !== 'String' || p.multiple)) fail('Search Index', 'searchIndexed applies only to single String properties', 'searchIndexed');
+  if (p.unique && (p.type === 'JSON' || p.type === 'Binary')) fail('Unique', `unique does not apply to ${p.type}`, 'unique');
+
+  // Spec 2.3 web bindings.
+  if (p.web?.format && !numeric) fail('Web Binding', `format applies only to numeric properties, not ${p.type}`, 'web/format');
+  if (p.web?.fileTypes) {
+    if (!isFile) fail('Web Binding', 'fileTypes applies only to FileURL or ImageURL properties', 'web/fileTypes');
+    const allowed = fileModules[0] ? mods[fileModules[0]]?.allowedMimeTypes : undefined;
+    for (const t of allowed ? p.web.fileTypes : []) if (!allowed!.includes(t)) fail('Web Binding', `fileTypes lists "${t}" which allowedMimeTypes does not allow`, 'web/fileTypes');
+  }
+
+  // Spec 2.5 JSON properties.
+  if (p.schema !== undefined && p.type !== 'JSON') fail('JSON Schema', 'schema applies only to JSON properties', 'schema');
+  if (p.type === 'JSON' && p.schema !== undefined) {
+    try { new Ajv({ strict: false }).compile(p.schema); } catch (err) { fail('JSON Schema', `schema is not a valid JSON Schema: ${(err as Error).message}`, 'schema'); }
+  }
+  if (p.index) {
+    if (p.type !== 'JSON') fail('JSON Index', 'index options apply only to JSON properties (use indexed or unique)', 'index');
+    else for (const e of jsonPathErrors(p)) fail('JSON Index', e.message, `index/paths/${e.index}`);
+  }
+  if (p.type === 'JSON' && (p.indexed || p.searchIndexed)) fail('JSON Index', 'a JSON property is indexed with index.whole or index.paths', p.indexed ? 'indexed' : 'searchIndexed');
+  if (p.references && p.type === 'JSON') fail('Foreign Key', 'Foreign keys cannot point to or from nested JSON keys.', 'references');
+}
+
+function checkDefault(p: Property, fail: (m: string) => void): void {
+  const values = p.multiple ? (Array.isArray(p.defaultValue) ? p.defaultValue : null) : [p.defaultValue];
+  if (values === null) return fail('defaultValue of a multiple property must be a list');
+  const kind: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'string', Time: 'string', DateTime: 'string' };
+  if (p.type === 'JSON' || p.type === 'Binary') return;
+  for (const v of values) {
+    if (typeof v !== kind[p.type]) return fail(`defaultValue must be a ${kind[p.type]}`);
+    if (p.enum && !p.enum.includes(v as string)) return fail(`defaultValue "${String(v)}" is not in the enum`);
+    if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return fail(`defaultValue must be an ISO 8601 ${p.type}`);
+  }
+}

@@ -1,0 +1,18 @@
+// Database names derived from the model: one place decides what every table is called,
+// so the compiler, validation (collisions) and the gateway agree.
+import type { Entity } from './types.ts';
+
+/** app.<collection>, with dashes (allowed in URLs) turned into underscores. */
+export function tableName(e: Entity): string {
+  return e.collection.replace(/-/g, '_');
+}
+
+/** Join table of a manyToMany relation, or the table of a oneToOne sub-resource. */
+export function relationTableName(e: Entity, relation: string): string {
+  return `${tableName(e)}_${relation.toLowerCase()}`;
+}
+
+/** snake_case of an entity name: BlogPost -> blog_post. */
+export function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}

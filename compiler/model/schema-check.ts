@@ -1,0 +1,62 @@
+// Structural validation of a model file against compiler/model.schema.json with ajv.
+// ajv's raw errors are translated into ModelErrors that name the pointer and the rule broken.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import type { ModelError } from './errors.ts';
+
+const schema = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
+const ajv = new Ajv({ allErrors: true, discriminator: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const check = ajv.compile(schema);
+
+const MODULES = Object.keys(schema.definitions.property.properties.modules.properties) as string[];
+const RULES = (schema.definitions.rule.oneOf as Array<{ properties: { type: { const: string } } }>)
+  .map((s) => s.properties.type.const);
+
+/** Returns the structural errors of `input`; empty when it matches the model schema. */
+export function schemaErrors(input: unknown): ModelError[] {
+  if (check(input)) return [];
+  const raw = check.errors ?? [];
+  // ajv reports a bad name twice: the name's own rule (with `propertyName` set) and propertyNames.
+  const nameRules = new Map(raw.filter((e) => e.propertyName !== undefined).map((e) => [`${e.instancePath}/${e.propertyName}`, e.message]));
+  const errors = raw
+    .filter((e) => e.keyword !== 'if' && e.propertyName === undefined)
+    .map((e) => translate(e, nameRules));
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.pointer} ${e.rule} ${e.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+function translate(e: ErrorObject, nameRules: Map<string, string | undefined>): ModelError {
+  const at = e.instancePath;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String(e.params.additionalProperty);
+      const where = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (/\/modules$/.test(at)) {
+        return { pointer: where, rule: 'Unknown module', message: `unknown module "${key}" (known: ${MODULES.join(', ')})` };
+      }
+      return { pointer: where, rule: 'Unknown key', message: `unknown key "${key}"` };
+    }
+    case 'discriminator': {
+      const tag = String(e.params.tag);
+      const value = JSON.stringify(e.params.tagValue);
+      if (tag === 'type') {
+        return { pointer: at, rule: 'Unknown rule', message: `unknown rule type ${value} (known: ${RULES.join(', ')})` };
+      }
+      return { pointer: at, rule: 'Unknown relation kind', message: `unknown relation kind ${value} (known: oneToOne, manyToMany)` };
+    }
+    case 'propertyNames': {
+      const name = String(e.params.propertyName);
+      const where = `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      return { pointer: where, rule: 'Invalid name', message: `name ${JSON.stringify(name)} ${nameRules.get(`${at}/${name}`) ?? 'is not allowed'}` };
+    }
+    case 'enum':
+      return { pointer: at, rule: 'Model schema', message: `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'required':
+      return { pointer: at, rule: 'Model schema', message: `"${String(e.params.missingProperty)}" is required` };
+    default:
+      return { pointer: at, rule: 'Model schema', message: e.message ?? e.keyword };
+  }
+}

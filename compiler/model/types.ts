@@ -1,0 +1,158 @@
+// TypeScript shape of a model file, mirroring compiler/model.schema.json.
+// The schema is the source of truth for what is accepted; these types describe what passed it.
+
+export type PropertyType =
+  | 'String' | 'Number' | 'Boolean' | 'Date' | 'Time' | 'DateTime' | 'Binary' | 'JSON';
+
+export type Strategy = 'RBAC' | 'OrganizationRBAC' | 'EnterpriseRBAC';
+
+export type ActionName =
+  | 'list' | 'search' | 'read' | 'create' | 'update' | 'delete' | 'restore' | 'link' | 'unlink';
+
+export const ACTION_NAMES: readonly ActionName[] =
+  ['list', 'search', 'read', 'create', 'update', 'delete', 'restore', 'link', 'unlink'];
+
+export interface Model {
+  api: Api;
+  entities: Record<string, Entity>;
+}
+
+export interface Api {
+  slug: string;
+  version: string;
+  title: string;
+  description?: string;
+  docsUrl: string;
+  strategy: Strategy;
+  projects?: { entity: string; members: string };
+  scenarios?: Scenario[];
+}
+
+export interface Entity {
+  collection: string;
+  description?: string;
+  parent?: { entity: string; property: string };
+  softDelete?: boolean;
+  properties: Record<string, Property>;
+  relations?: Record<string, Relation>;
+  scenarios?: Scenario[];
+  actions?: Partial<Record<ActionName, ActionSettings>>;
+}
+
+export interface ActionSettings {
+  overrideParentScenarios?: boolean;
+  scenarios?: Scenario[];
+}
+
+export type Scalar = string | number | boolean;
+
+export interface Property {
+  type: PropertyType;
+  description?: string;
+  required?: boolean;
+  multiple?: boolean;
+  long?: boolean;
+  primary?: boolean;
+  unique?: boolean;
+  indexed?: boolean;
+  searchIndexed?: boolean;
+  readOnly?: boolean;
+  immutable?: boolean;
+  writeOnly?: boolean;
+  deprecated?: boolean;
+  references?: string;
+  minimum?: number | string;
+  maximum?: number | string;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  multipleOf?: number;
+  enum?: string[];
+  pattern?: string;
+  defaultValue?: unknown;
+  schema?: Record<string, unknown>;
+  index?: JsonIndex;
+  modules?: Modules;
+  web?: WebBinding;
+}
+
+export interface WebBinding {
+  format?: 'int32' | 'int64' | 'float' | 'double';
+  name?: string;
+  fileTypes?: string[];
+  hidden?: boolean;
+}
+
+export type JsonCast = 'Text' | 'Integer' | 'Decimal' | 'Boolean';
+export type JsonIndexType = 'btree' | 'hash' | 'gin';
+
+export interface JsonIndex {
+  /** Tier A: one GIN index over the whole document. */
+  whole?: boolean;
+  /** Tier B: expression indexes on dot paths. */
+  paths?: Array<{ path: string; cast?: JsonCast; type?: JsonIndexType }>;
+}
+
+export interface FileModule {
+  maxSizeInBytes?: number;
+  allowedMimeTypes?: string[];
+}
+
+export interface Modules {
+  Status?: { initialStatuses?: string[] };
+  Version?: Record<string, never>;
+  FileURL?: FileModule;
+  ImageURL?: FileModule;
+  Password?: Record<string, never>;
+  Email?: Record<string, never>;
+  CreatedTimestamp?: Record<string, never>;
+  UpdatedTimestamp?: Record<string, never>;
+  Owner?: Record<string, never>;
+}
+
+export type ModuleName = keyof Modules;
+
+export interface EdgeProperty {
+  enum?: string[];
+  displayName?: string;
+}
+
+export type Relation =
+  | { kind: 'oneToOne'; description?: string; properties: Record<string, Property> }
+  | {
+      kind: 'manyToMany';
+      entity: string;
+      description?: string;
+      modules?: { Membership?: { edge?: { role?: EdgeProperty; status?: EdgeProperty } } };
+    };
+
+export interface Scenario {
+  label: string;
+  description?: string;
+  predicate: PredicateGroup;
+}
+
+export interface PredicateGroup {
+  style: 'and' | 'or';
+  children: Array<PredicateGroup | Rule>;
+}
+
+export type Rule =
+  | { type: 'allowPublic' }
+  | { type: 'allowAuthenticated' }
+  | { type: 'matchUserRole'; roles: string[] }
+  | { type: 'matchOrganizationRole'; roles: string[] }
+  | { type: 'matchEmailDomain'; domains: string[] }
+  | { type: 'matchIpAddress'; cidrs: string[] }
+  | { type: 'matchResourceOwner'; property?: string }
+  | { type: 'matchProjectStakeholder'; via?: string }
+  | { type: 'matchResourceAttribute'; attribute: string; values: Scalar[] }
+  | { type: 'lifecycleStatus'; allowedStatuses?: string[]; deniedStatuses?: string[] };
+
+export type RuleType = Rule['type'];
+
+export const IDENTITY_RULES: readonly RuleType[] =
+  ['allowPublic', 'allowAuthenticated', 'matchUserRole', 'matchOrganizationRole', 'matchEmailDomain', 'matchIpAddress'];
+
+export function isGroup(node: PredicateGroup | Rule): node is PredicateGroup {
+  return 'style' in node;
+}

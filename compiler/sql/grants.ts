@@ -1,0 +1,16 @@
+// Privileges of the request roles on the generated tables: rebuilt on every migration so they
+// follow the model. Password columns can be written but never read (spec 2.4).
+import type { TableIR } from '../ir/types.ts';
+import { ident, qname } from './ident.ts';
+
+const ROLES = 'anon, authenticated';
+
+export function grantDdl(t: TableIR): string {
+  const rel = qname('app', t.name);
+  const readable = t.columns.map((c) => c.name).filter((c) => !t.hiddenColumns.includes(c)).map(ident);
+  return [
+    `REVOKE ALL ON ${rel} FROM ${ROLES};`,
+    `GRANT SELECT (${readable.join(', ')}) ON ${rel} TO ${ROLES};`,
+    `GRANT INSERT, UPDATE, DELETE ON ${rel} TO ${ROLES};`,
+  ].join('\n');
+}

@@ -1,0 +1,48 @@
+// The one place identifiers and compiler-owned literals become SQL text (PostgREST escapeIdent).
+// Runtime values never pass through here: they are always $n parameters.
+import { createHash } from 'node:crypto';
+
+/** Quotes an identifier: wrap in ", double any ", refuse NUL. */
+export function ident(name: string): string {
+  if (name.includes('\0')) throw new Error('identifier contains NUL');
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** schema.name, both quoted. */
+export function qname(schema: string, name: string): string {
+  return `${ident(schema)}.${ident(name)}`;
+}
+
+/** A string literal for values the compiler owns (DDL text, enum lists, comments). */
+export function literal(value: string): string {
+  if (value.includes('\0')) throw new Error('literal contains NUL');
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** A SQL literal for a JSON-compatible scalar default: strings quoted, numbers and booleans bare. */
+export function scalarLiteral(value: string | number | boolean): string {
+  if (typeof value === 'string') return literal(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`non-finite number ${value}`);
+    return String(value);
+  }
+  return value ? 'true' : 'false';
+}
+
+/** text[] literal: ARRAY['a','b']::text[] */
+export function textArray(values: readonly string[]): string {
+  return `ARRAY[${values.map(literal).join(', ')}]::text[]`;
+}
+
+/**
+ * A database object name from parts joined by "_", kept within PostgreSQL's 63 bytes:
+ * a longer one keeps its start and gets a short hash so it stays unique and stable.
+ */
+export function pgName(...parts: string[]): string {
+  const full = parts.join('_');
+  if (Buffer.byteLength(full) <= 63) return full;
+  const hash = createHash('sha1').update(full).digest('hex').slice(0, 8);
+  let head = full;
+  while (Buffer.byteLength(head) > 54) head = head.slice(0, -1);
+  return `${head}_${hash}`;
+}

@@ -1,0 +1,307 @@
+-- The fixed part of every migration: schemas, extensions, request roles, claim helpers (auth.*),
+-- helpers used by CHECK constraints and indexes (lib.*), and the reconcile helpers (meta.*)
+-- that let one idempotent script bring any earlier version of the schema up to the model.
+
+CREATE SCHEMA IF NOT EXISTS extensions;
+CREATE SCHEMA IF NOT EXISTS app;
+COMMENT ON SCHEMA app IS 'Tables generated from the model: one per entity, join and sub-resource.';
+CREATE SCHEMA IF NOT EXISTS api;
+COMMENT ON SCHEMA api IS 'Functions the HTTP gateway calls, one per entity and action.';
+CREATE SCHEMA IF NOT EXISTS auth;
+COMMENT ON SCHEMA auth IS 'Helpers that read the caller''s claims from transaction-local settings.';
+CREATE SCHEMA IF NOT EXISTS lib;
+COMMENT ON SCHEMA lib IS 'Immutable helpers used by constraints, indexes and triggers.';
+CREATE SCHEMA IF NOT EXISTS meta;
+COMMENT ON SCHEMA meta IS 'Migration helpers that reconcile the schema with the model.';
+
+CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA extensions;
+DO $$
+BEGIN
+  IF (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+      WHERE e.extname = 'pgcrypto') <> 'extensions' THEN
+    ALTER EXTENSION pgcrypto SET SCHEMA extensions;
+  END IF;
+END $$;
+
+-- Request roles: anonymous callers and callers with a verified token. The gateway's login role
+-- (authenticator) can only switch into them.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'anon') THEN CREATE ROLE anon NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticated') THEN CREATE ROLE authenticated NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticator') THEN
+    CREATE ROLE authenticator LOGIN NOINHERIT;
+  END IF;
+  IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    EXECUTE format('GRANT anon, authenticated TO %I', current_user);
+  END IF;
+  IF NOT pg_has_role('authenticator', 'anon', 'MEMBER') THEN GRANT anon TO authenticator; END IF;
+  IF NOT pg_has_role('authenticator', 'authenticated', 'MEMBER') THEN GRANT authenticated TO authenticator; END IF;
+END $$;
+GRANT USAGE ON SCHEMA app, api, auth, lib, extensions TO anon, authenticated;
+
+-- Claims ----------------------------------------------------------------------------------------
+-- The gateway sets request.jwt.claims (the verified token payload) and request.ip per transaction.
+
+CREATE OR REPLACE FUNCTION auth.claims() RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(nullif(current_setting('request.jwt.claims', true), '')::jsonb, '{}'::jsonb)
+$$;
+CREATE OR REPLACE FUNCTION auth.uid() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT auth.claims() ->> 'sub'
+$$;
+CREATE OR REPLACE FUNCTION auth.email() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT lower(auth.claims() ->> 'email')
+$$;
+CREATE OR REPLACE FUNCTION auth.text_list(claim text) RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(auth.claims() -> claim) = 'array'
+    THEN ARRAY(SELECT jsonb_array_elements_text(auth.claims() -> claim)) ELSE '{}'::text[] END
+$$;
+CREATE OR REPLACE FUNCTION auth.roles() RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT auth.text_list('roles')
+$$;
+CREATE OR REPLACE FUNCTION auth.org() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT auth.claims() ->> 'org'
+$$;
+CREATE OR REPLACE FUNCTION auth.org_roles() RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT auth.text_list('org_roles')
+$$;
+CREATE OR REPLACE FUNCTION auth.enterprise() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT auth.claims() ->> 'enterprise'
+$$;
+CREATE OR REPLACE FUNCTION auth.enterprise_roles() RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT auth.text_list('enterprise_roles')
+$$;
+CREATE OR REPLACE FUNCTION auth.ip() RETURNS inet LANGUAGE sql STABLE AS $$
+  SELECT nullif(current_setting('request.ip', true), '')::inet
+$$;
+
+-- Check and index helpers ------------------------------------------------------------------------
+
+-- Strict address syntax (RFC 5321 dot-atom local part, LDH domain labels, length limits).
+CREATE OR REPLACE FUNCTION lib.is_email(v text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT length(v) <= 254
+    AND length(split_part(v, '@', 1)) <= 64
+    AND v ~ '^[a-z0-9!#$%&''*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&''*+/=?^_`{|}~-]+)*@([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$'
+$$;
+
+-- The stored block of a file property (spec 2.7): {id, location, name, mime}, location under uploads/.
+CREATE OR REPLACE FUNCTION lib.is_file_block(v jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT jsonb_typeof(v) = 'object'
+    AND jsonb_typeof(v -> 'id') = 'string'
+    AND jsonb_typeof(v -> 'location') = 'string' AND (v ->> 'location') LIKE 'uploads/%'
+    AND jsonb_typeof(v -> 'name') = 'string'
+    AND jsonb_typeof(v -> 'mime') = 'string'
+$$;
+
+CREATE OR REPLACE FUNCTION lib.all_match(arr text[], pattern text) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(bool_and(x ~ pattern), true) FROM unnest(arr) AS x
+$$;
+CREATE OR REPLACE FUNCTION lib.all_multiple_of(arr numeric[], step numeric) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(bool_and(x % step = 0), true) FROM unnest(arr) AS x
+$$;
+
+-- JSON values cast for Tier B indexes, sorting and range filters: NULL when the value has another
+-- JSON type, so a document never fails to save because of an index.
+CREATE OR REPLACE FUNCTION lib.jsonb_numeric(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::numeric END
+$$;
+CREATE OR REPLACE FUNCTION lib.jsonb_integer(v jsonb) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' AND v::numeric = trunc(v::numeric)
+    AND abs(v::numeric) <= 9223372036854775807 THEN v::numeric::bigint END
+$$;
+CREATE OR REPLACE FUNCTION lib.jsonb_boolean(v jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'boolean' THEN v::boolean END
+$$;
+
+-- Raises a refusal the gateway maps to an HTTP status: SQLSTATE PTnnn carries the status, the
+-- message is the problem detail, DETAIL is {"property": …, "rule": …} for the errors list.
+CREATE OR REPLACE FUNCTION lib.refuse(code text, message text, property text, rule text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message,
+    DETAIL = jsonb_build_object('property', property, 'rule', rule)::text;
+END $$;
+
+-- Reconcile helpers ------------------------------------------------------------------------------
+-- Every managed constraint and index carries a COMMENT holding JSON with the property, the rule and
+-- a fingerprint of its definition: unchanged ones are skipped, changed ones rebuilt, stale ones dropped.
+
+CREATE OR REPLACE FUNCTION meta.managed(comment text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN CASE WHEN comment LIKE '{%' THEN comment::jsonb END;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION meta.ensure_column(tbl text, col text, typ text, not_null boolean,
+  default_expr text, is_identity boolean) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  cur record;
+  n bigint;
+BEGIN
+  SELECT format_type(a.atttypid, a.atttypmod) AS typ, a.attnotnull, a.attidentity <> '' AS ident
+    INTO cur FROM pg_attribute a WHERE a.attrelid = rel AND a.attname = col AND NOT a.attisdropped;
+  IF NOT FOUND THEN
+    IF not_null AND default_expr IS NULL AND NOT is_identity THEN
+      EXECUTE format('SELECT count(*) FROM %s', rel) INTO n;
+      IF n > 0 THEN
+        RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col, n
+          USING HINT = 'Give the property a defaultValue, or add it as optional, fill it, then make it required.';
+      END IF;
+    END IF;
+    EXECUTE format('ALTER TABLE %s ADD COLUMN %I %s%s%s%s', rel, col, typ,
+      CASE WHEN is_identity THEN ' GENERATED ALWAYS AS IDENTITY' ELSE '' END,
+      CASE WHEN default_expr IS NOT NULL THEN ' DEFAULT ' || default_expr ELSE '' END,
+      CASE WHEN not_null THEN ' NOT NULL' ELSE '' END);
+    RETURN;
+  END IF;
+  IF cur.typ <> typ THEN
+    PERFORM meta.change_type(rel, tbl, col, cur.typ, typ);
+  END IF;
+  IF cur.ident <> is_identity THEN
+    RAISE EXCEPTION 'Refused: %.% % a server-generated identity in the model', tbl, col,
+      CASE WHEN is_identity THEN 'became' ELSE 'is no longer' END
+      USING HINT = 'Change the identity by hand (ALTER TABLE … ALTER COLUMN … ADD/DROP IDENTITY), then migrate again.';
+  END IF;
+  IF NOT is_identity THEN
+    IF default_expr IS NULL THEN
+      EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT', rel, col);
+    ELSE
+      EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s', rel, col, default_expr);
+    END IF;
+  END IF;
+  IF not_null AND NOT cur.attnotnull THEN
+    EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NULL', rel, col) INTO n;
+    IF n > 0 AND default_expr IS NULL THEN
+      RAISE EXCEPTION 'Refused: cannot make %.% required: % rows have no value and the property has no defaultValue', tbl, col, n
+        USING HINT = 'Fill the missing values first, or give the property a defaultValue.';
+    END IF;
+    IF n > 0 THEN
+      -- Backfill with the default; write-rule triggers stay out of it (nobody is editing these rows).
+      EXECUTE format('ALTER TABLE %s DISABLE TRIGGER USER', rel);
+      EXECUTE format('UPDATE %s SET %I = DEFAULT, _rev = gen_random_uuid() WHERE %I IS NULL', rel, col, col);
+      EXECUTE format('ALTER TABLE %s ENABLE TRIGGER USER', rel);
+    END IF;
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', rel, col);
+  ELSIF NOT not_null AND cur.attnotnull THEN
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL', rel, col);
+  END IF;
+END $$;
+
+-- Type changes: widenings apply, a narrowing applies only when every stored value fits,
+-- anything else is refused rather than risk changing data.
+CREATE OR REPLACE FUNCTION meta.change_type(rel regclass, tbl text, col text, from_type text, to_type text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+  pair text := from_type || ' -> ' || to_type;
+BEGIN
+  IF pair IN ('character varying(255) -> text', 'character varying(255)[] -> text[]',
+              'integer -> bigint', 'integer -> numeric', 'bigint -> numeric', 'integer -> double precision',
+              'integer[] -> bigint[]', 'integer[] -> numeric[]', 'bigint[] -> numeric[]') THEN
+    NULL;
+  ELSIF pair = 'text -> character varying(255)' THEN
+    EXECUTE format('SELECT count(*) FROM %s WHERE length(%I) > 255', rel, col) INTO n;
+    IF n > 0 THEN
+      RAISE EXCEPTION 'Refused: %.% cannot become a short String (255 characters): % rows hold longer text', tbl, col, n
+        USING HINT = 'Keep "long": true, or shorten those values first.';
+    END IF;
+  ELSE
+    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change stored data', tbl, col, from_type, to_type
+      USING HINT = format('Convert it by hand (ALTER TABLE %s ALTER COLUMN %I TYPE %s USING …), then migrate again.', rel, col, to_type);
+  END IF;
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s', rel, col, to_type);
+END $$;
+
+CREATE OR REPLACE FUNCTION meta.ensure_constraint(tbl text, name text, def text, info jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  fp text := md5(def);
+  cid oid;
+BEGIN
+  SELECT oid INTO cid FROM pg_constraint WHERE conrelid = rel AND conname = name;
+  IF FOUND THEN
+    IF meta.managed(obj_description(cid, 'pg_constraint')) ->> 'fingerprint' = fp THEN RETURN; END IF;
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel, name);
+  END IF;
+  BEGIN
+    EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', rel, name, def);
+  EXCEPTION WHEN check_violation OR unique_violation OR foreign_key_violation OR not_null_violation THEN
+    RAISE EXCEPTION 'Refused: the rule % (%) cannot be applied to app.%: existing rows break it', name, def, tbl
+      USING DETAIL = SQLERRM, HINT = 'Fix or remove those rows, or relax the rule in the model, then migrate again.';
+  END;
+  EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', name, rel, (info || jsonb_build_object('fingerprint', fp))::text);
+END $$;
+
+CREATE OR REPLACE FUNCTION meta.ensure_index(tbl text, name text, def text, info jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  fp text := md5(def);
+  idx oid := to_regclass(format('app.%I', name));
+BEGIN
+  IF idx IS NOT NULL THEN
+    IF meta.managed(obj_description(idx, 'pg_class')) ->> 'fingerprint' = fp THEN RETURN; END IF;
+    EXECUTE format('DROP INDEX app.%I', name);
+  END IF;
+  EXECUTE def;
+  EXECUTE format('COMMENT ON INDEX app.%I IS %L', name, (info || jsonb_build_object('fingerprint', fp))::text);
+END $$;
+
+-- Drops managed constraints and indexes of a table that the model no longer asks for.
+CREATE OR REPLACE FUNCTION meta.drop_stale(tbl text, keep_constraints text[], keep_indexes text[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  r record;
+BEGIN
+  FOR r IN SELECT conname FROM pg_constraint
+    WHERE conrelid = rel AND meta.managed(obj_description(oid, 'pg_constraint')) ? 'fingerprint'
+      AND conname <> ALL (keep_constraints)
+  LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel, r.conname);
+  END LOOP;
+  FOR r IN SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+    WHERE i.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
+      AND c.relname <> ALL (keep_indexes)
+  LOOP
+    EXECUTE format('DROP INDEX app.%I', r.relname);
+  END LOOP;
+END $$;
+
+-- Columns no longer in the model: dropped when they hold no value, otherwise the migration stops.
+CREATE OR REPLACE FUNCTION meta.drop_stale_columns(tbl text, keep text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  r record;
+  n bigint;
+BEGIN
+  FOR r IN SELECT attname FROM pg_attribute
+    WHERE attrelid = rel AND attnum > 0 AND NOT attisdropped AND attname <> ALL (keep)
+  LOOP
+    EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, r.attname) INTO n;
+    IF n > 0 THEN
+      RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname, n
+        USING HINT = format('Put the property back, or drop the data yourself: ALTER TABLE %s DROP COLUMN %I;', rel, r.attname);
+    END IF;
+    EXECUTE format('ALTER TABLE %s DROP COLUMN %I', rel, r.attname);
+  END LOOP;
+END $$;
+
+-- Tables no longer in the model: dropped when empty, otherwise the migration stops.
+CREATE OR REPLACE FUNCTION meta.drop_stale_tables(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  n bigint;
+BEGIN
+  FOR r IN SELECT c.relname FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+    WHERE s.nspname = 'app' AND c.relkind IN ('r', 'p') AND c.relname <> ALL (keep)
+  LOOP
+    EXECUTE format('SELECT count(*) FROM app.%I', r.relname) INTO n;
+    IF n > 0 THEN
+      RAISE EXCEPTION 'Refused: table app.% is no longer in the model but holds % rows', r.relname, n
+        USING HINT = format('Put the entity back, or drop the data yourself: DROP TABLE app.%I;', r.relname);
+    END IF;
+    EXECUTE format('DROP TABLE app.%I CASCADE', r.relname);
+  END LOOP;
+END $$;

@@ -1,0 +1,46 @@
+// DDL for tables, columns and managed constraints, emitted as calls to the meta.* reconcile
+// helpers so the same script creates a fresh schema or converges an existing one.
+import type { ConstraintIR, IndexIR, TableIR } from '../ir/types.ts';
+import { ident, literal, qname } from './ident.ts';
+
+const call = (fn: string, args: string[]) => `SELECT meta.${fn}(${args.join(', ')});`;
+const info = (o: { property: string; rule: string }) => `${literal(JSON.stringify({ property: o.property, rule: o.rule }))}::jsonb`;
+const nullable = (v: string | undefined) => (v === undefined ? 'NULL' : literal(v));
+
+export function tableDdl(t: TableIR): string {
+  const rel = qname('app', t.name);
+  const lines = [`CREATE TABLE IF NOT EXISTS ${rel} ();`, `COMMENT ON TABLE ${rel} IS ${literal(t.comment)};`];
+  for (const c of t.columns) {
+    lines.push(call('ensure_column', [literal(t.name), literal(c.name), literal(c.sqlType), String(c.notNull), nullable(c.defaultSql), String(c.identity)]));
+    lines.push(`COMMENT ON COLUMN ${rel}.${ident(c.name)} IS ${c.comment ? literal(c.comment) : 'NULL'};`);
+  }
+  return lines.join('\n');
+}
+
+/** Primary, unique and check constraints; foreign keys come later, once every key exists. */
+export function constraintDdl(t: TableIR, kinds: ReadonlyArray<ConstraintIR['kind']>): string {
+  return t.constraints.filter((c) => kinds.includes(c.kind))
+    .map((c) => call('ensure_constraint', [literal(t.name), literal(c.name), literal(c.def), info(c)]))
+    .join('\n');
+}
+
+export function indexDdl(t: TableIR): string {
+  return t.indexes.map((i: IndexIR) => {
+    const def = `CREATE INDEX ${ident(i.name)} ON ${qname('app', t.name)} USING ${i.method} ${i.expr}`;
+    return call('ensure_index', [literal(t.name), literal(i.name), literal(def), info(i)]);
+  }).join('\n');
+}
+
+const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
+
+/** Removes what the model no longer has: managed constraints and indexes, then empty columns. */
+export function staleDdl(t: TableIR): string {
+  return [
+    call('drop_stale', [literal(t.name), list(t.constraints.map((c) => c.name)), list(t.indexes.map((i) => i.name))]),
+    call('drop_stale_columns', [literal(t.name), list(t.columns.map((c) => c.name))]),
+  ].join('\n');
+}
+
+export function staleTablesDdl(tables: TableIR[]): string {
+  return call('drop_stale_tables', [list(tables.map((t) => t.name))]);
+}

@@ -1,0 +1,87 @@
+// The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
+// module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
+import type { Property } from '../model/types.ts';
+import type { TableIR } from '../ir/types.ts';
+import { ident, literal, qname, textArray } from './ident.ts';
+
+const refuse = (code: string, message: string, property: string, rule: string) =>
+  `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
+
+export function triggerDdl(t: TableIR): string {
+  const fn = qname('app', `${t.name}_write_rules`);
+  const props = t.columns.filter((c) => c.prop).map((c) => ({ name: c.name, col: ident(c.name), p: c.prop!, identity: c.identity }));
+  const onInsert: string[] = [];
+  const onUpdate: string[] = [];
+  const always: string[] = [];
+
+  for (const { name, col, p, identity } of props) {
+    const m = p.modules ?? {};
+    // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself.
+    if (p.readOnly && !identity) {
+      onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${name}" cannot be supplied`, name, 'readOnly')} END IF;`);
+      if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
+      else if (p.defaultValue !== undefined && !m.Version) onInsert.push(`NEW.${col} := ${defaultOf(p)};`);
+    }
+    if (!identity && (p.primary || p.immutable || p.readOnly)) {
+      const rule = p.primary ? 'primary' : p.immutable ? 'immutable' : 'readOnly';
+      const what = p.primary ? `primary key "${name}"` : `${rule} property "${name}"`;
+      onUpdate.push(`IF NEW.${col} IS DISTINCT FROM OLD.${col} THEN ${refuse('PT400', `${what} cannot be changed`, name, rule)} END IF;`);
+    }
+    if (m.Version) {
+      onInsert.push(`NEW.${col} := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)`);
+      onUpdate.push(`NEW.${col} := OLD.${col} + 1;  -- and grows by exactly one per write`);
+    }
+    if (m.Owner) onInsert.push(`NEW.${col} := coalesce(auth.uid(), NEW.${col});  -- Owner: the caller`);
+    if (m.CreatedTimestamp) {
+      onInsert.push(`NEW.${col} := now();  -- CreatedTimestamp`);
+      if (!p.readOnly) onUpdate.push(`NEW.${col} := OLD.${col};`);
+    }
+    if (m.UpdatedTimestamp) {
+      onInsert.push(`NEW.${col} := now();  -- UpdatedTimestamp`);
+      onUpdate.push(`NEW.${col} := now();`);
+    }
+    if (m.Status?.initialStatuses) {
+      const allowed = m.Status.initialStatuses;
+      onInsert.push(`IF NEW.${col} IS NULL OR NOT (NEW.${col}::text = ANY (${textArray(allowed)})) THEN ${refuse('PT422',
+        `a new record must start in one of the initial statuses: ${allowed.join(', ')}`, name, 'initialStatuses')} END IF;`);
+    }
+    if (m.Email) always.push(`NEW.${col} := lower(NEW.${col});  -- Email: stored lowercase`);
+    if (m.Password) {
+      always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
+        `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', 10));  -- Password: salted hash`, 'END IF;');
+    }
+  }
+  // Guards run before module assignments so a client's value is judged, not the server's.
+  const insertBody = sortGuardsFirst(onInsert);
+  const updateBody = sortGuardsFirst(onUpdate);
+  const indent = (xs: string[], n: number) => xs.map((x) => ' '.repeat(n) + x).join('\n');
+  const body = [
+    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
+    'BEGIN',
+    "  IF TG_OP = 'INSERT' THEN",
+    insertBody.length ? indent(insertBody, 4) : '    NULL;',
+    '  ELSE',
+    updateBody.length ? indent(updateBody, 4) : '    NULL;',
+    '  END IF;',
+    ...(always.length ? [indent(always, 2)] : []),
+    '  NEW._rev := gen_random_uuid();',
+    '  NEW._modified_at := now();',
+    '  RETURN NEW;',
+    'END $fn$;',
+    `COMMENT ON FUNCTION ${fn}() IS ${literal(`Write rules of app.${t.name}: readOnly/immutable guards, modules, revision token.`)};`,
+    `CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`,
+  ];
+  return body.join('\n');
+}
+
+function sortGuardsFirst(lines: string[]): string[] {
+  const guards = lines.filter((l) => l.startsWith('IF NEW.') && l.includes("'PT400'"));
+  return [...guards, ...lines.filter((l) => !guards.includes(l))];
+}
+
+function defaultOf(p: Property): string {
+  const v = p.defaultValue;
+  if (typeof v === 'string') return literal(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return `${literal(JSON.stringify(v))}::jsonb`;
+}
