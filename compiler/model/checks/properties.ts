@@ -14,7 +14,7 @@ const ISO = {
 
 /** Checks a property; `at` is its pointer, `where` says whether it sits on an entity or a relation. */
 export function checkProperty(ctx: CheckContext, at: string, name: string, p: Property, where: 'entity' | 'relation'): void {
-  const fail = (rule: string, message: string, sub?: string) => ctx.fail(sub ? `${at}${ptr(sub)}` : at, rule, message);
+  const fail = (rule: string, message: string, sub?: string) => ctx.fail(sub ? `${at}${ptr(...sub.split('/'))}` : at, rule, message);
   const mods = p.modules ?? {};
   const fileModules = FILE_MODULES.filter((m) => mods[m]);
   const isFile = fileModules.length > 0;

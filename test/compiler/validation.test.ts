@@ -1,0 +1,233 @@
+// Every domain-validation rule of the model compiler: a model that breaks it is rejected with an
+// error naming the JSON pointer and the rule; both shipped example models are accepted unchanged.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { compileModel, ModelValidationError, type ModelError } from '../../compiler/index.ts';
+
+const example = (name: string) => JSON.parse(readFileSync(new URL(`../../examples/${name}.model.json`, import.meta.url), 'utf8'));
+
+/** A small valid model; each test breaks one thing in a copy. */
+function base(): any {
+  return {
+    api: { slug: 'shop', version: 'v1', title: 'Shop', docsUrl: 'https://docs.example.com', strategy: 'RBAC' },
+    entities: {
+      Item: {
+        collection: 'items',
+        properties: {
+          id: { type: 'String', primary: true, readOnly: true },
+          name: { type: 'String', required: true },
+          state: { type: 'String', enum: ['new', 'old'], modules: { Status: { initialStatuses: ['new'] } } },
+          data: { type: 'JSON', schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } } } } } },
+        },
+        scenarios: [{ label: 'Everyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }],
+      },
+    },
+  };
+}
+
+function errorsOf(model: unknown): ModelError[] {
+  try {
+    compileModel(model);
+  } catch (err) {
+    if (err instanceof ModelValidationError) return err.errors;
+    throw err;
+  }
+  return [];
+}
+
+/** Asserts that exactly the expected error (pointer + rule, message fragment) is reported. */
+function rejects(model: unknown, pointer: string, rule: string, fragment: string) {
+  const errors = errorsOf(model);
+  const hit = errors.find((e) => e.pointer === pointer && e.rule === rule && e.message.includes(fragment));
+  assert.ok(hit, `expected ${rule} at ${pointer} containing "${fragment}", got ${JSON.stringify(errors, null, 1)}`);
+}
+
+const P = '/entities/Item/properties';
+
+test('both example models are accepted unchanged and compile to SQL', () => {
+  for (const name of ['publishing', 'billing']) {
+    const { sql, model } = compileModel(example(name));
+    assert.is(model.api.slug, name);
+    assert.match(sql, /CREATE TABLE IF NOT EXISTS "app"\."/);
+  }
+  assert.equal(errorsOf(base()), []);
+});
+
+test('readOnly together with immutable', () => {
+  const m = base();
+  m.entities.Item.properties.name.readOnly = true;
+  m.entities.Item.properties.name.immutable = true;
+  rejects(m, `${P}/name`, 'Write Lifecycle', 'readOnly cannot be combined with immutable');
+});
+
+test('Binary without FileURL or ImageURL', () => {
+  const m = base();
+  m.entities.Item.properties.blob = { type: 'Binary' };
+  rejects(m, `${P}/blob`, 'Binary Needs File Module', 'FileURL or ImageURL');
+  m.entities.Item.properties.blob = { type: 'Binary', modules: { FileURL: {} } };
+  assert.equal(errorsOf(m), []);
+});
+
+test('Version on a non-numeric property is a Semantic Data Alignment error', () => {
+  for (const type of ['String', 'Date']) {
+    const m = base();
+    m.entities.Item.properties.rev = { type, modules: { Version: {} } };
+    rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'Version needs an integer Number property');
+  }
+  const m = base();
+  m.entities.Item.properties.rev = { type: 'Number', web: { format: 'float' }, modules: { Version: {} } };
+  rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'integer');
+});
+
+test('more than one Status property', () => {
+  const m = base();
+  m.entities.Item.properties.phase = { type: 'String', modules: { Status: {} } };
+  rejects(m, `${P}`, 'Single Status', 'found state, phase');
+});
+
+test('lifecycleStatus at the api level', () => {
+  const m = base();
+  m.api.scenarios = [{ label: 'Published', predicate: { style: 'and', children: [{ type: 'allowPublic' }, { type: 'lifecycleStatus', allowedStatuses: ['new'] }] } }];
+  rejects(m, '/api/scenarios/0/predicate/children/1', 'Lifecycle Placement', 'not allowed at the API level');
+});
+
+test('lifecycleStatus without an identity rule in its scenario', () => {
+  const m = base();
+  m.entities.Item.scenarios = [{ label: 'Alone', predicate: { style: 'and', children: [{ type: 'lifecycleStatus', allowedStatuses: ['new'] }] } }];
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/0', 'Lifecycle Identity', 'pair it with an identity rule');
+  // An or-branch of its own is not paired either, even if another branch has an identity rule.
+  m.entities.Item.scenarios = [{ label: 'Branch', predicate: { style: 'or', children: [{ type: 'allowPublic' }, { type: 'lifecycleStatus', deniedStatuses: ['old'] }] } }];
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/1', 'Lifecycle Identity', 'identity rule');
+  // Paired through an enclosing and-group: accepted.
+  m.entities.Item.scenarios = [{ label: 'Paired', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { style: 'or', children: [{ type: 'lifecycleStatus', deniedStatuses: ['old'] }] }] } }];
+  assert.equal(errorsOf(m), []);
+});
+
+test('lifecycleStatus needs a Status property and known status values', () => {
+  const m = base();
+  delete m.entities.Item.properties.state.modules;
+  m.entities.Item.scenarios = [{ label: 'S', predicate: { style: 'and', children: [{ type: 'allowPublic' }, { type: 'lifecycleStatus', allowedStatuses: ['new'] }] } }];
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/1', 'Lifecycle Target', 'exactly one property with the Status module');
+  const n = base();
+  n.entities.Item.scenarios = [{ label: 'S', predicate: { style: 'and', children: [{ type: 'allowPublic' }, { type: 'lifecycleStatus', allowedStatuses: ['gone'] }] } }];
+  rejects(n, '/entities/Item/scenarios/0/predicate/children/1/allowedStatuses/0', 'Lifecycle Target', '"gone" is not a value of state');
+});
+
+test('format on a non-numeric property', () => {
+  const m = base();
+  m.entities.Item.properties.name.web = { format: 'int32' };
+  rejects(m, `${P}/name/web/format`, 'Web Binding', 'format applies only to numeric properties');
+});
+
+test('fileTypes on a non-file property, or outside allowedMimeTypes', () => {
+  const m = base();
+  m.entities.Item.properties.name.web = { fileTypes: ['image/png'] };
+  rejects(m, `${P}/name/web/fileTypes`, 'Web Binding', 'fileTypes applies only to FileURL or ImageURL');
+  const n = base();
+  n.entities.Item.properties.pic = { type: 'Binary', modules: { ImageURL: { allowedMimeTypes: ['image/png'] } }, web: { fileTypes: ['image/gif'] } };
+  rejects(n, `${P}/pic/web/fileTypes`, 'Web Binding', '"image/gif" which allowedMimeTypes does not allow');
+});
+
+test('an index path through an array', () => {
+  const m = base();
+  m.entities.Item.properties.data.index = { paths: [{ path: 'tags.k', cast: 'Text' }] };
+  rejects(m, `${P}/data/index/paths/0`, 'JSON Index', 'Cannot index a sub-property of an array.');
+});
+
+test('index type or cast on an array property', () => {
+  for (const entry of [{ path: 'tags', cast: 'Text' }, { path: 'tags', type: 'btree' }]) {
+    const m = base();
+    m.entities.Item.properties.data.index = { paths: [entry] };
+    rejects(m, `${P}/data/index/paths/0`, 'JSON Index', 'Index type and cast do not apply to an array property');
+  }
+  const ok = base();
+  ok.entities.Item.properties.data.index = { whole: true, paths: [{ path: 'tags' }] };
+  assert.equal(errorsOf(ok), []);
+});
+
+test('index options on a non-JSON property', () => {
+  const m = base();
+  m.entities.Item.properties.name.index = { whole: true };
+  rejects(m, `${P}/name/index`, 'JSON Index', 'apply only to JSON properties');
+});
+
+test('references to or from a JSON key, or to an unknown entity', () => {
+  const from = base();
+  from.entities.Item.properties.data.references = 'Item';
+  rejects(from, `${P}/data/references`, 'Foreign Key', 'Foreign keys cannot point to or from nested JSON keys.');
+  const to = base();
+  to.entities.Item.properties.other = { type: 'String', references: 'Item.data.k' };
+  rejects(to, `${P}/other/references`, 'Foreign Key', 'nested JSON keys');
+  const unknown = base();
+  unknown.entities.Item.properties.owner = { type: 'String', references: 'Person' };
+  rejects(unknown, `${P}/owner/references`, 'Unknown entity', '"Person"');
+});
+
+test('unknown rule names', () => {
+  const m = base();
+  m.entities.Item.scenarios[0].predicate.children.push({ type: 'matchMoonPhase' });
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/1', 'Unknown rule', '"matchMoonPhase"');
+});
+
+test('unknown module names', () => {
+  const m = base();
+  m.entities.Item.properties.name.modules = { Slug: {} };
+  rejects(m, `${P}/name/modules/Slug`, 'Unknown module', '"Slug"');
+});
+
+test('unknown keys anywhere are errors', () => {
+  const m = base();
+  m.entities.Item.properties.name.colour = 'red';
+  m.api.extra = true;
+  rejects(m, `${P}/name/colour`, 'Unknown key', '"colour"');
+  rejects(m, '/api/extra', 'Unknown key', '"extra"');
+});
+
+test('a scenario rule referring to a property that does not exist', () => {
+  const m = base();
+  m.entities.Item.scenarios = [
+    { label: 'A', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { type: 'matchResourceAttribute', attribute: 'colour', values: ['red'] }] } },
+    { label: 'B', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { type: 'matchResourceOwner', property: 'maker' }] } },
+    { label: 'C', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { type: 'matchResourceOwner' }] } },
+  ];
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/1/attribute', 'Unknown property', '"colour"');
+  rejects(m, '/entities/Item/scenarios/1/predicate/children/1/property', 'Unknown property', '"maker"');
+  rejects(m, '/entities/Item/scenarios/2/predicate/children/1', 'Unknown property', 'Owner module');
+});
+
+test('other domain rules: primary key count, type-bound settings, reserved names, parents', () => {
+  const m = base();
+  m.entities.Item.properties.id.primary = false;
+  rejects(m, `${P}`, 'Primary Key', 'exactly one primary property');
+  const n = base();
+  n.entities.Item.properties.name.minimum = 3;
+  n.entities.Item.properties.name.multipleOf = 2;
+  rejects(n, `${P}/name`, 'Validation Settings', 'minimum and maximum apply to numbers');
+  rejects(n, `${P}/name/multipleOf`, 'Validation Settings', 'multipleOf applies only to Number');
+  const r = base();
+  r.entities.Item.softDelete = true;
+  r.entities.Item.properties.deleted_at = { type: 'DateTime' };
+  rejects(r, `${P}/deleted_at`, 'Reserved Name', 'system column');
+  const p = base();
+  p.entities.Item.parent = { entity: 'Shelf', property: 'shelf_id' };
+  rejects(p, '/entities/Item/parent/entity', 'Unknown entity', '"Shelf"');
+  rejects(p, '/entities/Item/parent/property', 'Unknown property', '"shelf_id"');
+  const c = base();
+  c.entities.Item.scenarios[0].predicate.children.push({ type: 'matchIpAddress', cidrs: ['10.0.0.0/33'] });
+  rejects(c, '/entities/Item/scenarios/0/predicate/children/1/cidrs/0', 'Invalid CIDR', '10.0.0.0/33');
+});
+
+test('the error message lists every problem with pointer and rule', () => {
+  const m = base();
+  m.entities.Item.properties.rev = { type: 'String', modules: { Version: {} } };
+  try {
+    compileModel(m);
+    assert.unreachable('should have thrown');
+  } catch (err) {
+    assert.instance(err, ModelValidationError);
+    assert.match((err as Error).message, 'Semantic Data Alignment: Version needs an integer Number property (format int32, int64 or none), not String at /entities/Item/properties/rev/modules/Version');
+  }
+});
+
+test.run();
