@@ -55,17 +55,21 @@ export function columnType(model: Model, p: Property): string {
   return baseType(p) + (p.multiple ? '[]' : '');
 }
 
+/** The SQL value of a property's defaultValue, typed as its column (`type`). */
+export function defaultValueSql(p: Property, type: string): string {
+  if (p.type === 'JSON') return `${literal(JSON.stringify(p.defaultValue))}::jsonb`;
+  if (p.multiple) {
+    const items = (p.defaultValue as Array<string | number | boolean>).map(scalarLiteral);
+    return `ARRAY[${items.join(', ')}]::${type}`;
+  }
+  return `${scalarLiteral(p.defaultValue as string | number | boolean)}::${type}`;
+}
+
+/** Column default; readOnly values have none, their trigger fills them after a supplied-value check. */
 export function defaultSql(p: Property, type: string): string | undefined {
   if (p.modules?.Version) return '1';
   if (p.readOnly) return undefined;
-  if (p.defaultValue !== undefined) {
-    if (p.type === 'JSON') return `${literal(JSON.stringify(p.defaultValue))}::jsonb`;
-    if (p.multiple) {
-      const items = (p.defaultValue as Array<string | number | boolean>).map(scalarLiteral);
-      return `ARRAY[${items.join(', ')}]::${type}`;
-    }
-    return `${scalarLiteral(p.defaultValue as string | number | boolean)}::${type}`;
-  }
+  if (p.defaultValue !== undefined) return defaultValueSql(p, type);
   if (p.primary && p.type === 'String') return 'gen_random_uuid()::text';
   return undefined;
 }

@@ -5,6 +5,7 @@ import { ident, literal, pgName, qname, textArray } from '../sql/ident.ts';
 import { jsonPathExpr } from '../sql/json-path.ts';
 import { baseType, isFile } from './columns.ts';
 import { tableName } from '../model/names.ts';
+import { pathIsArray } from '../model/checks/json-paths.ts';
 import type { ConstraintIR, IndexIR } from './types.ts';
 
 export function propertyConstraints(model: Model, table: string, name: string, p: Property): ConstraintIR[] {
@@ -69,7 +70,8 @@ export function propertyIndexes(table: string, name: string, p: Property, needsL
     if (p.index.whole) add('gin', 'index.whole', 'gin', `(${col})`);
     for (const entry of p.index.paths ?? []) {
       const suffix = `${entry.path.replace(/\./g, '_')}_idx`;
-      const method = entry.type ?? 'btree';
+      // An array is indexed whole with GIN (containment); scalars get a B-tree on the cast value.
+      const method = entry.type ?? (pathIsArray(p, entry.path) ? 'gin' : 'btree');
       const expr = method === 'gin' ? jsonPathExpr(col, entry.path, 'json') : jsonPathExpr(col, entry.path, entry.cast ?? 'Text');
       add(suffix, `index.paths ${entry.path}`, method, `(${expr})`);
     }

@@ -1,26 +1,26 @@
 // The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
-import type { Property } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
 import { ident, literal, qname, textArray } from './ident.ts';
+import { defaultValueSql } from '../ir/columns.ts';
 
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
 
 export function triggerDdl(t: TableIR): string {
   const fn = qname('app', `${t.name}_write_rules`);
-  const props = t.columns.filter((c) => c.prop).map((c) => ({ name: c.name, col: ident(c.name), p: c.prop!, identity: c.identity }));
+  const props = t.columns.filter((c) => c.prop).map((c) => ({ name: c.name, col: ident(c.name), p: c.prop!, identity: c.identity, type: c.sqlType }));
   const onInsert: string[] = [];
   const onUpdate: string[] = [];
   const always: string[] = [];
 
-  for (const { name, col, p, identity } of props) {
+  for (const { name, col, p, identity, type } of props) {
     const m = p.modules ?? {};
     // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself.
     if (p.readOnly && !identity) {
       onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${name}" cannot be supplied`, name, 'readOnly')} END IF;`);
       if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
-      else if (p.defaultValue !== undefined && !m.Version) onInsert.push(`NEW.${col} := ${defaultOf(p)};`);
+      else if (p.defaultValue !== undefined && !m.Version) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
     }
     if (!identity && (p.primary || p.immutable || p.readOnly)) {
       const rule = p.primary ? 'primary' : p.immutable ? 'immutable' : 'readOnly';
@@ -77,11 +77,4 @@ export function triggerDdl(t: TableIR): string {
 function sortGuardsFirst(lines: string[]): string[] {
   const guards = lines.filter((l) => l.startsWith('IF NEW.') && l.includes("'PT400'"));
   return [...guards, ...lines.filter((l) => !guards.includes(l))];
-}
-
-function defaultOf(p: Property): string {
-  const v = p.defaultValue;
-  if (typeof v === 'string') return literal(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return `${literal(JSON.stringify(v))}::jsonb`;
 }

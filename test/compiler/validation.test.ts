@@ -218,6 +218,30 @@ test('other domain rules: primary key count, type-bound settings, reserved names
   rejects(c, '/entities/Item/scenarios/0/predicate/children/1/cidrs/0', 'Invalid CIDR', '10.0.0.0/33');
 });
 
+test('patterns PostgreSQL cannot run, and defaults that break their own rules', () => {
+  const patterns: Array<[string, string]> = [['^\\p{L}+$', 'Unicode property escapes'], ['^(?<word>\\w+)$', 'named groups']];
+  for (const [pattern, what] of patterns) {
+    const m = base();
+    m.entities.Item.properties.name.pattern = pattern;
+    rejects(m, `${P}/name/pattern`, 'Validation Settings', what);
+  }
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ type: 'Number', maximum: 10, defaultValue: 20 }, 'above the maximum'],
+    [{ type: 'Number', minimum: 0, exclusiveMinimum: true, defaultValue: 0 }, 'below the minimum'],
+    [{ type: 'Number', multipleOf: 0.5, defaultValue: 0.3 }, 'not a multiple of 0.5'],
+    [{ type: 'String', pattern: '^[a-z]+$', defaultValue: 'ABC' }, 'does not match the pattern'],
+    [{ type: 'String', enum: ['a'], defaultValue: 'b' }, 'not in the enum'],
+  ];
+  for (const [prop, fragment] of cases) {
+    const m = base();
+    m.entities.Item.properties.extra = prop;
+    rejects(m, `${P}/extra/defaultValue`, 'Validation Settings', fragment);
+  }
+  const ok = base();
+  ok.entities.Item.properties.extra = { type: 'Number', multipleOf: 0.1, minimum: 0, defaultValue: 0.3 };
+  assert.equal(errorsOf(ok), []);
+});
+
 test('the error message lists every problem with pointer and rule', () => {
   const m = base();
   m.entities.Item.properties.rev = { type: 'String', modules: { Version: {} } };

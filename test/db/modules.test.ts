@@ -38,7 +38,7 @@ test.before(async () => {
 });
 test.after(async () => db?.close());
 
-const as = <T>(fn: (tx: any) => Promise<T>, claims: Record<string, unknown> = { sub: 'u1' }) => asRole(db.sql, 'authenticated', claims, fn);
+const as = (fn: (tx: any) => Promise<any>, claims: Record<string, unknown> = { sub: 'u1' }): Promise<any> => asRole<any>(db.sql, 'authenticated', claims, fn);
 async function error(fn: (tx: any) => Promise<unknown>): Promise<any> {
   try { await as(fn); } catch (err) { return err; }
   assert.unreachable('should have failed');

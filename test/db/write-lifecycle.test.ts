@@ -17,6 +17,7 @@ const model = {
         kind: { type: 'String', immutable: true, defaultValue: 'plain' },
         score: { type: 'Number', readOnly: true },
         level: { type: 'Number', readOnly: true, defaultValue: 3 },
+        marks: { type: 'String', multiple: true, readOnly: true, defaultValue: ['a', 'b'] },
       },
     },
     Counter: {
@@ -72,9 +73,11 @@ test('immutable: allowed on create, defaulted by its generator when omitted, ref
 
 test('readOnly: refused with PT400 when supplied on create, and when changed on update', async () => {
   assertRefused(await refusal((tx) => tx`insert into app.notes (score) values (5)`), 'PT400', 'score', 'readOnly');
-  const [row] = await asRole(db.sql, 'authenticated', (tx) => tx`insert into app.notes (text) values ('r') returning id, score, level`);
+  const [row] = await asRole(db.sql, 'authenticated', (tx) => tx`insert into app.notes (text) values ('r') returning id, score, level, marks`);
   assert.is(row!.score, null);
   assert.is(Number(row!.level), 3, 'a readOnly defaultValue is filled by the server');
+  assert.equal(row!.marks, ['a', 'b'], 'a readOnly list default too');
+  assertRefused(await refusal((tx) => tx`insert into app.notes (marks) values (${['x']})`), 'PT400', 'marks', 'readOnly');
   assertRefused(await refusal((tx) => tx`update app.notes set score = 1 where id = ${row!.id}`), 'PT400', 'score', 'readOnly');
   assertRefused(await refusal((tx) => tx`update app.notes set level = 4 where id = ${row!.id}`), 'PT400', 'level', 'readOnly');
 });

@@ -16,6 +16,13 @@ function child(n: Node, key: string): Node {
   return props?.[key];
 }
 
+/** True when the property's JSON Schema says the value at `path` is an array. */
+export function pathIsArray(p: Property, path: string): boolean {
+  let node: Node = p.schema as Node;
+  for (const seg of path.split('.')) node = child(node, seg);
+  return isArrayNode(node);
+}
+
 export function jsonPathErrors(p: Property): Array<{ index: number; message: string }> {
   const errors: Array<{ index: number; message: string }> = [];
   const seen = new Set<string>();

@@ -12,6 +12,13 @@ const ISO = {
   DateTime: /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/,
 } as const;
 
+/** JavaScript regex features PostgreSQL's ARE engine lacks: a pattern must work in both. */
+const POSTGRES_REGEX_GAPS: Array<[RegExp, string]> = [
+  [/\\[pP]\{/, 'Unicode property escapes (\\p{…})'],
+  [/\(\?<[A-Za-z]/, 'named groups ((?<name>…))'],
+  [/\\k</, 'named back-references (\\k<…>)'],
+];
+
 /** Checks a property; `at` is its pointer, `where` says whether it sits on an entity or a relation. */
 export function checkProperty(ctx: CheckContext, at: string, name: string, p: Property, where: 'entity' | 'relation'): void {
   const fail = (rule: string, message: string, sub?: string) => ctx.fail(sub ? `${at}${ptr(...sub.split('/'))}` : at, rule, message);
@@ -78,6 +85,8 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
   if (p.pattern !== undefined) {
     if (p.type !== 'String') fail('Validation Settings', 'pattern applies only to String properties', 'pattern');
     try { new RegExp(p.pattern, 'u'); } catch (err) { fail('Validation Settings', `pattern is not a valid regular expression: ${(err as Error).message}`, 'pattern'); }
+    const unsupported = POSTGRES_REGEX_GAPS.find(([re]) => re.test(p.pattern!));
+    if (unsupported) fail('Validation Settings', `pattern uses ${unsupported[1]}, which PostgreSQL regular expressions do not support`, 'pattern');
   }
   if (p.long && p.type !== 'String') fail('Validation Settings', 'long applies only to String properties', 'long');
   if (p.defaultValue !== undefined) checkDefault(p, (m) => fail('Validation Settings', m, 'defaultValue'));
@@ -118,5 +127,27 @@ function checkDefault(p: Property, fail: (m: string) => void): void {
     if (typeof v !== kind[p.type]) return fail(`defaultValue must be a ${kind[p.type]}`);
     if (p.enum && !p.enum.includes(v as string)) return fail(`defaultValue "${String(v)}" is not in the enum`);
     if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return fail(`defaultValue must be an ISO 8601 ${p.type}`);
+    if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return fail(`defaultValue "${v}" does not match the pattern`);
+    if (typeof v === 'number') {
+      const { minimum: lo, maximum: hi } = p;
+      if (typeof lo === 'number' && (p.exclusiveMinimum ? v <= lo : v < lo)) return fail(`defaultValue ${v} is below the minimum`);
+      if (typeof hi === 'number' && (p.exclusiveMaximum ? v >= hi : v > hi)) return fail(`defaultValue ${v} is above the maximum`);
+      if (p.multipleOf && !isMultiple(v, p.multipleOf)) return fail(`defaultValue ${v} is not a multiple of ${p.multipleOf}`);
+    }
   }
+}
+
+function safeTest(pattern: string, v: string): boolean | undefined {
+  try { return new RegExp(pattern, 'u').test(v); } catch { return undefined; }
+}
+
+/** Decimal-safe multiple check (0.3 is a multiple of 0.1 here, as it is for numeric in SQL). */
+function isMultiple(v: number, step: number): boolean {
+  const scale = 10 ** Math.min(12, Math.max(decimals(v), decimals(step)));
+  return Math.round(v * scale) % Math.round(step * scale) === 0;
+}
+
+function decimals(n: number): number {
+  const s = String(n);
+  return s.includes('.') ? s.length - s.indexOf('.') - 1 : 0;
 }

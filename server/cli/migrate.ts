@@ -1,0 +1,44 @@
+// `npm run migrate [-- --migrations <dir>]`: brings the database (DATABASE_URL or embedded) up to
+// the migrations folder; prints one line on success, PostgreSQL's refusal and exit code 1 on failure.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
+import { describeFailure, migrateDatabase } from '../migrate.ts';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
+  const folder = resolve(values.migrations ?? join(projectRoot, 'db/migrations'));
+  const rel = relative(process.cwd(), folder);
+  const shown = rel.startsWith('..') ? folder : rel || '.';
+  const committed = join(folder, 'committed');
+  const hasCommitted = existsSync(committed) && readdirSync(committed).some((f) => f.endsWith('.sql'));
+  if (!existsSync(join(folder, 'current.sql')) && !hasCommitted) {
+    console.error(`Nothing to migrate: ${shown} has no current.sql and no committed migrations.`);
+    console.error('Write one with: npm run compile -- --model <file>');
+    return 1;
+  }
+
+  const db = await resolveDatabase();
+  try {
+    const result = await migrateDatabase({ connectionString: db.url, migrationsFolder: folder });
+    const name = decodeURIComponent(new URL(db.url).pathname.slice(1));
+    const current = { applied: 'current.sql applied', unchanged: 'current.sql unchanged', absent: 'no current.sql' };
+    console.log(`Migrated database ${name} from ${shown}: ${result.committed} committed migration(s) run, ` +
+      `${current[result.current]}.`);
+    return 0;
+  } catch (err) {
+    console.error(describeFailure(err));
+    return 1;
+  } finally {
+    await db.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(describeFailure(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,44 @@
+// GET /health: 200 {"status":"ok"} when `select 1` answers on the API's database in time, else a 503
+// problem document. For load balancers and for people checking that `npm start` came up.
+import { Hono } from 'hono';
+import type { Sql } from 'postgres';
+
+export interface HealthOptions {
+  /** How long the database may take to answer before the service counts as unavailable. */
+  timeoutMs?: number;
+  /** The model's `api.docsUrl`; the problem `type` is `{docsUrl}/errors/unavailable` when given. */
+  docsUrl?: string;
+}
+
+export function healthRoutes(sql: Sql, opts: HealthOptions = {}): Hono {
+  const app = new Hono();
+  app.get('/health', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    try {
+      await withTimeout(sql`select 1`, opts.timeoutMs ?? 3000);
+      return c.json({ status: 'ok' });
+    } catch {
+      const problem = {
+        type: opts.docsUrl ? `${opts.docsUrl}/errors/unavailable` : 'about:blank',
+        title: 'Service Unavailable',
+        status: 503,
+        code: 'E_UNAVAILABLE',
+        detail: 'The database is not answering.', // never the driver's message: it may name hosts
+      };
+      return c.body(JSON.stringify(problem), 503, { 'Content-Type': 'application/problem+json' });
+    }
+  });
+  return app;
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

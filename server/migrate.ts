@@ -1,0 +1,92 @@
+// Applies a graphile-migrate folder to a database: committed migrations, then current.sql once
+// (what `graphile-migrate watch --once` does), throwing MigrationError with PostgreSQL's words on failure.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Logger, migrate, watch, type Settings } from 'graphile-migrate';
+import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
+
+export interface MigrateOptions {
+  connectionString: string;
+  /** Folder holding `committed/` and `current.sql` (graphile-migrate's migrationsFolder). */
+  migrationsFolder: string;
+}
+
+export interface MigrateResult {
+  /** Committed migrations run now. */
+  committed: number;
+  /** What happened to current.sql: run, skipped as unchanged since the last run, or absent. */
+  current: 'applied' | 'unchanged' | 'absent';
+}
+
+/** A refused migration, carrying PostgreSQL's error fields and where in which file it stopped. */
+export class MigrationError extends Error {
+  code?: string;
+  detail?: string;
+  hint?: string;
+  where?: string;
+  /** File, line and column of the failing statement when PostgreSQL reported a position. */
+  file?: string;
+  line?: number;
+  column?: number;
+
+  constructor(cause: unknown) {
+    const e = (cause ?? {}) as Record<string, unknown>;
+    const text = (k: string) => (typeof e[k] === 'string' && e[k] ? (e[k] as string) : undefined);
+    // graphile-migrate computes the position against the body it ran and keeps it in this override.
+    const at = /line (\d+), column (\d+) of "([^"]+)"/.exec(stripAnsi(text('_gmMessageOverride') ?? ''));
+    const base = text('message') ?? String(cause);
+    super(at ? `${base} (${at[3]} line ${at[1]}, column ${at[2]})` : base, { cause });
+    this.name = 'MigrationError';
+    this.code = text('code');
+    this.detail = text('detail');
+    this.hint = text('hint');
+    this.where = text('where');
+    if (at) [this.line, this.column, this.file] = [Number(at[1]), Number(at[2]), at[3]];
+  }
+}
+
+export async function migrateDatabase(opts: MigrateOptions): Promise<MigrateResult> {
+  const messages: string[] = [];
+  const settings: Settings = {
+    connectionString: opts.connectionString,
+    migrationsFolder: resolve(opts.migrationsFolder),
+    logger: collectingLogger(messages),
+  };
+  const folder = settings.migrationsFolder as string;
+  const hasCurrent = existsSync(join(folder, 'current.sql')) || existsSync(join(folder, 'current'));
+  try {
+    // watch(once) runs migrate first; without a current script plain migrate avoids creating a blank one.
+    await (hasCurrent ? watch(settings, true) : migrate(settings));
+  } catch (err) {
+    throw new MigrationError(err);
+  } finally {
+    clearAllPools(); // graphile-migrate keeps idle pools for 200 ms; close them now
+  }
+  const executed = messages.map((m) => /(\d+) committed migrations executed/.exec(m)).find(Boolean);
+  return {
+    committed: executed ? Number(executed[1]) : 0,
+    current: !hasCurrent ? 'absent' : messages.some((m) => m.includes('current.sql unchanged')) ? 'unchanged' : 'applied',
+  };
+}
+
+/** Prints a failed migration the way a person fixing the SQL wants to read it. */
+export function describeFailure(err: unknown): string {
+  if (!(err instanceof MigrationError)) return `Migration failed: ${(err as Error)?.message ?? String(err)}`;
+  const lines = [`Migration refused: ${err.message}${err.code ? ` [${err.code}]` : ''}`];
+  if (err.detail) lines.push(`  detail: ${err.detail}`);
+  if (err.hint) lines.push(`  hint: ${err.hint}`);
+  if (err.where) lines.push(`  where: ${err.where}`);
+  return lines.join('\n');
+}
+
+/** Keeps graphile-migrate's messages for the result; echoes them to stderr only when DEBUG is set. */
+function collectingLogger(messages: string[]): Logger {
+  return new Logger(() => (level, message) => {
+    messages.push(message);
+    if (process.env.DEBUG) process.stderr.write(`[graphile-migrate ${level}] ${message}\n`);
+  });
+}
+
+function stripAnsi(s: string): string {
+  return s.replace(/\x1b\[[0-9;]*m/g, '');
+}

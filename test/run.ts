@@ -1,0 +1,83 @@
+// `npm test [-- <dir>]`: starts one PostgreSQL for the run, runs every test/**/*.test.ts (or <dir>/**)
+// with uvu in one child process, and ends with `N passed, N failed[, N skipped]` (exit 0: all passed).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startTestCluster, type TestCluster } from './harness/cluster.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const LINGER_MS = 15_000; // after uvu's totals, how long the child may take to exit on its own
+
+interface Counts { passed: number; failed: number; skipped: number }
+
+function summary({ passed, failed, skipped }: Counts): string {
+  return `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+}
+
+/** Reads uvu's closing block (Total / Passed / Skipped); a crash or a missing block counts as a failure. */
+function countResults(output: string, exitCode: number | null): Counts {
+  const text = output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+  const last = (label: string) => {
+    const all = [...text.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'gm'))];
+    const m = all[all.length - 1];
+    return m ? Number(m[1]) : undefined;
+  };
+  const total = last('Total'), passed = last('Passed') ?? 0, skipped = last('Skipped') ?? 0;
+  let failed = total === undefined ? 0 : Math.max(0, total - passed);
+  if ((total === undefined || exitCode !== 0) && failed === 0) failed = 1;
+  return { passed, failed, skipped };
+}
+
+function runUvu(adminUrl: string, dir: string): Promise<Counts> {
+  const env: NodeJS.ProcessEnv = { ...process.env, TEST_ADMIN_URL: adminUrl };
+  delete env.DATABASE_URL; // tests reach the cluster through TEST_ADMIN_URL and their own databases only
+  const color = process.stdout.isTTY && !process.env.CI ? [] : ['--no-color'];
+  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', dir, '\\.test\\.ts$', ...color];
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let finished = false;
+  let lingerTimer: NodeJS.Timeout | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output += chunk.toString('utf8');
+    if (!finished && /Duration:/.test(output)) {
+      finished = true;
+      lingerTimer = setTimeout(() => {
+        console.error(`\nThe test process did not exit ${LINGER_MS / 1000} s after its last test (open handles?); stopping it.`);
+        child.kill('SIGKILL');
+      }, LINGER_MS);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      console.error(`Could not run uvu: ${err.message}`);
+      resolve({ passed: 0, failed: 1, skipped: 0 });
+    });
+    child.on('close', (code) => {
+      clearTimeout(lingerTimer);
+      // A child killed for lingering after reporting is judged by what it reported.
+      resolve(countResults(output, finished && code === null ? 0 : code));
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  let cluster: TestCluster | undefined;
+  let counts: Counts = { passed: 0, failed: 1, skipped: 0 };
+  const interrupt = () => void cluster?.stop().finally(() => process.exit(130));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    cluster = await startTestCluster();
+    console.log(`PostgreSQL for this run: ${cluster.kind}`);
+    counts = await runUvu(cluster.adminUrl, process.argv[2] ?? 'test');
+  } catch (err) {
+    console.error(`Test run failed: ${(err as Error).stack ?? String(err)}`);
+  } finally {
+    await cluster?.stop().catch((err: Error) => console.error(`Stopping PostgreSQL failed: ${err.message}`));
+  }
+  console.log(summary(counts));
+  return counts.failed === 0 && counts.passed > 0 ? 0 : 1;
+}
+
+main().then((code) => process.exit(code));

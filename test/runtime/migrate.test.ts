@@ -1,0 +1,87 @@
+// migrateDatabase against a real database: applies current.sql, skips it when unchanged, re-runs a
+// changed idempotent script over existing rows, and refuses a failing script atomically with PG's message.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateDatabase, MigrationError } from '../../server/migrate.ts';
+import { freshDatabase, type TestDatabase } from '../harness/db.ts';
+
+let db: TestDatabase;
+let folder: string;
+
+const V1 = 'create table if not exists widgets (id int primary key, name text not null);\n';
+const V2 = V1 + 'alter table widgets add column if not exists colour text;\n';
+const REFUSED = "create table if not exists never_made (x int);\n" +
+  "do $$ begin raise exception 'Refused: example' using detail = 'd', hint = 'h'; end $$;\n";
+
+async function apply(script: string) {
+  writeFileSync(join(folder, 'current.sql'), script);
+  return migrateDatabase({ connectionString: db.url, migrationsFolder: folder });
+}
+
+async function tableExists(name: string): Promise<boolean> {
+  const [row] = await db.sql`select to_regclass(${'public.' + name}) is not null as found`;
+  return row?.found === true;
+}
+
+async function refusal(script: string): Promise<MigrationError> {
+  const err = await apply(script).then(() => undefined, (e: unknown) => e);
+  assert.instance(err, MigrationError, 'the migration was refused');
+  return err as MigrationError;
+}
+
+test.before(async () => {
+  db = await freshDatabase();
+  folder = mkdtempSync(join(tmpdir(), 'migrate-test-'));
+  mkdirSync(join(folder, 'committed'));
+});
+
+test.after(async () => {
+  await db?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+test('applies a hand-written current.sql', async () => {
+  const result = await apply(V1);
+  assert.equal(result, { committed: 0, current: 'applied' });
+  assert.ok(await tableExists('widgets'));
+});
+
+test('skips current.sql when it has not changed', async () => {
+  assert.is((await apply(V1)).current, 'unchanged');
+});
+
+test('re-runs a changed idempotent script over existing rows', async () => {
+  await db.sql`insert into widgets (id, name) values (1, 'sprocket')`;
+  assert.is((await apply(V2)).current, 'applied');
+  const rows = await db.sql`select id, name, colour from widgets`;
+  assert.equal([...rows], [{ id: 1, name: 'sprocket', colour: null }]);
+});
+
+test('refuses a failing script with the PostgreSQL message, applying nothing', async () => {
+  const err = await refusal(REFUSED);
+  assert.match(err.message, 'Refused: example');
+  assert.is(err.code, 'P0001');
+  assert.is(err.detail, 'd');
+  assert.is(err.hint, 'h');
+  assert.not.ok(await tableExists('never_made'), 'the statement before the failure was rolled back');
+  assert.ok(await tableExists('widgets'));
+});
+
+test('names the line and column of a failing statement', async () => {
+  const err = await refusal(V2 + '\nselect * from no_such_table;\n');
+  assert.is(err.code, '42P01');
+  assert.is(err.line, 4);
+  assert.is(err.file, 'current.sql');
+  assert.match(err.message, 'current.sql line 4');
+});
+
+test('applies the script again after a refusal', async () => {
+  assert.is((await apply(V2)).current, 'applied');
+  const [row] = await db.sql`select count(*)::int as n from widgets`;
+  assert.is(row?.n, 1);
+});
+
+test.run();

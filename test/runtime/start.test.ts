@@ -1,0 +1,66 @@
+// `npm start` end to end: compile a tiny model, migrate a fresh database (DATABASE_URL), serve /health
+// on PORT, stop on SIGTERM; an invalid model stops it with the validation errors and exit code 1.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { npmRun, startTs } from '../harness/child.ts';
+import { freshDatabase, type TestDatabase } from '../harness/db.ts';
+import { freePort } from '../harness/net.ts';
+
+const tiny = {
+  api: {
+    slug: 'tiny', version: 'v1', title: 'Tiny API', docsUrl: 'https://docs.example.com', strategy: 'RBAC',
+    scenarios: [{ label: 'Everyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }],
+  },
+  entities: {
+    Note: {
+      collection: 'notes',
+      properties: { id: { type: 'String', primary: true, readOnly: true }, title: { type: 'String', required: true } },
+    },
+  },
+};
+
+let db: TestDatabase;
+let dir: string;
+
+test.before(async () => {
+  db = await freshDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'start-test-'));
+  writeFileSync(join(dir, 'tiny.model.json'), JSON.stringify(tiny));
+  writeFileSync(join(dir, 'bad.model.json'), JSON.stringify({ ...tiny, api: { ...tiny.api, title: undefined } }));
+});
+
+test.after(async () => {
+  await db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('compiles, migrates, serves /health and stops on SIGTERM', async () => {
+  const port = await freePort();
+  const env = { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json') };
+  const server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], env, /Health: /);
+  try {
+    assert.match(server.output(), `Serving Tiny API at http://localhost:${port}`);
+    assert.ok(existsSync(join(dir, 'migrations', 'current.sql')), 'current.sql written to the given folder');
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.is(res.status, 200);
+    assert.equal(await res.json(), { status: 'ok' });
+  } finally {
+    assert.is(await server.stop(), 0, server.output());
+  }
+  const [row] = await db.sql`select to_regclass('app.notes') is not null as found`;
+  assert.ok(row?.found, 'the model was installed');
+});
+
+test('refuses an invalid model with its errors and exit code 1', async () => {
+  const env = { DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: join(dir, 'bad.model.json') };
+  const run = await npmRun('start', ['--migrations', join(dir, 'bad-migrations')], env);
+  assert.is(run.code, 1, run.stdout + run.stderr);
+  assert.match(run.stderr, 'is not a valid model');
+  assert.match(run.stderr, '/api');
+  assert.not.ok(existsSync(join(dir, 'bad-migrations', 'current.sql')), 'nothing written for an invalid model');
+});
+
+test.run();
