@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
-import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { asRole, freshDatabase, installModel, sqlFailure, type TestDatabase } from '../harness/db.ts';
 
 const model = {
   api: { slug: 'types', version: 'v1', title: 'Types', docsUrl: 'https://example.com/docs', strategy: 'RBAC' },
@@ -61,16 +61,7 @@ const model = {
 let db: TestDatabase;
 const claims = { sub: 'user-1' };
 
-/** Runs `statement` as `authenticated`; the PostgreSQL error it raised, or undefined if it succeeded. */
-async function failure(statement: string): Promise<postgres.PostgresError | undefined> {
-  try {
-    await asRole(db.sql, 'authenticated', claims, (tx) => tx.unsafe(statement));
-    return undefined;
-  } catch (err) {
-    if (err instanceof postgres.PostgresError) return err;
-    throw err;
-  }
-}
+const failure = (statement: string) => sqlFailure(db.sql, 'authenticated', claims, statement);
 
 async function refused(statement: string, code: string): Promise<postgres.PostgresError> {
   const err = await failure(statement);

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
-import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { asRole, freshDatabase, installModel, sqlFailure, type TestDatabase } from '../harness/db.ts';
 
 const TABLE = 'measures';
 
@@ -59,15 +59,7 @@ let db: TestDatabase;
 let baseId: string;
 const claims = { sub: 'user-1' };
 
-async function failure(statement: string): Promise<postgres.PostgresError | undefined> {
-  try {
-    await asRole(db.sql, 'authenticated', claims, (tx) => tx.unsafe(statement));
-    return undefined;
-  } catch (err) {
-    if (err instanceof postgres.PostgresError) return err;
-    throw err;
-  }
-}
+const failure = (statement: string) => sqlFailure(db.sql, 'authenticated', claims, statement);
 
 const insert = (column: string, literal: string) => `insert into app.${TABLE} (${column}) values (${literal})`;
 const update = (column: string, literal: string) => `update app.${TABLE} set ${column} = ${literal} where id = '${baseId}'`;

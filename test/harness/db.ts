@@ -107,3 +107,14 @@ export async function asRole<T>(
   });
   return result as T;
 }
+
+/** Runs `statement` as `role` with `claims`; the PostgreSQL error it raised, or undefined on success. */
+export async function sqlFailure(sql: postgres.Sql, role: 'anon' | 'authenticated', claims: Claims, statement: string): Promise<postgres.PostgresError | undefined> {
+  try {
+    await asRole(sql, role, claims, (tx) => tx.unsafe(statement));
+    return undefined;
+  } catch (err) {
+    if (err instanceof postgres.PostgresError) return err;
+    throw err;
+  }
+}

@@ -2,20 +2,10 @@
 // the rows), and asRole setting the request role and claims for one transaction only.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tinyModel } from '../harness/fixtures.ts';
 import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 
-const v1 = {
-  api: {
-    slug: 'tiny', version: 'v1', title: 'Tiny API', docsUrl: 'https://docs.example.com', strategy: 'RBAC',
-    scenarios: [{ label: 'Everyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }],
-  },
-  entities: {
-    Note: {
-      collection: 'notes',
-      properties: { id: { type: 'String', primary: true, readOnly: true }, title: { type: 'String', required: true } },
-    },
-  },
-};
+const v1 = tinyModel;
 const v2 = structuredClone(v1) as typeof v1 & { entities: { Note: { properties: Record<string, unknown> } } };
 v2.entities.Note.properties.body = { type: 'String' };
 

@@ -6,21 +6,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { npmRun, startTs } from '../harness/child.ts';
+import { tinyModel } from '../harness/fixtures.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { freePort } from '../harness/net.ts';
 
-const tiny = {
-  api: {
-    slug: 'tiny', version: 'v1', title: 'Tiny API', docsUrl: 'https://docs.example.com', strategy: 'RBAC',
-    scenarios: [{ label: 'Everyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }],
-  },
-  entities: {
-    Note: {
-      collection: 'notes',
-      properties: { id: { type: 'String', primary: true, readOnly: true }, title: { type: 'String', required: true } },
-    },
-  },
-};
+const tiny = tinyModel;
 
 let db: TestDatabase;
 let dir: string;
