@@ -1,0 +1,123 @@
+// The manifest: what the compiled database tells the gateway about the API (api.manifest()), and
+// the calling protocol of the api.* functions. The gateway knows entities only through this.
+//
+// PROTOCOL. Every request is ONE statement, so one round trip and one transaction:
+//   SELECT api.dispatch(role text, claims jsonb, ip text, fn text, args jsonb) -> jsonb
+// dispatch sets the role (`anon` | `authenticated`) and the transaction-local settings
+// request.jwt.claims / request.ip, then runs api.<fn>(args). Every api.* function takes one jsonb
+// argument and returns jsonb. Refusals are SQLSTATEs: PT400, PT401, PT403, PT404, PT409, PT412,
+// PT422 (message = problem detail; DETAIL = JSON: {"property","rule"} or {"errors":[…]}), plus
+// PostgreSQL's own (23505, 23514, 23502, 23503, 42501, 22xxx, …) mapped by the gateway.
+//
+// Arguments and results per function kind (ResourceManifest.functions gives the names):
+//   list, search  {filter?: FilterNode, sort?: SortKey[], page: number, per_page: number, parent?: string}
+//                 -> {data: Row[], meta: {total, page, per_page}}
+//   read          {id: string, parent?: string}            -> Single
+//   create        {body: object, parent?: string}          -> Single  (Single.id is the new key)
+//   replace       {id, body, parent?}                      -> Single  (PUT: omitted writable properties reset to default/null)
+//   patch         {id, body, parent?}                      -> Single  (JSON properties merged per RFC 7396)
+//   delete        {id, parent?, permanent?: boolean}        -> {}      (soft delete where softDelete, unless permanent)
+//   restore       {id, parent?}                            -> Single
+//   relation list {id, page, per_page}                     -> {data: Row[] (each with `edge`), meta}
+//   link          {id, target: string, body: object}        -> {data: Row (the edge), created: boolean}
+//   unlink        {id, target: string}                     -> {}
+//   sub read      {id}                                     -> Single  (all null properties when never written)
+//   sub replace   {id, body}                               -> Single
+// `parent` is the parent record's key for nested paths: the parent must exist (else PT404) and the
+// record must belong to it. Ids travel as text and are cast to the key's type in SQL.
+//
+// Single = {data: Row, id: string, etag: string, last_modified: string (ISO 8601)}. Rows never hold
+// Password, writeOnly or system columns (_rev, _modified_at, deleted_at).
+
+import type { JsonCast, PropertyType } from '../model/types.ts';
+
+export type FilterNode =
+  | { and: FilterNode[] }
+  | { or: FilterNode[] }
+  | { not: FilterNode }
+  | { field: string; op: FilterOp; value: unknown };
+
+/** `field` is a property name, or a dot path into a JSON property (`meta.address.city`). */
+export type FilterOp =
+  | 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'like' | 'ilike'
+  | 'contains' | 'exists' | 'null' | 'search';
+
+export const FILTER_OPS: readonly FilterOp[] =
+  ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'contains', 'exists', 'null', 'search'];
+
+export interface SortKey {
+  field: string;
+  desc: boolean;
+}
+
+export interface Manifest {
+  api: {
+    slug: string;
+    version: string;
+    title: string;
+    description?: string;
+    docsUrl: string;
+    /** /api/<slug>/<version> */
+    basePath: string;
+  };
+  /** By entity name. */
+  resources: Record<string, ResourceManifest>;
+}
+
+export interface ResourceManifest {
+  entity: string;
+  collection: string;
+  table: string;
+  primaryKey: string;
+  softDelete: boolean;
+  /** Name of the Version property, when there is one (the ETag is then its value). */
+  versionProperty?: string;
+  parent?: { entity: string; property: string };
+  properties: Record<string, PropertyManifest>;
+  relations: Record<string, RelationManifest>;
+  /** api.* function name per action. */
+  functions: {
+    list: string; search: string; read: string; create: string; replace: string; patch: string;
+    delete: string; restore?: string;
+  };
+  /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway. */
+  schemas: { create: object; replace: object; patch: object };
+  /** Managed constraint name -> the property and rule it enforces (for 409/422 details). */
+  constraints: Record<string, { property: string; rule: string }>;
+}
+
+export interface PropertyManifest {
+  type: PropertyType;
+  multiple: boolean;
+  required: boolean;
+  primary: boolean;
+  readOnly: boolean;
+  immutable: boolean;
+  /** Never returned (writeOnly or Password). */
+  writeOnly: boolean;
+  searchIndexed: boolean;
+  /** Properties the response must not show in generated specs (web.hidden); still returned. */
+  hidden: boolean;
+  enum?: string[];
+  file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[] };
+  /** JSON properties: Tier B casts by dot path (below the property). */
+  casts?: Record<string, JsonCast>;
+}
+
+export type RelationManifest =
+  | {
+      kind: 'manyToMany';
+      target: string;
+      table: string;
+      functions: { list: string; link: string; unlink: string };
+      /** Edge property name -> allowed values (absent: free text). */
+      edge: Record<string, { enum?: string[] }>;
+      schemas: { link: object };
+    }
+  | {
+      kind: 'oneToOne';
+      table: string;
+      functions: { read: string; replace: string };
+      properties: Record<string, PropertyManifest>;
+      schemas: { replace: object };
+    };
