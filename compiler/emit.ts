@@ -1,13 +1,15 @@
-// Assembles the migration script: the fixed kit, then tables, keys, constraints, indexes,
-// triggers and grants for every table of the model, then removal of what the model dropped.
+// Assembles the migration script: the fixed kit and request engine, then tables, keys, constraints,
+// indexes, triggers, grants and api.* functions for the model, then removal of what the model dropped.
 import { readFileSync } from 'node:fs';
 import type { Model } from './model/types.ts';
 import { buildSchema } from './ir/build.ts';
 import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
 import { triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
+import { functionsDdl } from './sql/functions.ts';
 
-const KIT = readFileSync(new URL('./sql/kit.sql', import.meta.url), 'utf8');
+const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
+const KIT = ['kit.sql', 'engine.sql', 'records.sql', 'relations.sql'].map(sqlFile).join('\n\n');
 
 export function emitMigration(model: Model): string {
   const { tables } = buildSchema(model);
@@ -24,6 +26,7 @@ export function emitMigration(model: Model): string {
     section('Indexes', tables.map(indexDdl)),
     section('Write rules', tables.map(triggerDdl)),
     section('Privileges of the request roles', tables.map(grantDdl)),
+    section('API functions, engine descriptors and the manifest', [functionsDdl(model, tables)]),
     section('Removed from the model', [...tables.map(staleDdl), staleTablesDdl(tables)]),
     '',
   ].join('\n\n');

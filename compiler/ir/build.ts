@@ -98,6 +98,8 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
   return {
     name: table, kind: 'join', entityName: name, entity,
     comment: `manyToMany ${name}.${rel} -> ${targetName}.`, columns, constraints, indexes, hiddenColumns: [],
+    relation: { name: rel, ownerColumn: source.col.name, target: targetName, targetColumn: other.col.name,
+      edge: Object.entries(edge).filter(([, v]) => v).map(([k]) => k) },
   };
 }
 
@@ -116,5 +118,6 @@ function subresourceTable(model: Model, name: string, entity: Entity, rel: strin
     ],
     indexes: parts.indexes,
     hiddenColumns: parts.hiddenColumns,
+    relation: { name: rel, ownerColumn: owner.col.name },
   };
 }

@@ -47,6 +47,18 @@ export interface TableIR {
   indexes: IndexIR[];
   /** Columns request roles may not SELECT (Password). */
   hiddenColumns: string[];
+  /** For join and sub-resource tables: the relation they store. */
+  relation?: RelationIR;
+}
+
+export interface RelationIR {
+  name: string;
+  /** Key column pointing at the owning entity's row. */
+  ownerColumn: string;
+  /** manyToMany only: the linked entity, its key column here, and the edge property columns. */
+  target?: string;
+  targetColumn?: string;
+  edge?: string[];
 }
 
 export interface SchemaIR {

@@ -312,6 +312,634 @@ BEGIN
   END LOOP;
 END $$;
 
+-- api.* functions the model no longer has (dispatch and manifest stay).
+CREATE OR REPLACE FUNCTION meta.drop_stale_functions(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT p.oid::regprocedure AS sig, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = 'api' AND p.proname NOT IN ('dispatch', 'manifest') AND p.proname <> ALL (keep)
+  LOOP
+    EXECUTE format('DROP FUNCTION %s', r.sig);
+  END LOOP;
+END $$;
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA meta FROM PUBLIC;
+
+-- The request engine: generic pl/pgSQL that every api.<table>_<action> function delegates to.
+-- It reads each resource's descriptor from lib.resources (written by the compiler) and builds its
+-- SQL with format(%I) identifiers only from that descriptor; every client value stays inside the
+-- jsonb argument ($1) and is read from it by path, never spliced into the statement text.
+
+CREATE TABLE IF NOT EXISTS lib.resources (
+  name text PRIMARY KEY,
+  descriptor jsonb NOT NULL
+);
+COMMENT ON TABLE lib.resources IS 'Compiled descriptor of every table the api.* functions serve (engine input).';
+CREATE TABLE IF NOT EXISTS lib.manifest (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  manifest jsonb NOT NULL
+);
+COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
+GRANT SELECT ON lib.resources, lib.manifest TO anon, authenticated;
+
+CREATE OR REPLACE FUNCTION lib.resource(resource text) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE d jsonb;
+BEGIN
+  SELECT descriptor INTO d FROM lib.resources WHERE name = resource;
+  IF d IS NULL THEN RAISE EXCEPTION 'no resource %', resource; END IF;
+  RETURN d;
+END $$;
+
+CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT manifest FROM lib.manifest
+$$;
+
+-- One statement per request: switch to the request role, set the claims, run the function.
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE result jsonb;
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  IF fn !~ '^[a-z0-9_]+$' OR to_regprocedure(format('api.%I(jsonb)', fn)) IS NULL OR fn IN ('dispatch', 'manifest') THEN
+    PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  PERFORM set_config('request.jwt.claims', coalesce(claims, '{}'::jsonb)::text, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  EXECUTE format('SELECT api.%I($1)', fn) INTO result USING args;
+  RETURN result;
+END $$;
+
+-- Values -----------------------------------------------------------------------------------------
+
+-- True when `v` is a valid input for `typ` (a compiler-owned type name).
+CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF v IS NULL THEN RETURN true; END IF;
+  EXECUTE format('SELECT %L::%s', v, typ);
+  RETURN true;
+EXCEPTION WHEN data_exception THEN
+  RETURN false;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.as_text_array(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'array' THEN ARRAY(SELECT x #>> '{}' FROM jsonb_array_elements(v) AS x)
+    WHEN 'null' THEN NULL
+    ELSE ARRAY[v #>> '{}'] END
+$$;
+
+-- {"a":{"b": v}} from path {a,b}: containment at depth, served by the Tier A GIN index.
+CREATE OR REPLACE FUNCTION lib.jsonb_nest(path text[], v jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN cardinality(path) = 0 THEN v
+    ELSE jsonb_build_object(path[1], lib.jsonb_nest(path[2:], v)) END
+$$;
+
+-- RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else replaces.
+CREATE OR REPLACE FUNCTION lib.merge_patch(target jsonb, patch jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  k text;
+  v jsonb;
+  result jsonb;
+BEGIN
+  IF jsonb_typeof(patch) IS DISTINCT FROM 'object' THEN RETURN patch; END IF;
+  result := CASE WHEN jsonb_typeof(target) = 'object' THEN target ELSE '{}'::jsonb END;
+  FOR k, v IN SELECT * FROM jsonb_each(patch) LOOP
+    IF jsonb_typeof(v) = 'null' THEN
+      result := result - k;
+    ELSE
+      result := jsonb_set(result, ARRAY[k], lib.merge_patch(result -> k, v));
+    END IF;
+  END LOOP;
+  RETURN result;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.bad_request(message text, property text DEFAULT NULL, rule text DEFAULT NULL)
+RETURNS void LANGUAGE sql AS $$
+  SELECT lib.refuse('PT400', message, property, rule)
+$$;
+
+-- Filters and sorting ------------------------------------------------------------------------------
+
+-- The column (or JSON path) expression a field names, with its comparison type. `field` is a property
+-- or property.json.path; the result: {expr, type, kind, json_path} or a PT400 naming the field.
+CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := string_to_array(field, '.');
+  prop text := parts[1];
+  rest text[] := parts[2:];
+  col jsonb := d -> 'columns' -> prop;
+  cast_name text;
+  base text;
+BEGIN
+  IF col IS NULL OR NOT (col ->> 'readable')::boolean THEN
+    PERFORM lib.bad_request(format('unknown %s property "%s"', purpose, prop), prop, 'unknown');
+  END IF;
+  base := format('t.%I', prop);
+  IF cardinality(rest) = 0 THEN
+    RETURN jsonb_build_object('expr', base, 'type', col ->> 'type', 'kind', col ->> 'kind',
+      'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search');
+  END IF;
+  IF NOT (col ->> 'json')::boolean THEN
+    PERFORM lib.bad_request(format('"%s" is not a JSON property, so "%s" has no sub-path', prop, field), prop, 'path');
+  END IF;
+  IF EXISTS (SELECT 1 FROM unnest(rest) s WHERE s !~ '^[A-Za-z0-9_]+$') THEN
+    PERFORM lib.bad_request(format('invalid JSON path "%s"', field), prop, 'path');
+  END IF;
+  cast_name := col -> 'casts' ->> array_to_string(rest, '.');
+  RETURN jsonb_build_object(
+    'expr', CASE cast_name
+      WHEN 'Integer' THEN format('lib.jsonb_integer(%s #> %L::text[])', base, rest::text)
+      WHEN 'Decimal' THEN format('lib.jsonb_numeric(%s #> %L::text[])', base, rest::text)
+      WHEN 'Boolean' THEN format('lib.jsonb_boolean(%s #> %L::text[])', base, rest::text)
+      ELSE format('(%s #>> %L::text[])', base, rest::text) END,
+    'jsonb_expr', format('(%s #> %L::text[])', base, rest::text),
+    'base', base, 'path', to_jsonb(rest), 'path_array', rest::text,
+    'type', CASE cast_name WHEN 'Integer' THEN 'bigint' WHEN 'Decimal' THEN 'numeric' WHEN 'Boolean' THEN 'boolean' ELSE 'text' END,
+    'kind', CASE cast_name WHEN 'Integer' THEN 'Number' WHEN 'Decimal' THEN 'Number' WHEN 'Boolean' THEN 'Boolean' ELSE 'String' END,
+    'multiple', false, 'json', false, 'jsonpath', true, 'search', false);
+END $$;
+
+-- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1.
+CREATE OR REPLACE FUNCTION lib.condition_sql(d jsonb, node jsonb, vp text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  field text := node ->> 'field';
+  op text := node ->> 'op';
+  v jsonb := node -> 'value';
+  f jsonb := lib.field_expr(d, field, 'filter');
+  e text := f ->> 'expr';
+  typ text := f ->> 'type';
+  kind text := f ->> 'kind';
+  val text := format('($1 #>> %L::text[])', vp::text);
+  item text;
+  flag boolean;
+BEGIN
+  IF op IN ('null', 'exists') THEN
+    IF v::text NOT IN ('true', 'false', '"true"', '"false"') THEN
+      PERFORM lib.bad_request(format('%s[%s] takes true or false', field, op), field, op);
+    END IF;
+    flag := (v #>> '{}')::boolean;
+  END IF;
+  CASE op
+  WHEN 'null' THEN
+    RETURN format('(%s IS %sNULL)', coalesce(f ->> 'jsonb_expr', e), CASE WHEN flag THEN '' ELSE 'NOT ' END);
+  WHEN 'exists' THEN
+    IF NOT coalesce((f ->> 'jsonpath')::boolean, false) THEN
+      PERFORM lib.bad_request(format('%s[exists] needs a path into a JSON property', field), field, op);
+    END IF;
+    RETURN format('(%s%s @? %L)', CASE WHEN flag THEN '' ELSE 'NOT ' END, f ->> 'base',
+      '$' || (SELECT string_agg(format('."%s"', s), '') FROM jsonb_array_elements_text(f -> 'path') s));
+  WHEN 'contains' THEN
+    IF (f ->> 'json')::boolean THEN
+      RETURN format('(%s @> ($1 #> %L::text[]))', e, vp::text);
+    ELSIF (f ->> 'jsonpath')::boolean THEN
+      RETURN format('(%s @> lib.jsonb_nest(%L::text[], $1 #> %L::text[]))', f ->> 'base', f ->> 'path_array', vp::text);
+    ELSIF (f ->> 'multiple')::boolean THEN
+      FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
+        IF NOT lib.castable(item, rtrim(typ, '[]')) THEN
+          PERFORM lib.bad_request(format('%s[contains]: "%s" is not a valid %s', field, item, lower(kind)), field, op);
+        END IF;
+      END LOOP;
+      RETURN format('(%s @> lib.as_text_array($1 #> %L::text[])::%s)', e, vp::text, typ);
+    END IF;
+    PERFORM lib.bad_request(format('%s[contains] applies to JSON and multiple properties', field), field, op);
+  WHEN 'search' THEN
+    IF NOT coalesce((f ->> 'search')::boolean, false) THEN
+      PERFORM lib.bad_request(format('%s[search] needs a searchIndexed property', field), field, op);
+    END IF;
+    RETURN format('(to_tsvector(''simple''::regconfig, (%s)::text) @@ websearch_to_tsquery(''simple''::regconfig, %s))', e, val);
+  ELSE
+    NULL;
+  END CASE;
+
+  IF (f ->> 'json')::boolean OR (f ->> 'multiple')::boolean THEN
+    PERFORM lib.bad_request(format('%s[%s] does not apply to a %s property; use contains or a JSON path', field, op,
+      CASE WHEN (f ->> 'json')::boolean THEN 'JSON' ELSE 'multiple' END), field, op);
+  END IF;
+  IF op IN ('in', 'nin') THEN
+    FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
+      IF NOT lib.castable(item, typ) THEN
+        PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, item, lower(kind)), field, op);
+      END IF;
+    END LOOP;
+    IF op = 'in' THEN
+      RETURN format('(%s = ANY (lib.as_text_array($1 #> %L::text[])::%s[]))', e, vp::text, typ);
+    END IF;
+    RETURN format('(%s IS NULL OR %s <> ALL (lib.as_text_array($1 #> %L::text[])::%s[]))', e, e, vp::text, typ);
+  END IF;
+  IF jsonb_typeof(v) NOT IN ('string', 'number', 'boolean') THEN
+    PERFORM lib.bad_request(format('%s[%s] takes a single value', field, op), field, op);
+  END IF;
+  IF op IN ('like', 'ilike') THEN
+    IF kind <> 'String' THEN PERFORM lib.bad_request(format('%s[%s] applies to text', field, op), field, op); END IF;
+    RETURN format('((%s)::text %s replace(%s, ''*'', ''%%''))', e, upper(op), val);
+  END IF;
+  IF op IN ('gt', 'gte', 'lt', 'lte') AND kind = 'Boolean' THEN
+    PERFORM lib.bad_request(format('%s[%s] does not apply to a Boolean', field, op), field, op);
+  END IF;
+  IF op NOT IN ('eq', 'ne', 'gt', 'gte', 'lt', 'lte') THEN
+    PERFORM lib.bad_request(format('unknown operator "%s"', op), field, op);
+  END IF;
+  IF NOT lib.castable(v #>> '{}', typ) THEN
+    PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, v #>> '{}', lower(kind)), field, op);
+  END IF;
+  RETURN format('(%s %s %s::%s)', e,
+    CASE op WHEN 'eq' THEN '=' WHEN 'ne' THEN 'IS DISTINCT FROM' WHEN 'gt' THEN '>' WHEN 'gte' THEN '>='
+      WHEN 'lt' THEN '<' ELSE '<=' END, val, typ);
+END $$;
+
+-- The WHERE clause of a filter tree ({and|or: [...]}, {not: …}, {field, op, value}).
+CREATE OR REPLACE FUNCTION lib.filter_sql(d jsonb, node jsonb, path text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := '{}';
+  i int;
+  key text;
+BEGIN
+  IF node IS NULL OR node = 'null'::jsonb THEN RETURN 'true'; END IF;
+  IF jsonb_typeof(node) <> 'object' THEN PERFORM lib.bad_request('a filter must be an object'); END IF;
+  IF node ? 'field' THEN RETURN lib.condition_sql(d, node, path || '{value}'::text[]); END IF;
+  IF node ? 'not' THEN RETURN format('(NOT %s)', lib.filter_sql(d, node -> 'not', path || '{not}'::text[])); END IF;
+  key := CASE WHEN node ? 'and' THEN 'and' WHEN node ? 'or' THEN 'or' END;
+  IF key IS NULL OR jsonb_typeof(node -> key) <> 'array' THEN
+    PERFORM lib.bad_request('a filter group needs "and", "or" or "not"');
+  END IF;
+  FOR i IN 0 .. jsonb_array_length(node -> key) - 1 LOOP
+    parts := parts || lib.filter_sql(d, node -> key -> i, path || ARRAY[key, i::text]);
+  END LOOP;
+  IF cardinality(parts) = 0 THEN RETURN CASE key WHEN 'and' THEN 'true' ELSE 'false' END; END IF;
+  RETURN '(' || array_to_string(parts, CASE key WHEN 'and' THEN ' AND ' ELSE ' OR ' END) || ')';
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.order_sql(d jsonb, sort jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := '{}';
+  k jsonb;
+  f jsonb;
+BEGIN
+  FOR k IN SELECT * FROM jsonb_array_elements(coalesce(sort, '[]'::jsonb)) LOOP
+    f := lib.field_expr(d, k ->> 'field', 'sort');
+    IF (f ->> 'json')::boolean THEN
+      PERFORM lib.bad_request(format('sort by a JSON property needs a path, e.g. %s.key', k ->> 'field'), k ->> 'field', 'sort');
+    END IF;
+    parts := parts || format('%s %s NULLS LAST', f ->> 'expr', CASE WHEN (k ->> 'desc')::boolean THEN 'DESC' ELSE 'ASC' END);
+  END LOOP;
+  -- The key last, so pages are stable.
+  RETURN array_to_string(parts || format('t.%I', d ->> 'pk'), ', ');
+END $$;
+
+-- Record actions of the request engine: list/search, read, create, replace, patch, delete, restore.
+-- Each takes the resource name and the jsonb argument of the api.* protocol (compiler/manifest/types.ts).
+
+-- t.<col>, … for the readable columns, plus the revision token and last-modified time.
+CREATE OR REPLACE FUNCTION lib.select_list(d jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT string_agg(format('t.%I', c), ', ') || ', t._rev, t._modified_at'
+  FROM jsonb_array_elements_text(d -> 'output') AS c
+$$;
+
+-- {data, id, etag, last_modified} from a row selected with lib.select_list.
+CREATE OR REPLACE FUNCTION lib.single(d jsonb, r jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_build_object(
+    'data', r - '_rev' - '_modified_at',
+    'id', r ->> (d ->> 'pk'),
+    'etag', coalesce(r ->> (d ->> 'version'), r ->> '_rev'),
+    'last_modified', r -> '_modified_at')
+$$;
+
+-- The key of a record from its text form; a value that cannot be a key finds no record (404).
+CREATE OR REPLACE FUNCTION lib.require_key(d jsonb, id text, what text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF id IS NULL OR NOT lib.castable(id, d ->> 'pk_type') THEN
+    PERFORM lib.refuse('PT404', format('no %s with %s "%s"', what, d ->> 'pk', coalesce(id, '')), NULL, NULL);
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.not_found(d jsonb, id text) RETURNS void LANGUAGE sql AS $$
+  SELECT lib.refuse('PT404', format('no %s with %s "%s"', d ->> 'entity', d ->> 'pk', id), NULL, NULL)
+$$;
+
+-- For nested paths: the parent must exist; returns the condition tying rows to it.
+CREATE OR REPLACE FUNCTION lib.parent_sql(d jsonb, args jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  pid text := args ->> 'parent';
+  found boolean;
+BEGIN
+  IF pid IS NULL THEN RETURN 'true'; END IF;
+  IF d -> 'parent' IS NULL OR d -> 'parent' = 'null'::jsonb THEN
+    PERFORM lib.bad_request(format('%s has no parent', d ->> 'entity'));
+  END IF;
+  p := lib.resource(d -> 'parent' ->> 'resource');
+  PERFORM lib.require_key(p, pid, p ->> 'entity');
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', p ->> 'table', p ->> 'pk', p ->> 'pk_type',
+    CASE WHEN (p ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING pid;
+  IF NOT found THEN PERFORM lib.not_found(p, pid); END IF;
+  RETURN format('t.%I = ($1 ->> ''parent'')::%s', d -> 'parent' ->> 'column', (d -> 'columns' -> (d -> 'parent' ->> 'column')) ->> 'type');
+END $$;
+
+-- Key, parent and soft-delete condition of a single-record action.
+CREATE OR REPLACE FUNCTION lib.record_sql(d jsonb, args jsonb, deleted boolean DEFAULT false) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM lib.require_key(d, args ->> 'id', d ->> 'entity');
+  RETURN format('t.%I = ($1 ->> ''id'')::%s AND %s%s', d ->> 'pk', d ->> 'pk_type', lib.parent_sql(d, args),
+    CASE WHEN NOT (d ->> 'soft_delete')::boolean THEN ''
+      WHEN deleted THEN ' AND t.deleted_at IS NOT NULL' ELSE ' AND t.deleted_at IS NULL' END);
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.list(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  page int := coalesce((args ->> 'page')::int, 1);
+  per_page int := coalesce((args ->> 'per_page')::int, 25);
+  cond text;
+  total bigint;
+  rows jsonb;
+BEGIN
+  IF page < 1 OR per_page < 1 OR per_page > 100 THEN
+    PERFORM lib.bad_request('page must be 1 or more and per_page between 1 and 100');
+  END IF;
+  cond := lib.parent_sql(d, args) || ' AND ' || lib.filter_sql(d, args -> 'filter', '{filter}')
+    || CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END;
+  EXECUTE format('SELECT count(*) FROM app.%I t WHERE %s', d ->> 'table', cond) INTO total USING args;
+  EXECUTE format('SELECT coalesce(jsonb_agg(to_jsonb(s) - ''_rev'' - ''_modified_at''), ''[]'') FROM (SELECT %s FROM app.%I t WHERE %s ORDER BY %s LIMIT %s OFFSET %s) s',
+    lib.select_list(d), d ->> 'table', cond, lib.order_sql(d, args -> 'sort'), per_page, (page - 1)::bigint * per_page)
+    INTO rows USING args;
+  RETURN jsonb_build_object('data', rows, 'meta', jsonb_build_object('total', total, 'page', page, 'per_page', per_page));
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.read(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  r jsonb;
+BEGIN
+  EXECUTE format('SELECT to_jsonb(s) FROM (SELECT %s FROM app.%I t WHERE %s) s', lib.select_list(d), d ->> 'table', lib.record_sql(d, args))
+    INTO r USING args;
+  IF r IS NULL THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  RETURN lib.single(d, r);
+END $$;
+
+-- Checks a body's keys: each must be a property, and never a readOnly one (spec 2.2: 400).
+CREATE OR REPLACE FUNCTION lib.check_body(d jsonb, body jsonb) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  k text;
+  c jsonb;
+BEGIN
+  IF jsonb_typeof(body) IS DISTINCT FROM 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    c := d -> 'columns' -> k;
+    IF c IS NULL THEN PERFORM lib.bad_request(format('unknown property "%s"', k), k, 'unknown'); END IF;
+    IF (c ->> 'read_only')::boolean THEN
+      PERFORM lib.bad_request(format('readOnly property "%s" cannot be supplied', k), k, 'readOnly');
+    END IF;
+  END LOOP;
+END $$;
+
+-- The body with the parent key of a nested path filled in (a different one in the body is refused).
+CREATE OR REPLACE FUNCTION lib.with_parent(d jsonb, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  col text := d -> 'parent' ->> 'column';
+  body jsonb := args -> 'body';
+BEGIN
+  IF args ->> 'parent' IS NULL THEN RETURN body; END IF;
+  IF body ? col AND body ->> col IS DISTINCT FROM args ->> 'parent' THEN
+    PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', col, args ->> 'parent'), col, 'parent');
+  END IF;
+  RETURN body || jsonb_build_object(col, args ->> 'parent');
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.create(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  body jsonb;
+  cols text;
+  r jsonb;
+BEGIN
+  PERFORM lib.check_body(d, args -> 'body');
+  PERFORM lib.parent_sql(d, args);
+  body := lib.with_parent(d, args);
+  SELECT string_agg(format('%I', k), ', ') INTO cols FROM jsonb_object_keys(body) k;
+  EXECUTE format('WITH ins AS (INSERT INTO app.%I AS t %s RETURNING %s) SELECT to_jsonb(ins) FROM ins', d ->> 'table',
+    CASE WHEN cols IS NULL THEN 'DEFAULT VALUES'
+      ELSE format('(%s) SELECT %s FROM jsonb_populate_record(NULL::app.%I, $1) r', cols,
+        (SELECT string_agg(format('r.%I', k), ', ') FROM jsonb_object_keys(body) k), d ->> 'table') END,
+    lib.select_list(d))
+    INTO r USING body;
+  RETURN lib.single(d, r);
+END $$;
+
+-- replace (PUT) and patch: `patch` sets only the body's properties and merges JSON ones (RFC 7396);
+-- replace resets every omitted writable property to its default (or null).
+CREATE OR REPLACE FUNCTION lib.update(resource text, args jsonb, patch boolean) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  body jsonb := args -> 'body';
+  sets text[] := '{}';
+  k text;
+  c jsonb;
+  r jsonb;
+  where_sql text;
+BEGIN
+  PERFORM lib.check_body(d, body);
+  where_sql := lib.record_sql(d, args);
+  FOR k, c IN SELECT * FROM jsonb_each(d -> 'columns') LOOP
+    IF (c ->> 'read_only')::boolean OR (c ->> 'managed')::boolean THEN CONTINUE; END IF;
+    IF body ? k THEN
+      IF (c ->> 'primary')::boolean THEN
+        IF body ->> k IS DISTINCT FROM args ->> 'id' THEN
+          PERFORM lib.bad_request(format('primary key "%s" cannot be changed', k), k, 'primary');
+        END IF;
+        CONTINUE;
+      END IF;
+      sets := sets || CASE
+        WHEN patch AND (c ->> 'json')::boolean AND jsonb_typeof(body -> k) = 'object'
+          THEN format('%I = lib.merge_patch(t.%I, $1 -> ''body'' -> %L)', k, k, k)
+        ELSE format('%I = r.%I', k, k) END;
+    ELSIF NOT patch AND NOT (c ->> 'primary')::boolean AND NOT (c ->> 'immutable')::boolean THEN
+      sets := sets || format('%I = %s', k, CASE WHEN (c ->> 'has_default')::boolean THEN 'DEFAULT' ELSE 'NULL' END);
+    END IF;
+  END LOOP;
+  -- An empty PATCH still counts as a write (new revision, version + 1), like any other update.
+  IF cardinality(sets) = 0 THEN sets := ARRAY[format('%I = t.%I', d ->> 'pk', d ->> 'pk')]; END IF;
+  EXECUTE format('WITH upd AS (UPDATE app.%I t SET %s FROM jsonb_populate_record(NULL::app.%I, $1 -> ''body'') r WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
+    d ->> 'table', array_to_string(sets, ', '), d ->> 'table', where_sql, lib.select_list(d))
+    INTO r USING args;
+  IF r IS NULL THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  RETURN lib.single(d, r);
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.delete(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  permanent boolean := coalesce((args ->> 'permanent')::boolean, false);
+  n bigint;
+BEGIN
+  IF (d ->> 'soft_delete')::boolean AND NOT permanent THEN
+    EXECUTE format('UPDATE app.%I t SET deleted_at = now() WHERE %s', d ->> 'table', lib.record_sql(d, args)) USING args;
+  ELSE
+    -- A permanent delete also removes a record that is already soft-deleted.
+    PERFORM lib.require_key(d, args ->> 'id', d ->> 'entity');
+    EXECUTE format('DELETE FROM app.%I t WHERE t.%I = ($1 ->> ''id'')::%s AND %s', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
+      lib.parent_sql(d, args)) USING args;
+  END IF;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  IF n = 0 THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  RETURN '{}'::jsonb;
+END $$;
+
+-- Restore a soft-deleted record; restoring one that is not deleted returns it unchanged.
+CREATE OR REPLACE FUNCTION lib.restore(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  r jsonb;
+BEGIN
+  IF NOT (d ->> 'soft_delete')::boolean THEN PERFORM lib.bad_request(format('%s has no soft delete', d ->> 'entity')); END IF;
+  EXECUTE format('WITH upd AS (UPDATE app.%I t SET deleted_at = NULL WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
+    d ->> 'table', lib.record_sql(d, args, true), lib.select_list(d)) INTO r USING args;
+  IF r IS NULL THEN RETURN lib.read(resource, args); END IF;
+  RETURN lib.single(d, r);
+END $$;
+
+-- Relation actions of the request engine: list linked records, link and unlink (manyToMany), and
+-- read and replace a oneToOne sub-resource. The owning record must exist (else 404).
+
+-- The owning record of a relation must exist; returns its descriptor.
+CREATE OR REPLACE FUNCTION lib.require_owner(resource text, id text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  d jsonb := lib.resource(resource);
+  found boolean;
+BEGIN
+  PERFORM lib.require_key(d, id, d ->> 'entity');
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
+    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING id;
+  IF NOT found THEN PERFORM lib.not_found(d, id); END IF;
+  RETURN d;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.edge_sql(j jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'jsonb_build_object(' || coalesce(string_agg(format('%L, j.%I', e, e), ', '), '') || ')'
+  FROM jsonb_array_elements_text(j -> 'edge') AS e
+$$;
+
+-- GET /<collection>/<id>/<relation>: the linked records, each with its `edge` properties.
+CREATE OR REPLACE FUNCTION lib.linked(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  j jsonb := lib.resource(relation);
+  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
+  d jsonb := lib.resource(j -> 'target' ->> 'resource');
+  page int := coalesce((args ->> 'page')::int, 1);
+  per_page int := coalesce((args ->> 'per_page')::int, 25);
+  joined text;
+  total bigint;
+  rows jsonb;
+BEGIN
+  IF page < 1 OR per_page < 1 OR per_page > 100 THEN
+    PERFORM lib.bad_request('page must be 1 or more and per_page between 1 and 100');
+  END IF;
+  joined := format('app.%I j JOIN app.%I t ON t.%I = j.%I WHERE j.%I = ($1 ->> ''id'')::%s%s', j ->> 'table', d ->> 'table',
+    d ->> 'pk', j -> 'target' ->> 'column', j -> 'source' ->> 'column', src ->> 'pk_type',
+    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END);
+  EXECUTE format('SELECT count(*) FROM %s', joined) INTO total USING args;
+  EXECUTE format('SELECT coalesce(jsonb_agg(to_jsonb(s) - ''_rev'' - ''_modified_at''), ''[]'') FROM (SELECT %s, %s AS edge FROM %s ORDER BY t.%I LIMIT %s OFFSET %s) s',
+    lib.select_list(d), lib.edge_sql(j), joined, d ->> 'pk', per_page, (page - 1)::bigint * per_page) INTO rows USING args;
+  RETURN jsonb_build_object('data', rows, 'meta', jsonb_build_object('total', total, 'page', page, 'per_page', per_page));
+END $$;
+
+-- PUT /<collection>/<id>/<relation>/<target>: creates the link or replaces its edge properties.
+CREATE OR REPLACE FUNCTION lib.link(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  j jsonb := lib.resource(relation);
+  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
+  tgt jsonb := lib.require_owner(j -> 'target' ->> 'resource', args ->> 'target');
+  body jsonb := coalesce(args -> 'body', '{}'::jsonb);
+  edge text[] := ARRAY(SELECT jsonb_array_elements_text(j -> 'edge'));
+  k text;
+  r jsonb;
+  created boolean;
+BEGIN
+  IF jsonb_typeof(body) <> 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    IF NOT k = ANY (edge) THEN PERFORM lib.bad_request(format('unknown edge property "%s"', k), k, 'unknown'); END IF;
+    IF jsonb_typeof(body -> k) NOT IN ('string', 'null') THEN
+      PERFORM lib.refuse('PT422', format('edge property "%s" must be a string', k), k, 'type');
+    END IF;
+  END LOOP;
+  EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM app.%I j WHERE j.%I = ($1 ->> ''id'')::%s AND j.%I = ($1 ->> ''target'')::%s)',
+    j ->> 'table', j -> 'source' ->> 'column', src ->> 'pk_type', j -> 'target' ->> 'column', tgt ->> 'pk_type') INTO created USING args;
+  EXECUTE format('INSERT INTO app.%I AS j (%I, %I%s) VALUES (($1 ->> ''id'')::%s, ($1 ->> ''target'')::%s%s) '
+    'ON CONFLICT (%I, %I) DO UPDATE SET _rev = gen_random_uuid()%s RETURNING %s',
+    j ->> 'table', j -> 'source' ->> 'column', j -> 'target' ->> 'column',
+    (SELECT coalesce(string_agg(format(', %I', e), ''), '') FROM unnest(edge) e),
+    src ->> 'pk_type', tgt ->> 'pk_type',
+    (SELECT coalesce(string_agg(format(', $1 -> ''body'' ->> %L', e), ''), '') FROM unnest(edge) e),
+    j -> 'source' ->> 'column', j -> 'target' ->> 'column',
+    (SELECT coalesce(string_agg(format(', %I = EXCLUDED.%I', e, e), ''), '') FROM unnest(edge) e),
+    lib.edge_sql(j)) INTO r USING jsonb_set(args, '{body}', body);
+  RETURN jsonb_build_object('data', jsonb_build_object(j -> 'source' ->> 'column', args ->> 'id', j -> 'target' ->> 'column', args ->> 'target')
+    || r, 'created', created);
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.unlink(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  j jsonb := lib.resource(relation);
+  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
+  tgt jsonb := lib.resource(j -> 'target' ->> 'resource');
+  n bigint;
+BEGIN
+  PERFORM lib.require_key(tgt, args ->> 'target', tgt ->> 'entity');
+  EXECUTE format('DELETE FROM app.%I j WHERE j.%I = ($1 ->> ''id'')::%s AND j.%I = ($1 ->> ''target'')::%s', j ->> 'table',
+    j -> 'source' ->> 'column', src ->> 'pk_type', j -> 'target' ->> 'column', tgt ->> 'pk_type') USING args;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  IF n = 0 THEN
+    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', tgt ->> 'entity', args ->> 'target', src ->> 'entity', args ->> 'id'), NULL, NULL);
+  END IF;
+  RETURN '{}'::jsonb;
+END $$;
+
+-- GET /<collection>/<id>/<relation> (oneToOne): the sub-resource; every property null until written.
+CREATE OR REPLACE FUNCTION lib.sub_read(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  s jsonb := lib.resource(relation);
+  owner jsonb := lib.require_owner(s ->> 'owner', args ->> 'id');
+  r jsonb;
+BEGIN
+  EXECUTE format('SELECT to_jsonb(x) FROM (SELECT %s FROM app.%I t WHERE t.%I = ($1 ->> ''id'')::%s) x',
+    lib.select_list(s), s ->> 'table', s ->> 'pk', owner ->> 'pk_type') INTO r USING args;
+  IF r IS NULL THEN
+    r := (SELECT jsonb_object_agg(c, NULL) FROM jsonb_array_elements_text(s -> 'output') c)
+      || jsonb_build_object(s ->> 'pk', args ->> 'id', '_rev', NULL, '_modified_at', NULL);
+  END IF;
+  RETURN lib.single(s, r);
+END $$;
+
+-- PUT /<collection>/<id>/<relation> (oneToOne): creates or replaces the sub-resource.
+CREATE OR REPLACE FUNCTION lib.sub_replace(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  s jsonb := lib.resource(relation);
+  owner jsonb := lib.require_owner(s ->> 'owner', args ->> 'id');
+  body jsonb := args -> 'body';
+  cols text[];
+  given text[];
+  r jsonb;
+BEGIN
+  PERFORM lib.check_body(s, body);
+  IF body ? (s ->> 'pk') AND body ->> (s ->> 'pk') IS DISTINCT FROM args ->> 'id' THEN
+    PERFORM lib.bad_request(format('"%s" is the owner''s key and cannot differ from the path', s ->> 'pk'), s ->> 'pk', 'primary');
+  END IF;
+  body := body || jsonb_build_object(s ->> 'pk', args ->> 'id');
+  cols := ARRAY(SELECT k FROM jsonb_each(s -> 'columns') AS c(k, v) WHERE NOT (v ->> 'read_only')::boolean);
+  -- Omitted properties go back to their default: left out of the insert, set to DEFAULT on update.
+  given := ARRAY(SELECT c FROM unnest(cols) c WHERE body ? c OR NOT ((s -> 'columns' -> c ->> 'has_default')::boolean));
+  EXECUTE format('WITH up AS (INSERT INTO app.%I AS t (%s) SELECT %s FROM jsonb_populate_record(NULL::app.%I, $1) r '
+    'ON CONFLICT (%I) DO UPDATE SET %s RETURNING %s) SELECT to_jsonb(up) FROM up',
+    s ->> 'table', (SELECT string_agg(format('%I', c), ', ') FROM unnest(given) c),
+    (SELECT string_agg(format('r.%I', c), ', ') FROM unnest(given) c),
+    s ->> 'table', s ->> 'pk',
+    (SELECT string_agg(CASE WHEN c = ANY (given) THEN format('%I = EXCLUDED.%I', c, c) ELSE format('%I = DEFAULT', c) END, ', ')
+      FROM unnest(cols) c WHERE c <> s ->> 'pk'),
+    lib.select_list(s)) INTO r USING body;
+  RETURN lib.single(s, r);
+END $$;
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."users" ();
@@ -711,6 +1339,110 @@ GRANT INSERT, UPDATE, DELETE ON "app"."comments" TO anon, authenticated;
 REVOKE ALL ON "app"."tags" FROM anon, authenticated;
 GRANT SELECT ("slug", "label", "_rev", "_modified_at") ON "app"."tags" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."tags" TO anon, authenticated;
+
+-- API functions, engine descriptors and the manifest --------------------------------------------
+
+DELETE FROM lib.resources;
+INSERT INTO lib.resources (name, descriptor) VALUES ('users', '{"kind":"entity","table":"users","entity":"User","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"email":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"password":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":false,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"display_name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","email","display_name","created_at","updated_at"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('users', args) $$;
+COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list: User';
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('users', args) $$;
+COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search: User';
+CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.read('users', args) $$;
+COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one: User';
+CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.create('users', args) $$;
+COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create: User';
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('users', args, false) $$;
+COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT): User';
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('users', args, true) $$;
+COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH): User';
+CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.delete('users', args) $$;
+COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete: User';
+INSERT INTO lib.resources (name, descriptor) VALUES ('users_profile', '{"kind":"subresource","table":"users_profile","entity":"User.profile","pk":"user_id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":"users","columns":{"user_id":{"type":"character varying(255)","kind":"String","readable":true,"read_only":false,"managed":false,"primary":true,"immutable":false,"multiple":false,"json":false,"search":false,"has_default":false},"bio":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"avatar":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["user_id","bio","avatar"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.sub_read('users_profile', args) $$;
+COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource: User.profile';
+CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.sub_replace('users_profile', args) $$;
+COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-resource: User.profile';
+INSERT INTO lib.resources (name, descriptor) VALUES ('projects', '{"kind":"entity","table":"projects","entity":"Project","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"owner_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","name","owner_id"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('projects', args) $$;
+COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list: Project';
+CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('projects', args) $$;
+COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search: Project';
+CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.read('projects', args) $$;
+COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one: Project';
+CREATE OR REPLACE FUNCTION "api"."projects_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.create('projects', args) $$;
+COMMENT ON FUNCTION "api"."projects_create"(jsonb) IS 'create: Project';
+CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('projects', args, false) $$;
+COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT): Project';
+CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('projects', args, true) $$;
+COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH): Project';
+CREATE OR REPLACE FUNCTION "api"."projects_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.delete('projects', args) $$;
+COMMENT ON FUNCTION "api"."projects_delete"(jsonb) IS 'delete: Project';
+INSERT INTO lib.resources (name, descriptor) VALUES ('projects_members', '{"kind":"join","table":"projects_members","entity":"Project.members","edge":["role","status"],"source":{"column":"project_id","resource":"projects"},"target":{"column":"user_id","resource":"users"}}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.linked('projects_members', args) $$;
+COMMENT ON FUNCTION "api"."projects_members_list"(jsonb) IS 'list linked records: Project.members';
+CREATE OR REPLACE FUNCTION "api"."projects_members_link"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.link('projects_members', args) $$;
+COMMENT ON FUNCTION "api"."projects_members_link"(jsonb) IS 'link a record: Project.members';
+CREATE OR REPLACE FUNCTION "api"."projects_members_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.unlink('projects_members', args) $$;
+COMMENT ON FUNCTION "api"."projects_members_unlink"(jsonb) IS 'unlink a record: Project.members';
+INSERT INTO lib.resources (name, descriptor) VALUES ('posts', '{"kind":"entity","table":"posts","entity":"Post","pk":"id","pk_type":"character varying(255)","soft_delete":true,"version":"version","parent":{"column":"project_id","resource":"projects"},"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"project_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"title":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"status":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"version":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"rating":{"type":"numeric","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"word_count":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"published_on":{"type":"date","kind":"Date","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"reading_slot":{"type":"time without time zone","kind":"Time","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"featured":{"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"tags_cache":{"type":"character varying(255)[]","kind":"String","multiple":true,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"cover":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"attachment":{"type":"jsonb","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"meta":{"type":"jsonb","kind":"JSON","multiple":false,"json":true,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"internal_note":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","project_id","title","body","status","version","author_id","rating","word_count","published_on","reading_slot","featured","tags_cache","cover","attachment","meta","legacy_code","internal_note","created_at","updated_at"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list: Post';
+CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search: Post';
+CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.read('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one: Post';
+CREATE OR REPLACE FUNCTION "api"."posts_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.create('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_create"(jsonb) IS 'create: Post';
+CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('posts', args, false) $$;
+COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT): Post';
+CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('posts', args, true) $$;
+COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH): Post';
+CREATE OR REPLACE FUNCTION "api"."posts_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.delete('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_delete"(jsonb) IS 'delete: Post';
+CREATE OR REPLACE FUNCTION "api"."posts_restore"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.restore('posts', args) $$;
+COMMENT ON FUNCTION "api"."posts_restore"(jsonb) IS 'restore: Post';
+INSERT INTO lib.resources (name, descriptor) VALUES ('posts_tags', '{"kind":"join","table":"posts_tags","entity":"Post.tags","edge":[],"source":{"column":"post_id","resource":"posts"},"target":{"column":"tag_slug","resource":"tags"}}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.linked('posts_tags', args) $$;
+COMMENT ON FUNCTION "api"."posts_tags_list"(jsonb) IS 'list linked records: Post.tags';
+CREATE OR REPLACE FUNCTION "api"."posts_tags_link"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.link('posts_tags', args) $$;
+COMMENT ON FUNCTION "api"."posts_tags_link"(jsonb) IS 'link a record: Post.tags';
+CREATE OR REPLACE FUNCTION "api"."posts_tags_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.unlink('posts_tags', args) $$;
+COMMENT ON FUNCTION "api"."posts_tags_unlink"(jsonb) IS 'unlink a record: Post.tags';
+INSERT INTO lib.resources (name, descriptor) VALUES ('comments', '{"kind":"entity","table":"comments","entity":"Comment","pk":"id","pk_type":"bigint","soft_delete":false,"version":null,"parent":{"column":"post_id","resource":"posts"},"owner":null,"columns":{"id":{"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":true,"casts":{}},"post_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","post_id","body","author_id","created_at"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('comments', args) $$;
+COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list: Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('comments', args) $$;
+COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search: Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.read('comments', args) $$;
+COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one: Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.create('comments', args) $$;
+COMMENT ON FUNCTION "api"."comments_create"(jsonb) IS 'create: Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('comments', args, false) $$;
+COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT): Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('comments', args, true) $$;
+COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH): Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.delete('comments', args) $$;
+COMMENT ON FUNCTION "api"."comments_delete"(jsonb) IS 'delete: Comment';
+INSERT INTO lib.resources (name, descriptor) VALUES ('tags', '{"kind":"entity","table":"tags","entity":"Tag","pk":"slug","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"slug":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"label":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["slug","label"]}'::jsonb);
+CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('tags', args) $$;
+COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list: Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.list('tags', args) $$;
+COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search: Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.read('tags', args) $$;
+COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one: Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.create('tags', args) $$;
+COMMENT ON FUNCTION "api"."tags_create"(jsonb) IS 'create: Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('tags', args, false) $$;
+COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT): Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.update('tags', args, true) $$;
+COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH): Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.delete('tags', args) $$;
+COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete: Tag';
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{"api":{"slug":"publishing","version":"v1","title":"Publishing API","docsUrl":"https://docs.example.com","basePath":"/api/publishing/v1"},"resources":{"User":{"entity":"User","collection":"users","table":"users","primaryKey":"id","softDelete":false,"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"email":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"password":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":true,"searchIndexed":false,"hidden":false},"display_name":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"updated_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"profile":{"kind":"oneToOne","table":"users_profile","functions":{"read":"users_profile_read","replace":"users_profile_replace"},"properties":{"bio":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"avatar":{"type":"Binary","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"ImageURL","maxSizeInBytes":1048576,"allowedMimeTypes":["image/png","image/jpeg"]}}},"schemas":{"replace":{"type":"object","properties":{"bio":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]}},"additionalProperties":false}}}},"functions":{"list":"users_list","search":"users_search","read":"users_read","create":"users_create","replace":"users_replace","patch":"users_patch","delete":"users_delete"},"schemas":{"create":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["email"],"additionalProperties":false},"replace":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["email"],"additionalProperties":false},"patch":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"additionalProperties":false}},"constraints":{"users_pkey":{"property":"id","rule":"primary"},"users_email_email":{"property":"email","rule":"email"},"users_email_key":{"property":"email","rule":"unique"},"users_profile_pkey":{"property":"user_id","rule":"primary"},"users_profile_user_id_fkey":{"property":"user_id","rule":"references"},"users_profile_avatar_file":{"property":"avatar","rule":"file"}}},"Project":{"entity":"Project","collection":"projects","table":"projects","primaryKey":"id","softDelete":false,"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"name":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"owner_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"members":{"kind":"manyToMany","target":"User","table":"projects_members","functions":{"list":"projects_members_list","link":"projects_members_link","unlink":"projects_members_unlink"},"edge":{"role":{"enum":["editor","viewer"]},"status":{"enum":["invited","active"]}},"schemas":{"link":{"type":"object","properties":{"role":{"anyOf":[{"type":"string","maxLength":255,"enum":["editor","viewer"]},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["invited","active"]},{"type":"null"}]}},"additionalProperties":false}}}},"functions":{"list":"projects_list","search":"projects_search","read":"projects_read","create":"projects_create","replace":"projects_replace","patch":"projects_patch","delete":"projects_delete"},"schemas":{"create":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},"replace":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},"patch":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false}},"constraints":{"projects_pkey":{"property":"id","rule":"primary"},"projects_members_pkey":{"property":"members","rule":"primary"},"projects_members_project_id_fkey":{"property":"project_id","rule":"references"},"projects_members_user_id_fkey":{"property":"user_id","rule":"references"},"projects_members_role_enum":{"property":"role","rule":"enum"},"projects_members_status_enum":{"property":"status","rule":"enum"}}},"Post":{"entity":"Post","collection":"posts","table":"posts","primaryKey":"id","softDelete":true,"versionProperty":"version","parent":{"entity":"Project","property":"project_id"},"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"project_id":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"title":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"body":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"status":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"enum":["draft","in_review","published","archived"]},"version":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"author_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"rating":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"word_count":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"published_on":{"type":"Date","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"reading_slot":{"type":"Time","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"featured":{"type":"Boolean","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"tags_cache":{"type":"String","multiple":true,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"cover":{"type":"Binary","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"ImageURL","maxSizeInBytes":2097152,"allowedMimeTypes":["image/png","image/jpeg","image/webp"]}},"attachment":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"FileURL","maxSizeInBytes":10485760,"allowedMimeTypes":["application/pdf"]}},"meta":{"type":"JSON","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"internal_note":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":true},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"updated_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"tags":{"kind":"manyToMany","target":"Tag","table":"posts_tags","functions":{"list":"posts_tags_list","link":"posts_tags_link","unlink":"posts_tags_unlink"},"edge":{},"schemas":{"link":{"type":"object","properties":{},"additionalProperties":false}}}},"functions":{"list":"posts_list","search":"posts_search","read":"posts_read","create":"posts_create","replace":"posts_replace","patch":"posts_patch","delete":"posts_delete","restore":"posts_restore"},"schemas":{"create":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["project_id","title"],"additionalProperties":false},"replace":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["title"],"additionalProperties":false},"patch":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"additionalProperties":false}},"constraints":{"posts_pkey":{"property":"id","rule":"primary"},"posts_project_id_fkey":{"property":"project_id","rule":"references"},"posts_title_pattern":{"property":"title","rule":"pattern"},"posts_status_enum":{"property":"status","rule":"enum"},"posts_rating_minimum":{"property":"rating","rule":"minimum"},"posts_rating_maximum":{"property":"rating","rule":"maximum"},"posts_rating_multiple_of":{"property":"rating","rule":"multipleOf"},"posts_word_count_minimum":{"property":"word_count","rule":"minimum"},"posts_cover_file":{"property":"cover","rule":"file"},"posts_attachment_file":{"property":"attachment","rule":"file"},"posts_tags_pkey":{"property":"tags","rule":"primary"},"posts_tags_post_id_fkey":{"property":"post_id","rule":"references"},"posts_tags_tag_slug_fkey":{"property":"tag_slug","rule":"references"}}},"Comment":{"entity":"Comment","collection":"comments","table":"comments","primaryKey":"id","softDelete":false,"parent":{"entity":"Post","property":"post_id"},"properties":{"id":{"type":"Number","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"post_id":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"body":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"author_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{},"functions":{"list":"comments_list","search":"comments_search","read":"comments_read","create":"comments_create","replace":"comments_replace","patch":"comments_patch","delete":"comments_delete"},"schemas":{"create":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"required":["post_id","body"],"additionalProperties":false},"replace":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"required":["body"],"additionalProperties":false},"patch":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"additionalProperties":false}},"constraints":{"comments_pkey":{"property":"id","rule":"primary"},"comments_post_id_fkey":{"property":"post_id","rule":"references"}}},"Tag":{"entity":"Tag","collection":"tags","table":"tags","primaryKey":"slug","softDelete":false,"properties":{"slug":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"label":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{},"functions":{"list":"tags_list","search":"tags_search","read":"tags_read","create":"tags_create","replace":"tags_replace","patch":"tags_patch","delete":"tags_delete"},"schemas":{"create":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"required":["label"],"additionalProperties":false},"replace":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"required":["label"],"additionalProperties":false},"patch":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"additionalProperties":false}},"constraints":{"tags_pkey":{"property":"slug","rule":"primary"},"tags_slug_pattern":{"property":"slug","rule":"pattern"}}}}}'::jsonb)
+  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete']::text[]);
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Removed from the model ------------------------------------------------------------------------
 

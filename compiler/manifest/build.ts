@@ -1,0 +1,96 @@
+// Builds the manifest the gateway reads from api.manifest(): routes, properties, function names,
+// request-body schemas and constraint names, all derived from the model and its IR.
+import type { Model, Property } from '../model/types.ts';
+import { buildSchema } from '../ir/build.ts';
+import type { TableIR } from '../ir/types.ts';
+import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from './types.ts';
+import { bodySchema } from './schemas.ts';
+
+export function propertyManifest(p: Property): PropertyManifest {
+  const m: PropertyManifest = {
+    type: p.type,
+    multiple: Boolean(p.multiple),
+    required: Boolean(p.required),
+    primary: Boolean(p.primary),
+    readOnly: Boolean(p.readOnly),
+    immutable: Boolean(p.immutable),
+    writeOnly: Boolean(p.writeOnly || p.modules?.Password),
+    searchIndexed: Boolean(p.searchIndexed),
+    hidden: Boolean(p.web?.hidden),
+  };
+  if (p.enum) m.enum = p.enum;
+  const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
+  if (file) {
+    const cfg = p.modules![file]!;
+    m.file = { module: file, ...cfg };
+  }
+  if (p.type === 'JSON' && p.index?.paths?.length) {
+    m.casts = Object.fromEntries(p.index.paths.filter((e) => e.cast).map((e) => [e.path, e.cast!]));
+  }
+  return m;
+}
+
+const props = (record: Record<string, Property>) =>
+  Object.fromEntries(Object.entries(record).map(([n, p]) => [n, propertyManifest(p)]));
+
+/** Constraint name -> property and rule, for every managed constraint of the tables given. */
+function constraintMap(tables: TableIR[]) {
+  return Object.fromEntries(tables.flatMap((t) => t.constraints.map((c) => [c.name, { property: c.property, rule: c.rule }])));
+}
+
+export function buildManifest(model: Model): Manifest {
+  const { tables } = buildSchema(model);
+  const resources: Record<string, ResourceManifest> = {};
+  for (const t of tables.filter((x) => x.kind === 'entity')) {
+    const e = t.entity;
+    const own = tables.filter((x) => x.entityName === t.entityName);
+    const relations: Record<string, RelationManifest> = {};
+    for (const r of own.filter((x) => x.relation)) {
+      const rel = r.relation!;
+      const spec = e.relations![rel.name]!;
+      relations[rel.name] = spec.kind === 'manyToMany'
+        ? {
+            kind: 'manyToMany', target: spec.entity, table: r.name,
+            functions: { list: `${r.name}_list`, link: `${r.name}_link`, unlink: `${r.name}_unlink` },
+            edge: Object.fromEntries(Object.entries(spec.modules?.Membership?.edge ?? {})
+              .filter(([, v]) => v).map(([k, v]) => [k, v!.enum ? { enum: v!.enum } : {}])),
+            schemas: { link: linkSchema(spec.modules?.Membership?.edge ?? {}) },
+          }
+        : {
+            kind: 'oneToOne', table: r.name,
+            functions: { read: `${r.name}_read`, replace: `${r.name}_replace` },
+            properties: props(spec.properties),
+            schemas: { replace: bodySchema(spec.properties, 'replace') },
+          };
+    }
+    const versionProperty = Object.entries(e.properties).find(([, p]) => p.modules?.Version)?.[0];
+    const fn = (a: string) => `${t.name}_${a}`;
+    resources[t.entityName] = {
+      entity: t.entityName, collection: e.collection, table: t.name,
+      primaryKey: Object.entries(e.properties).find(([, p]) => p.primary)![0],
+      softDelete: Boolean(e.softDelete),
+      ...(versionProperty ? { versionProperty } : {}),
+      ...(e.parent ? { parent: e.parent } : {}),
+      properties: props(e.properties),
+      relations,
+      functions: {
+        list: fn('list'), search: fn('search'), read: fn('read'), create: fn('create'), replace: fn('replace'),
+        patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}),
+      },
+      schemas: { create: bodySchema(e.properties, 'create'), replace: bodySchema(e.properties, 'replace'), patch: bodySchema(e.properties, 'patch') },
+      constraints: constraintMap(own),
+    };
+  }
+  const { api } = model;
+  return {
+    api: { slug: api.slug, version: api.version, title: api.title, ...(api.description ? { description: api.description } : {}),
+      docsUrl: api.docsUrl, basePath: `/api/${api.slug}/${api.version}` },
+    resources,
+  };
+}
+
+function linkSchema(edge: Record<string, { enum?: string[] } | undefined>): object {
+  const properties = Object.fromEntries(Object.entries(edge).filter(([, v]) => v)
+    .map(([k, v]) => [k, { anyOf: [{ type: 'string', maxLength: 255, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
+  return { type: 'object', properties, additionalProperties: false };
+}

@@ -1,0 +1,73 @@
+// JSON Schemas (draft-07) of request bodies, derived from the model: the gateway validates bodies
+// with ajv before calling SQL, so a client gets every type, enum, pattern and bound error at once.
+import type { Property } from '../model/types.ts';
+import { isFile, serverManaged } from '../ir/columns.ts';
+
+type Schema = Record<string, unknown>;
+
+const INT32 = { minimum: -2147483648, maximum: 2147483647 };
+const INT64 = { minimum: -9223372036854775808, maximum: 9223372036854775807 };
+
+/** Schema of one value (an element, for multiple properties). */
+function valueSchema(p: Property): Schema {
+  if (isFile(p)) return { type: 'string', minLength: 1, description: 'file_reference from the upload intent' };
+  switch (p.type) {
+    case 'String': {
+      const s: Schema = { type: 'string' };
+      if (!p.long) s.maxLength = 255;
+      if (p.enum) s.enum = p.enum;
+      if (p.pattern) s.pattern = p.pattern;
+      return s;
+    }
+    case 'Number': {
+      const f = p.web?.format;
+      const s: Schema = f === 'int32' ? { type: 'integer', ...INT32 } : f === 'int64' ? { type: 'integer', ...INT64 }
+        : p.modules?.Version ? { type: 'integer', ...INT32 } : { type: 'number' };
+      if (typeof p.minimum === 'number') s[p.exclusiveMinimum ? 'exclusiveMinimum' : 'minimum'] = p.minimum;
+      if (typeof p.maximum === 'number') s[p.exclusiveMaximum ? 'exclusiveMaximum' : 'maximum'] = p.maximum;
+      if (p.multipleOf !== undefined) s.multipleOf = p.multipleOf;
+      return s;
+    }
+    case 'Boolean': return { type: 'boolean' };
+    case 'Date': return { type: 'string', format: 'date' };
+    case 'Time': return { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$' };
+    case 'DateTime': return { type: 'string', format: 'date-time' };
+    case 'JSON': return (p.schema as Schema | undefined) ?? {};
+    case 'Binary': return { type: 'string', minLength: 1 };
+    default: {
+      const never: never = p.type;
+      throw new Error(`unknown type ${String(never)}`);
+    }
+  }
+}
+
+/** A property's schema in a request body: nullable unless required (JSON keeps its own schema). */
+export function propertySchema(p: Property): Schema {
+  const one = valueSchema(p);
+  const s: Schema = p.multiple ? { type: 'array', items: one } : one;
+  if (p.description) s.description = p.description;
+  if (p.deprecated) s.deprecated = true;
+  if (p.required || p.type === 'JSON') return s;
+  return { anyOf: [s, { type: 'null' }] };
+}
+
+/** Whether a create body must carry the property: required, and nothing else provides a value. */
+export function mustSupply(p: Property): boolean {
+  if (!p.required || p.readOnly || serverManaged(p)) return false;
+  if (p.defaultValue !== undefined) return false;
+  return !(p.primary && p.type === 'String');
+}
+
+export type BodyKind = 'create' | 'replace' | 'patch';
+
+/** Body schema for a set of properties; readOnly ones are left out (supplying one is a 400). */
+export function bodySchema(props: Record<string, Property>, kind: BodyKind): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const [name, p] of Object.entries(props)) {
+    if (p.readOnly) continue;
+    properties[name] = propertySchema(p);
+    if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable))) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}

@@ -1,0 +1,263 @@
+-- The request engine: generic pl/pgSQL that every api.<table>_<action> function delegates to.
+-- It reads each resource's descriptor from lib.resources (written by the compiler) and builds its
+-- SQL with format(%I) identifiers only from that descriptor; every client value stays inside the
+-- jsonb argument ($1) and is read from it by path, never spliced into the statement text.
+
+CREATE TABLE IF NOT EXISTS lib.resources (
+  name text PRIMARY KEY,
+  descriptor jsonb NOT NULL
+);
+COMMENT ON TABLE lib.resources IS 'Compiled descriptor of every table the api.* functions serve (engine input).';
+CREATE TABLE IF NOT EXISTS lib.manifest (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  manifest jsonb NOT NULL
+);
+COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
+GRANT SELECT ON lib.resources, lib.manifest TO anon, authenticated;
+
+CREATE OR REPLACE FUNCTION lib.resource(resource text) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE d jsonb;
+BEGIN
+  SELECT descriptor INTO d FROM lib.resources WHERE name = resource;
+  IF d IS NULL THEN RAISE EXCEPTION 'no resource %', resource; END IF;
+  RETURN d;
+END $$;
+
+CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT manifest FROM lib.manifest
+$$;
+
+-- One statement per request: switch to the request role, set the claims, run the function.
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE result jsonb;
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  IF fn !~ '^[a-z0-9_]+$' OR to_regprocedure(format('api.%I(jsonb)', fn)) IS NULL OR fn IN ('dispatch', 'manifest') THEN
+    PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  PERFORM set_config('request.jwt.claims', coalesce(claims, '{}'::jsonb)::text, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  EXECUTE format('SELECT api.%I($1)', fn) INTO result USING args;
+  RETURN result;
+END $$;
+
+-- Values -----------------------------------------------------------------------------------------
+
+-- True when `v` is a valid input for `typ` (a compiler-owned type name).
+CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF v IS NULL THEN RETURN true; END IF;
+  EXECUTE format('SELECT %L::%s', v, typ);
+  RETURN true;
+EXCEPTION WHEN data_exception THEN
+  RETURN false;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.as_text_array(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'array' THEN ARRAY(SELECT x #>> '{}' FROM jsonb_array_elements(v) AS x)
+    WHEN 'null' THEN NULL
+    ELSE ARRAY[v #>> '{}'] END
+$$;
+
+-- {"a":{"b": v}} from path {a,b}: containment at depth, served by the Tier A GIN index.
+CREATE OR REPLACE FUNCTION lib.jsonb_nest(path text[], v jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN cardinality(path) = 0 THEN v
+    ELSE jsonb_build_object(path[1], lib.jsonb_nest(path[2:], v)) END
+$$;
+
+-- RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else replaces.
+CREATE OR REPLACE FUNCTION lib.merge_patch(target jsonb, patch jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  k text;
+  v jsonb;
+  result jsonb;
+BEGIN
+  IF jsonb_typeof(patch) IS DISTINCT FROM 'object' THEN RETURN patch; END IF;
+  result := CASE WHEN jsonb_typeof(target) = 'object' THEN target ELSE '{}'::jsonb END;
+  FOR k, v IN SELECT * FROM jsonb_each(patch) LOOP
+    IF jsonb_typeof(v) = 'null' THEN
+      result := result - k;
+    ELSE
+      result := jsonb_set(result, ARRAY[k], lib.merge_patch(result -> k, v));
+    END IF;
+  END LOOP;
+  RETURN result;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.bad_request(message text, property text DEFAULT NULL, rule text DEFAULT NULL)
+RETURNS void LANGUAGE sql AS $$
+  SELECT lib.refuse('PT400', message, property, rule)
+$$;
+
+-- Filters and sorting ------------------------------------------------------------------------------
+
+-- The column (or JSON path) expression a field names, with its comparison type. `field` is a property
+-- or property.json.path; the result: {expr, type, kind, json_path} or a PT400 naming the field.
+CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := string_to_array(field, '.');
+  prop text := parts[1];
+  rest text[] := parts[2:];
+  col jsonb := d -> 'columns' -> prop;
+  cast_name text;
+  base text;
+BEGIN
+  IF col IS NULL OR NOT (col ->> 'readable')::boolean THEN
+    PERFORM lib.bad_request(format('unknown %s property "%s"', purpose, prop), prop, 'unknown');
+  END IF;
+  base := format('t.%I', prop);
+  IF cardinality(rest) = 0 THEN
+    RETURN jsonb_build_object('expr', base, 'type', col ->> 'type', 'kind', col ->> 'kind',
+      'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search');
+  END IF;
+  IF NOT (col ->> 'json')::boolean THEN
+    PERFORM lib.bad_request(format('"%s" is not a JSON property, so "%s" has no sub-path', prop, field), prop, 'path');
+  END IF;
+  IF EXISTS (SELECT 1 FROM unnest(rest) s WHERE s !~ '^[A-Za-z0-9_]+$') THEN
+    PERFORM lib.bad_request(format('invalid JSON path "%s"', field), prop, 'path');
+  END IF;
+  cast_name := col -> 'casts' ->> array_to_string(rest, '.');
+  RETURN jsonb_build_object(
+    'expr', CASE cast_name
+      WHEN 'Integer' THEN format('lib.jsonb_integer(%s #> %L::text[])', base, rest::text)
+      WHEN 'Decimal' THEN format('lib.jsonb_numeric(%s #> %L::text[])', base, rest::text)
+      WHEN 'Boolean' THEN format('lib.jsonb_boolean(%s #> %L::text[])', base, rest::text)
+      ELSE format('(%s #>> %L::text[])', base, rest::text) END,
+    'jsonb_expr', format('(%s #> %L::text[])', base, rest::text),
+    'base', base, 'path', to_jsonb(rest), 'path_array', rest::text,
+    'type', CASE cast_name WHEN 'Integer' THEN 'bigint' WHEN 'Decimal' THEN 'numeric' WHEN 'Boolean' THEN 'boolean' ELSE 'text' END,
+    'kind', CASE cast_name WHEN 'Integer' THEN 'Number' WHEN 'Decimal' THEN 'Number' WHEN 'Boolean' THEN 'Boolean' ELSE 'String' END,
+    'multiple', false, 'json', false, 'jsonpath', true, 'search', false);
+END $$;
+
+-- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1.
+CREATE OR REPLACE FUNCTION lib.condition_sql(d jsonb, node jsonb, vp text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  field text := node ->> 'field';
+  op text := node ->> 'op';
+  v jsonb := node -> 'value';
+  f jsonb := lib.field_expr(d, field, 'filter');
+  e text := f ->> 'expr';
+  typ text := f ->> 'type';
+  kind text := f ->> 'kind';
+  val text := format('($1 #>> %L::text[])', vp::text);
+  item text;
+  flag boolean;
+BEGIN
+  IF op IN ('null', 'exists') THEN
+    IF v::text NOT IN ('true', 'false', '"true"', '"false"') THEN
+      PERFORM lib.bad_request(format('%s[%s] takes true or false', field, op), field, op);
+    END IF;
+    flag := (v #>> '{}')::boolean;
+  END IF;
+  CASE op
+  WHEN 'null' THEN
+    RETURN format('(%s IS %sNULL)', coalesce(f ->> 'jsonb_expr', e), CASE WHEN flag THEN '' ELSE 'NOT ' END);
+  WHEN 'exists' THEN
+    IF NOT coalesce((f ->> 'jsonpath')::boolean, false) THEN
+      PERFORM lib.bad_request(format('%s[exists] needs a path into a JSON property', field), field, op);
+    END IF;
+    RETURN format('(%s%s @? %L)', CASE WHEN flag THEN '' ELSE 'NOT ' END, f ->> 'base',
+      '$' || (SELECT string_agg(format('."%s"', s), '') FROM jsonb_array_elements_text(f -> 'path') s));
+  WHEN 'contains' THEN
+    IF (f ->> 'json')::boolean THEN
+      RETURN format('(%s @> ($1 #> %L::text[]))', e, vp::text);
+    ELSIF (f ->> 'jsonpath')::boolean THEN
+      RETURN format('(%s @> lib.jsonb_nest(%L::text[], $1 #> %L::text[]))', f ->> 'base', f ->> 'path_array', vp::text);
+    ELSIF (f ->> 'multiple')::boolean THEN
+      FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
+        IF NOT lib.castable(item, rtrim(typ, '[]')) THEN
+          PERFORM lib.bad_request(format('%s[contains]: "%s" is not a valid %s', field, item, lower(kind)), field, op);
+        END IF;
+      END LOOP;
+      RETURN format('(%s @> lib.as_text_array($1 #> %L::text[])::%s)', e, vp::text, typ);
+    END IF;
+    PERFORM lib.bad_request(format('%s[contains] applies to JSON and multiple properties', field), field, op);
+  WHEN 'search' THEN
+    IF NOT coalesce((f ->> 'search')::boolean, false) THEN
+      PERFORM lib.bad_request(format('%s[search] needs a searchIndexed property', field), field, op);
+    END IF;
+    RETURN format('(to_tsvector(''simple''::regconfig, (%s)::text) @@ websearch_to_tsquery(''simple''::regconfig, %s))', e, val);
+  ELSE
+    NULL;
+  END CASE;
+
+  IF (f ->> 'json')::boolean OR (f ->> 'multiple')::boolean THEN
+    PERFORM lib.bad_request(format('%s[%s] does not apply to a %s property; use contains or a JSON path', field, op,
+      CASE WHEN (f ->> 'json')::boolean THEN 'JSON' ELSE 'multiple' END), field, op);
+  END IF;
+  IF op IN ('in', 'nin') THEN
+    FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
+      IF NOT lib.castable(item, typ) THEN
+        PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, item, lower(kind)), field, op);
+      END IF;
+    END LOOP;
+    IF op = 'in' THEN
+      RETURN format('(%s = ANY (lib.as_text_array($1 #> %L::text[])::%s[]))', e, vp::text, typ);
+    END IF;
+    RETURN format('(%s IS NULL OR %s <> ALL (lib.as_text_array($1 #> %L::text[])::%s[]))', e, e, vp::text, typ);
+  END IF;
+  IF jsonb_typeof(v) NOT IN ('string', 'number', 'boolean') THEN
+    PERFORM lib.bad_request(format('%s[%s] takes a single value', field, op), field, op);
+  END IF;
+  IF op IN ('like', 'ilike') THEN
+    IF kind <> 'String' THEN PERFORM lib.bad_request(format('%s[%s] applies to text', field, op), field, op); END IF;
+    RETURN format('((%s)::text %s replace(%s, ''*'', ''%%''))', e, upper(op), val);
+  END IF;
+  IF op IN ('gt', 'gte', 'lt', 'lte') AND kind = 'Boolean' THEN
+    PERFORM lib.bad_request(format('%s[%s] does not apply to a Boolean', field, op), field, op);
+  END IF;
+  IF op NOT IN ('eq', 'ne', 'gt', 'gte', 'lt', 'lte') THEN
+    PERFORM lib.bad_request(format('unknown operator "%s"', op), field, op);
+  END IF;
+  IF NOT lib.castable(v #>> '{}', typ) THEN
+    PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, v #>> '{}', lower(kind)), field, op);
+  END IF;
+  RETURN format('(%s %s %s::%s)', e,
+    CASE op WHEN 'eq' THEN '=' WHEN 'ne' THEN 'IS DISTINCT FROM' WHEN 'gt' THEN '>' WHEN 'gte' THEN '>='
+      WHEN 'lt' THEN '<' ELSE '<=' END, val, typ);
+END $$;
+
+-- The WHERE clause of a filter tree ({and|or: [...]}, {not: …}, {field, op, value}).
+CREATE OR REPLACE FUNCTION lib.filter_sql(d jsonb, node jsonb, path text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := '{}';
+  i int;
+  key text;
+BEGIN
+  IF node IS NULL OR node = 'null'::jsonb THEN RETURN 'true'; END IF;
+  IF jsonb_typeof(node) <> 'object' THEN PERFORM lib.bad_request('a filter must be an object'); END IF;
+  IF node ? 'field' THEN RETURN lib.condition_sql(d, node, path || '{value}'::text[]); END IF;
+  IF node ? 'not' THEN RETURN format('(NOT %s)', lib.filter_sql(d, node -> 'not', path || '{not}'::text[])); END IF;
+  key := CASE WHEN node ? 'and' THEN 'and' WHEN node ? 'or' THEN 'or' END;
+  IF key IS NULL OR jsonb_typeof(node -> key) <> 'array' THEN
+    PERFORM lib.bad_request('a filter group needs "and", "or" or "not"');
+  END IF;
+  FOR i IN 0 .. jsonb_array_length(node -> key) - 1 LOOP
+    parts := parts || lib.filter_sql(d, node -> key -> i, path || ARRAY[key, i::text]);
+  END LOOP;
+  IF cardinality(parts) = 0 THEN RETURN CASE key WHEN 'and' THEN 'true' ELSE 'false' END; END IF;
+  RETURN '(' || array_to_string(parts, CASE key WHEN 'and' THEN ' AND ' ELSE ' OR ' END) || ')';
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.order_sql(d jsonb, sort jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  parts text[] := '{}';
+  k jsonb;
+  f jsonb;
+BEGIN
+  FOR k IN SELECT * FROM jsonb_array_elements(coalesce(sort, '[]'::jsonb)) LOOP
+    f := lib.field_expr(d, k ->> 'field', 'sort');
+    IF (f ->> 'json')::boolean THEN
+      PERFORM lib.bad_request(format('sort by a JSON property needs a path, e.g. %s.key', k ->> 'field'), k ->> 'field', 'sort');
+    END IF;
+    parts := parts || format('%s %s NULLS LAST', f ->> 'expr', CASE WHEN (k ->> 'desc')::boolean THEN 'DESC' ELSE 'ASC' END);
+  END LOOP;
+  -- The key last, so pages are stable.
+  RETURN array_to_string(parts || format('t.%I', d ->> 'pk'), ', ');
+END $$;
