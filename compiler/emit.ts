@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import type { Model } from './model/types.ts';
 import { buildSchema } from './ir/build.ts';
 import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
-import { triggerDdl } from './sql/triggers.ts';
+import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
 import { functionsDdl } from './sql/functions.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'records.sql', 'relations.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql'].map(sqlFile).join('\n\n');
 
 export function emitMigration(model: Model): string {
   const { tables } = buildSchema(model);
@@ -24,7 +24,10 @@ export function emitMigration(model: Model): string {
     section('Primary keys, unique and check constraints', tables.map((t) => constraintDdl(t, ['primary', 'unique', 'check']))),
     section('Foreign keys', tables.map((t) => constraintDdl(t, ['foreign']))),
     section('Indexes', tables.map(indexDdl)),
-    section('Write rules', tables.map(triggerDdl)),
+    section('Write rules', [...tables.map(triggerDdl), ...tables.filter((t) => t.kind === 'subresource').map((t) => {
+      const owner = tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
+      return touchOwnerDdl(t, owner.name, Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0]);
+    })]),
     section('Privileges of the request roles', tables.map(grantDdl)),
     section('API functions, engine descriptors and the manifest', [functionsDdl(model, tables)]),
     section('Removed from the model', [...tables.map(staleDdl), staleTablesDdl(tables)]),

@@ -66,7 +66,11 @@ export function bodySchema(props: Record<string, Property>, kind: BodyKind): Sch
   const required: string[] = [];
   for (const [name, p] of Object.entries(props)) {
     if (p.readOnly) continue;
-    properties[name] = propertySchema(p);
+    // Version (spec 4.4): ignored on create (a record starts at 1); on update the version it expects.
+    properties[name] = p.modules?.Version
+      ? (kind === 'create' ? { description: 'ignored: a new record starts at version 1' }
+        : { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], description: 'the version this update expects (409 when it moved on)' })
+      : propertySchema(p);
     if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable))) required.push(name);
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };

@@ -47,13 +47,13 @@ BEGIN
   RETURN format('t.%I = ($1 ->> ''parent'')::%s', d -> 'parent' ->> 'column', (d -> 'columns' -> (d -> 'parent' ->> 'column')) ->> 'type');
 END $$;
 
--- Key, parent and soft-delete condition of a single-record action.
-CREATE OR REPLACE FUNCTION lib.record_sql(d jsonb, args jsonb, deleted boolean DEFAULT false) RETURNS text LANGUAGE plpgsql AS $$
+-- Key, parent and soft-delete condition of a single-record action; `rows` is live, deleted or any.
+CREATE OR REPLACE FUNCTION lib.record_sql(d jsonb, args jsonb, rows text DEFAULT 'live') RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM lib.require_key(d, args ->> 'id', d ->> 'entity');
   RETURN format('t.%I = ($1 ->> ''id'')::%s AND %s%s', d ->> 'pk', d ->> 'pk_type', lib.parent_sql(d, args),
-    CASE WHEN NOT (d ->> 'soft_delete')::boolean THEN ''
-      WHEN deleted THEN ' AND t.deleted_at IS NOT NULL' ELSE ' AND t.deleted_at IS NULL' END);
+    CASE WHEN NOT (d ->> 'soft_delete')::boolean OR rows = 'any' THEN ''
+      WHEN rows = 'deleted' THEN ' AND t.deleted_at IS NOT NULL' ELSE ' AND t.deleted_at IS NULL' END);
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.list(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -171,28 +171,24 @@ BEGIN
   -- An empty PATCH still counts as a write (new revision, version + 1), like any other update.
   IF cardinality(sets) = 0 THEN sets := ARRAY[format('%I = t.%I', d ->> 'pk', d ->> 'pk')]; END IF;
   EXECUTE format('WITH upd AS (UPDATE app.%I t SET %s FROM jsonb_populate_record(NULL::app.%I, $1 -> ''body'') r WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
-    d ->> 'table', array_to_string(sets, ', '), d ->> 'table', where_sql, lib.select_list(d))
+    d ->> 'table', array_to_string(sets, ', '), d ->> 'table', where_sql || ' AND ' || lib.precondition_sql(d, args), lib.select_list(d))
     INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  IF r IS NULL THEN PERFORM lib.explain_miss(d, args, where_sql); END IF;
   RETURN lib.single(d, r);
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.delete(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   d jsonb := lib.resource(resource);
-  permanent boolean := coalesce((args ->> 'permanent')::boolean, false);
+  soft boolean := (d ->> 'soft_delete')::boolean AND NOT coalesce((args ->> 'permanent')::boolean, false);
+  -- A permanent delete also removes a record that is already soft-deleted.
+  where_sql text := lib.record_sql(d, args, CASE WHEN soft THEN 'live' ELSE 'any' END);
   n bigint;
 BEGIN
-  IF (d ->> 'soft_delete')::boolean AND NOT permanent THEN
-    EXECUTE format('UPDATE app.%I t SET deleted_at = now() WHERE %s', d ->> 'table', lib.record_sql(d, args)) USING args;
-  ELSE
-    -- A permanent delete also removes a record that is already soft-deleted.
-    PERFORM lib.require_key(d, args ->> 'id', d ->> 'entity');
-    EXECUTE format('DELETE FROM app.%I t WHERE t.%I = ($1 ->> ''id'')::%s AND %s', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
-      lib.parent_sql(d, args)) USING args;
-  END IF;
+  EXECUTE format(CASE WHEN soft THEN 'UPDATE app.%I t SET deleted_at = now() WHERE %s' ELSE 'DELETE FROM app.%I t WHERE %s' END,
+    d ->> 'table', where_sql || ' AND ' || lib.precondition_sql(d, args)) USING args;
   GET DIAGNOSTICS n = ROW_COUNT;
-  IF n = 0 THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  IF n = 0 THEN PERFORM lib.explain_miss(d, args, where_sql); END IF;
   RETURN '{}'::jsonb;
 END $$;
 
@@ -204,7 +200,7 @@ DECLARE
 BEGIN
   IF NOT (d ->> 'soft_delete')::boolean THEN PERFORM lib.bad_request(format('%s has no soft delete', d ->> 'entity')); END IF;
   EXECUTE format('WITH upd AS (UPDATE app.%I t SET deleted_at = NULL WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
-    d ->> 'table', lib.record_sql(d, args, true), lib.select_list(d)) INTO r USING args;
+    d ->> 'table', lib.record_sql(d, args, 'deleted'), lib.select_list(d)) INTO r USING args;
   IF r IS NULL THEN RETURN lib.read(resource, args); END IF;
   RETURN lib.single(d, r);
 END $$;

@@ -94,6 +94,15 @@ BEGIN
   RETURN '{}'::jsonb;
 END $$;
 
+-- A sub-resource is part of its owner: its responses carry the owner's ETag and Last-Modified.
+CREATE OR REPLACE FUNCTION lib.owner_single(s jsonb, owner jsonb, r jsonb, id text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE state jsonb;
+BEGIN
+  EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE t.%I = $1::%s',
+    lib.etag_sql(owner), owner ->> 'table', owner ->> 'pk', owner ->> 'pk_type') INTO state USING id;
+  RETURN jsonb_build_object('data', r - '_rev' - '_modified_at', 'id', id, 'etag', state ->> 'etag', 'last_modified', state -> 'modified');
+END $$;
+
 -- GET /<collection>/<id>/<relation> (oneToOne): the sub-resource; every property null until written.
 CREATE OR REPLACE FUNCTION lib.sub_read(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -105,9 +114,9 @@ BEGIN
     lib.select_list(s), s ->> 'table', s ->> 'pk', owner ->> 'pk_type') INTO r USING args;
   IF r IS NULL THEN
     r := (SELECT jsonb_object_agg(c, NULL) FROM jsonb_array_elements_text(s -> 'output') c)
-      || jsonb_build_object(s ->> 'pk', args ->> 'id', '_rev', NULL, '_modified_at', NULL);
+      || jsonb_build_object(s ->> 'pk', args ->> 'id');
   END IF;
-  RETURN lib.single(s, r);
+  RETURN lib.owner_single(s, owner, r, args ->> 'id');
 END $$;
 
 -- PUT /<collection>/<id>/<relation> (oneToOne): creates or replaces the sub-resource.
@@ -118,6 +127,8 @@ DECLARE
   body jsonb := args -> 'body';
   cols text[];
   given text[];
+  owner_where text;
+  locked boolean;
   r jsonb;
 BEGIN
   PERFORM lib.check_body(s, body);
@@ -125,6 +136,11 @@ BEGIN
     PERFORM lib.bad_request(format('"%s" is the owner''s key and cannot differ from the path', s ->> 'pk'), s ->> 'pk', 'primary');
   END IF;
   body := body || jsonb_build_object(s ->> 'pk', args ->> 'id');
+  -- Preconditions apply to the owner's ETag; its row stays locked until the write commits.
+  owner_where := lib.record_sql(owner, args - 'body');
+  EXECUTE format('SELECT true FROM app.%I t WHERE %s AND %s FOR UPDATE', owner ->> 'table', owner_where,
+    lib.precondition_sql(owner, args - 'body')) INTO locked USING args - 'body';
+  IF locked IS NULL THEN PERFORM lib.explain_miss(owner, args - 'body', owner_where); END IF;
   cols := ARRAY(SELECT k FROM jsonb_each(s -> 'columns') AS c(k, v) WHERE NOT (v ->> 'read_only')::boolean);
   -- Omitted properties go back to their default: left out of the insert, set to DEFAULT on update.
   given := ARRAY(SELECT c FROM unnest(cols) c WHERE body ? c OR NOT ((s -> 'columns' -> c ->> 'has_default')::boolean));
@@ -136,5 +152,5 @@ BEGIN
     (SELECT string_agg(CASE WHEN c = ANY (given) THEN format('%I = EXCLUDED.%I', c, c) ELSE format('%I = DEFAULT', c) END, ', ')
       FROM unnest(cols) c WHERE c <> s ->> 'pk'),
     lib.select_list(s)) INTO r USING body;
-  RETURN lib.single(s, r);
+  RETURN lib.owner_single(s, owner, r, args ->> 'id');
 END $$;

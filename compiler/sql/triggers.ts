@@ -78,3 +78,17 @@ function sortGuardsFirst(lines: string[]): string[] {
   const guards = lines.filter((l) => l.startsWith('IF NEW.') && l.includes("'PT400'"));
   return [...guards, ...lines.filter((l) => !guards.includes(l))];
 }
+
+/** A sub-resource is part of its owner: any write to it gives the owner a new ETag (spec 4.3). */
+export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string): string {
+  const fn = qname('app', `${t.name}_touch_owner`);
+  const key = ident(t.relation!.ownerColumn);
+  return [
+    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    'BEGIN',
+    `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = (CASE WHEN TG_OP = 'DELETE' THEN OLD.${key} ELSE NEW.${key} END);`,
+    '  RETURN NULL;',
+    'END $fn$;',
+    `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`,
+  ].join('\n');
+}
