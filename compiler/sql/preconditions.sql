@@ -52,7 +52,8 @@ BEGIN
   IF cur IS NULL THEN
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
-        DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text;
+        DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
+        HINT = 'Create the record first, or drop If-Match: * to be told it does not exist.';
     END IF;
     PERFORM lib.not_found(d, args ->> 'id');
   END IF;
@@ -60,7 +61,8 @@ BEGIN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
       MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', d ->> 'entity', cur ->> 'etag', supplied),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', args -> 'if_match')::text;
+      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', args -> 'if_match')::text,
+      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
   END IF;
   IF NOT args ? 'if_match' AND args ? 'if_unmodified_since'
      AND date_trunc('second', (cur ->> 'modified')::timestamptz) > (args ->> 'if_unmodified_since')::timestamptz THEN
@@ -68,11 +70,13 @@ BEGIN
       MESSAGE = format('The %s was modified at %s, after If-Unmodified-Since %s (current ETag "%s")', d ->> 'entity',
         to_char((cur ->> 'modified')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
         to_char((args ->> 'if_unmodified_since')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), cur ->> 'etag'),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'modified', cur -> 'modified')::text;
+      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'modified', cur -> 'modified')::text,
+      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
   END IF;
   -- What remains is the body version lock (or a change that landed between the write and this read).
   RAISE EXCEPTION USING ERRCODE = 'PT409',
     MESSAGE = format('The %s was modified by another user: its current version is %s, the request expected %s',
       d ->> 'entity', cur ->> 'etag', coalesce(expected::text, 'the version it read')),
-    DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', expected)::text;
+    DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', expected)::text,
+    HINT = 'Fetch the record again and resend the update with its current version.';
 END $$;

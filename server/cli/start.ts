@@ -1,15 +1,19 @@
 // `npm start [-- --migrations <dir>]`: compiles the model (MODEL, default the publishing example) into
-// <dir>/current.sql (db/migrations), brings the database (DATABASE_URL or embedded) up to it, serves on PORT.
+// <dir>/current.sql (db/migrations), brings the database (DATABASE_URL or embedded) up to it, serves the
+// API the database's manifest describes (and /health) on PORT.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
 import { projectRoot, resolveDatabase } from '../pg/resolve.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
 import { healthRoutes } from '../health.ts';
+import { createApp } from '../app.ts';
+import { loadManifest } from '../query/manifest.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../request/body.ts';
+import { jwtSecret } from './jwt-secret.ts';
 
 function compile(modelPath: string): Compiled {
   try {
@@ -26,6 +30,9 @@ async function main(): Promise<void> {
   const modelPath = resolve(process.env.MODEL ?? join(projectRoot, 'examples/publishing.model.json'));
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
+  const maxBodyBytes = process.env.MAX_BODY_BYTES ? Number(process.env.MAX_BODY_BYTES) : DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new Error(`MAX_BODY_BYTES must be a positive whole number, got "${process.env.MAX_BODY_BYTES}"`);
+  const secret = jwtSecret();
   const { model, sql: script } = compile(modelPath);
 
   const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
@@ -43,7 +50,17 @@ async function main(): Promise<void> {
   }
 
   const sql = postgres(db.url, { onnotice: () => {}, connect_timeout: 5 });
-  const app = new Hono();
+  const trustProxy = !!process.env.TRUST_PROXY && !/^(0|false|no)$/i.test(process.env.TRUST_PROXY);
+  let manifest, app;
+  try {
+    manifest = await loadManifest(sql);
+    app = createApp({ sql, manifest, jwtSecret: secret, maxBodyBytes, trustProxy });
+  } catch (err) {
+    console.error(`Start failed: ${(err as Error).message}`);
+    await sql.end({ timeout: 2 }).catch(() => {});
+    await db.stop();
+    process.exit(1);
+  }
   app.route('/', healthRoutes(sql, { docsUrl: model.api.docsUrl }));
 
   let stopping = false;
@@ -59,6 +76,8 @@ async function main(): Promise<void> {
   const server = serve({ fetch: app.fetch, port }, (info) => {
     const base = `http://localhost:${info.port}`;
     console.log(`Serving ${model.api.title} at ${base}`);
+    console.log(`API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`);
+    console.log(`Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`);
     console.log(`Health: ${base}/health`);
   });
   server.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,0 +1,83 @@
+// The HTTP gateway, built from the manifest alone: route → identity → plan (query, body) → one
+// api.dispatch call → response; any failure on the way becomes a problem document.
+import { Hono, type Context } from 'hono';
+import type { Sql } from 'postgres';
+import type { Manifest } from '../compiler/manifest/types.ts';
+import { planRequest, type Plan, type Planner } from './plan/plan.ts';
+import { allowed, indexRoutes, matchRoute, type Method } from './plan/routes.ts';
+import { BodyValidators } from './plan/validate.ts';
+import { problemFromDatabase } from './problem/database.ts';
+import { renderProblem } from './problem/render.ts';
+import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
+import { dispatch, dispatchChecked } from './query/dispatch.ts';
+import { mergedDocuments } from './plan/validate.ts';
+import { ANONYMOUS, identify, type Identity } from './request/auth.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './request/body.ts';
+import { callerIp } from './request/caller.ts';
+import { routeSegments } from './request/path.ts';
+import { respond } from './response/respond.ts';
+
+export interface AppOptions {
+  sql: Sql;
+  manifest: Manifest;
+  jwtSecret: string;
+  maxBodyBytes?: number;
+  /** Take the caller's IP from the first X-Forwarded-For hop. */
+  trustProxy?: boolean;
+  /** Where 5xx causes go (default: console.error); clients never see them. */
+  log?: (message: string, err: unknown) => void;
+}
+
+export function createApp(opts: AppOptions): Hono {
+  const { sql, manifest } = opts;
+  const { basePath, docsUrl } = manifest.api;
+  const key = new TextEncoder().encode(opts.jwtSecret);
+  const routes = indexRoutes(manifest);
+  const planner: Planner = { manifest, validators: new BodyValidators(manifest), maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+  const log = opts.log ?? ((message, err) => console.error(message, err));
+  const documents = mergedDocuments(planner.validators);
+
+  const fail = (c: Context, err: unknown, url: URL) => {
+    const problem = err instanceof ApiError ? err : new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
+    if (problem.status >= 500) log(`${c.req.method} ${url.pathname} failed with ${problem.status}`, problem.cause ?? err);
+    return renderProblem(problem, { docsUrl, instance: url.pathname });
+  };
+
+  const handle = async (c: Context) => {
+    const url = new URL(c.req.url);
+    let identity: Identity = ANONYMOUS;
+    let plan: Plan | undefined;
+    try {
+      const endpoints = matchRoute(routes, routeSegments(url.pathname, basePath) ?? []);
+      if (endpoints.size === 0) throw notFound(`No route ${url.pathname}.`);
+      const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
+      const endpoint = endpoints.get(method as Method);
+      if (!endpoint) throw methodNotAllowed(method, allowed(endpoints));
+      identity = await identify(c.req.header('authorization'), key);
+      plan = await planRequest(planner, endpoint, c.req.raw, url);
+      const call = { identity, ip: callerIp(c, opts.trustProxy ?? false), fn: plan.fn, args: plan.args };
+      const merged = plan.merged;
+      const result = merged
+        ? await dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
+        : await dispatch(sql, call);
+      return respond(plan, result, c.req.raw, basePath);
+    } catch (err) {
+      if (err instanceof ApiError || !plan) return fail(c, err, url);
+      const e = plan.endpoint, rel = e.relation?.def;
+      return fail(c, problemFromDatabase(err, {
+        manifest,
+        anonymous: identity.role === 'anon',
+        deleting: e.action === 'delete',
+        ownTables: [e.resource.table, ...(rel?.kind === 'oneToOne' ? [rel.table] : [])],
+        ...(rel?.kind === 'manyToMany' && e.action === 'link' ? { targetTables: [rel.table] } : {}),
+      }), url);
+    }
+  };
+
+  const app = new Hono();
+  app.all(basePath, handle);
+  app.all(`${basePath}/*`, handle);
+  app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));
+  app.onError((err, c) => fail(c, err, new URL(c.req.url)));
+  return app;
+}

@@ -1,0 +1,138 @@
+// Turns a matched endpoint plus the request (query string, headers, body) into the one api.* call:
+// function name and jsonb arguments per the manifest protocol, and the projection for the response.
+import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import { badRequest } from '../problem/types.ts';
+import { readJsonObject } from '../request/body.ts';
+import { parseListQuery } from '../request/list.ts';
+import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
+import { parseQuery, refuseUnsupported, type QueryAllowance } from '../request/query.ts';
+import { parseSearch } from '../request/search.ts';
+import type { Action, Endpoint } from './routes.ts';
+import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
+
+export interface Plan {
+  endpoint: Endpoint;
+  fn: string;
+  args: Record<string, unknown>;
+  projection: Projection;
+  /** PATCH of JSON properties with a schema: the merged documents are checked before commit. */
+  merged?: MergedCheck;
+}
+
+export interface Planner {
+  manifest: Manifest;
+  validators: BodyValidators;
+  maxBodyBytes: number;
+}
+
+const ALLOW: Record<Action, QueryAllowance> = {
+  list: { paging: true, sort: true, filters: true, projection: true }, search: {},
+  read: { projection: true }, create: { projection: true }, replace: { projection: true }, patch: { projection: true },
+  delete: { permanent: true }, restore: { projection: true }, relationList: { paging: true, projection: true },
+  link: {}, unlink: {}, subRead: { projection: true }, subReplace: { projection: true },
+};
+
+const EDGE: PropertyManifest = { type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false };
+
+export async function planRequest(p: Planner, e: Endpoint, req: Request, url: URL): Promise<Plan> {
+  const query = parseQuery(url.searchParams);
+  refuseUnsupported(query, ALLOW[e.action]);
+  const r = e.resource, rel = e.relation?.def;
+  const parent = e.parent ? { parent: e.parent.id } : {};
+  const props = readableProps(p.manifest, e);
+  const schemaOf = (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
+  const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props);
+  const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
+    if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
+    return { endpoint: e, fn, args, projection: proj };
+  };
+  const body = async (required: boolean) => {
+    const b = await readJsonObject(req, p.maxBodyBytes);
+    if (!b && required) throw badRequest('This request needs a JSON object body.');
+    return b ?? {};
+  };
+  const preconditions = conditionalArgs(req.headers);
+
+  switch (e.action) {
+    case 'list': {
+      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf);
+      return plan(r.functions.list, { ...list, ...parent }, proj);
+    }
+    case 'search': {
+      const { projection: proj, ...search } = parseSearch(await body(false), props, schemaOf);
+      return plan(r.functions.search, { ...search, ...parent }, proj);
+    }
+    case 'read': return plan(r.functions.read, { id: e.id, ...parent });
+    case 'create': {
+      const b = await body(true);
+      p.validators.check(`${r.entity}.create`, b, { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) });
+      return plan(r.functions.create, { body: b, ...parent });
+    }
+    case 'replace': case 'patch': {
+      const b = await body(true);
+      p.validators.check(`${r.entity}.${e.action}`, b, { props: r.properties, mergePatch: e.action === 'patch' });
+      const planned = plan(r.functions[e.action], { id: e.id, body: b, ...parent, ...preconditions });
+      const merged = e.action === 'patch' ? mergedDocuments(p.validators).merged(r.entity, b, r.properties) : undefined;
+      return merged ? { ...planned, merged } : planned;
+    }
+    case 'delete': {
+      const permanent = query.reserved.permanent;
+      if (permanent !== undefined && permanent !== 'true' && permanent !== 'false') throw badRequest('"permanent" must be true or false.');
+      return plan(r.functions.delete, { id: e.id, ...parent, ...(permanent ? { permanent: permanent === 'true' } : {}), ...preconditions });
+    }
+    case 'restore': return plan(r.functions.restore, { id: e.id, ...parent });
+    case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parsePaging(query.reserved.page, query.reserved.per_page) });
+    case 'link': {
+      if (rel?.kind !== 'manyToMany') break;
+      const b = await body(false);
+      p.validators.check(`${r.entity}.${e.relation!.name}`, b, { names: Object.keys(rel.edge) });
+      return plan(rel.functions.link, { id: e.id, target: e.target, body: b });
+    }
+    case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target });
+    case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id });
+    case 'subReplace': {
+      if (rel?.kind !== 'oneToOne') break;
+      const b = await body(true);
+      p.validators.check(`${r.entity}.${e.relation!.name}`, b, { props: rel.properties });
+      return plan(rel.functions.replace, { id: e.id, body: b, ...preconditions });
+    }
+  }
+  throw new Error(`no plan for ${e.action} on ${r.entity}`);
+}
+
+/** The properties a response (and so a projection, filter or sort) of this endpoint can show. */
+function readableProps(manifest: Manifest, e: Endpoint): Record<string, PropertyManifest> {
+  const rel = e.relation?.def;
+  if (rel?.kind === 'oneToOne') return rel.properties;
+  if (rel?.kind === 'manyToMany') return { ...manifest.resources[rel.target]?.properties, edge: EDGE };
+  return e.resource.properties;
+}
+
+/**
+ * If-Match and If-Unmodified-Since, passed on for the SQL to compare (RFC 9110 13.1.1, 13.1.4):
+ * If-Match is `*` or a list of entity-tags, compared strongly, so a weak tag (W/"…") never matches;
+ * an invalid If-Unmodified-Since date is ignored.
+ */
+function conditionalArgs(headers: Headers): { if_match?: string[]; if_unmodified_since?: string } {
+  const out: { if_match?: string[]; if_unmodified_since?: string } = {};
+  const ifMatch = headers.get('if-match')?.trim();
+  if (ifMatch) out.if_match = parseIfMatch(ifMatch);
+  const since = Date.parse(headers.get('if-unmodified-since') ?? '');
+  if (!Number.isNaN(since)) out.if_unmodified_since = new Date(since).toISOString();
+  return out;
+}
+
+const ENTITY_TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/;
+
+export function parseIfMatch(header: string): string[] {
+  if (header === '*') return ['*'];
+  const tags: string[] = [];
+  let rest = header;
+  while (rest.trim()) {
+    const m = ENTITY_TAG.exec(rest);
+    if (!m) throw badRequest('If-Match must be * or a list of entity-tags such as "3".');
+    tags.push(m[1] ? `W/${m[2]}` : m[2]!);
+    rest = rest.slice(m[0].length);
+  }
+  return tags;
+}

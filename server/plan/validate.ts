@@ -1,0 +1,135 @@
+// Request-body checks before SQL: unknown and readOnly properties are 400 (naming the property), then
+// the manifest's JSON Schema (compiled once, at startup, with ajv) gives a 422 listing every error.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import { badRequest, validationFailed, type FieldError } from '../problem/types.ts';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export interface BodyRule {
+  /** Properties a body may hold, by name; undefined for edge bodies (names only). */
+  props?: Record<string, PropertyManifest>;
+  names?: string[];
+  /** A required property the SQL fills in itself (the parent key on a nested create). */
+  supplied?: string;
+  /** PATCH: object values of JSON properties are RFC 7396 merge patches, not whole documents. */
+  mergePatch?: boolean;
+}
+
+export class BodyValidators {
+  readonly #compiled = new Map<string, ValidateFunction>();
+  /** JSON properties with a JSON Schema, by `<entity>.<property>`: merged PATCH results are checked too. */
+  readonly #documents = new Map<string, ValidateFunction>();
+
+  constructor(manifest: Manifest) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const add = (key: string, schema: object) => {
+      try {
+        this.#compiled.set(key, ajv.compile(schema));
+      } catch (err) {
+        throw new Error(`The manifest's ${key} schema does not compile: ${(err as Error).message}`);
+      }
+    };
+    for (const [entity, r] of Object.entries(manifest.resources)) {
+      for (const kind of ['create', 'replace', 'patch'] as const) add(`${entity}.${kind}`, r.schemas[kind]);
+      const shapes = (r.schemas.create as { properties?: Record<string, object> }).properties ?? {};
+      for (const [name, p] of Object.entries(r.properties)) {
+        const schema = shapes[name];
+        if (p.type === 'JSON' && schema && Object.keys(schema).length > 0) this.#documents.set(`${entity}.${name}`, ajv.compile(schema));
+      }
+      for (const [name, rel] of Object.entries(r.relations)) {
+        add(`${entity}.${name}`, rel.kind === 'manyToMany' ? rel.schemas.link : rel.schemas.replace);
+      }
+    }
+  }
+
+  documentValidator(key: string): ValidateFunction | undefined {
+    return this.#documents.get(key);
+  }
+
+  /** Throws 400 or 422 when `body` breaks the rule or the schema stored under `key`. */
+  check(key: string, body: Record<string, unknown>, rule: BodyRule): void {
+    for (const name of Object.keys(body)) {
+      const prop = rule.props && Object.hasOwn(rule.props, name) ? rule.props[name] : undefined;
+      const known = rule.props ? prop !== undefined : rule.names?.includes(name);
+      if (!known) throw badRequest(`Unknown property "${name}" in the request body.`);
+      if (prop?.readOnly) throw badRequest(`readOnly property "${name}" cannot be supplied.`);
+    }
+    const validate = this.#compiled.get(key);
+    if (!validate) throw new Error(`no body schema compiled for ${key}`);
+    const patched = rule.mergePatch ? mergePatchedProps(body, rule.props ?? {}) : new Set<string>();
+    const view = patched.size ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k, patched.has(k) ? withoutNulls(v) : v])) : body;
+    if (validate(view)) return;
+    // A merge patch may leave out what the document requires; the stored document keeps it.
+    const errors = fieldErrors((validate.errors ?? []).filter((e) => !(e.keyword === 'required' && patched.has(e.instancePath.split('/')[1] ?? ''))))
+      .filter((e) => !(e.rule === 'required' && e.property === rule.supplied));
+    if (errors.length > 0) throw validationFailed(errors);
+  }
+}
+
+export interface MergedCheck {
+  entity: string;
+  properties: string[];
+}
+
+export interface MergedDocuments {
+  /** The JSON properties a PATCH merges whose result must still match their schema. */
+  merged(entity: string, body: Record<string, unknown>, props: Record<string, PropertyManifest>): MergedCheck | undefined;
+  /** Throws 422 when a merged document (in the function's result row) breaks its schema. */
+  verify(check: MergedCheck, row: Record<string, unknown>): void;
+}
+
+export function mergedDocuments(v: BodyValidators): MergedDocuments {
+  return {
+    merged: (entity, body, props) => {
+      const properties = [...mergePatchedProps(body, props)].filter((p) => v.documentValidator(`${entity}.${p}`));
+      return properties.length ? { entity, properties } : undefined;
+    },
+    verify: (check, row) => {
+      const errors = check.properties.flatMap((p) => {
+        const validate = v.documentValidator(`${check.entity}.${p}`)!;
+        if (validate(row[p] ?? null) || row[p] === null) return [];
+        return fieldErrors((validate.errors ?? []).map((e) => ({ ...e, instancePath: `/${p}${e.instancePath}` })))
+          .map((e) => ({ ...e, message: `after the merge patch, ${e.message}` }));
+      });
+      if (errors.length) throw validationFailed(errors);
+    },
+  };
+}
+
+/** JSON properties whose value in `body` is an object, i.e. merged into the stored one (RFC 7396). */
+function mergePatchedProps(body: Record<string, unknown>, props: Record<string, PropertyManifest>): Set<string> {
+  return new Set(Object.keys(body).filter((k) => props[k]?.type === 'JSON' && isObject(body[k])));
+}
+
+/** A merge patch without its deletions (null members), as the schema sees what it adds. */
+function withoutNulls(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** ajv errors as {property, rule, message}, with the noise of nullable `anyOf` wrappers removed. */
+export function fieldErrors(errors: ErrorObject[]): FieldError[] {
+  const out: FieldError[] = [];
+  const described = new Set(errors.filter((e) => e.keyword !== 'anyOf' && !isNullBranch(e)).map((e) => e.instancePath));
+  for (const e of errors) {
+    if (e.keyword === 'anyOf' && described.has(e.instancePath)) continue;
+    if (isNullBranch(e) && described.has(e.instancePath)) continue;
+    if (e.keyword === 'additionalProperties' && e.instancePath === '') continue; // named above as unknown
+    const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
+    const property = segments[0] ?? missing ?? '';
+    const where = segments.length > 0 ? [...segments, ...(missing ? [missing] : [])].join('.') : property;
+    const message = e.keyword === 'required' ? `${where} is required` : `${where} ${e.message ?? 'is not valid'}`;
+    const entry = { property, rule: e.keyword, message };
+    if (!out.some((o) => o.property === entry.property && o.rule === entry.rule && o.message === entry.message)) out.push(entry);
+  }
+  return out;
+}
+
+const isNullBranch = (e: ErrorObject) => e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null';

@@ -1,0 +1,28 @@
+// Renders an ApiError as an RFC 9457 problem document (application/problem+json): type is
+// `{docsUrl}/errors/<slug>`, instance the request path; the problem's own headers go along.
+import type { ApiError } from './types.ts';
+
+export interface ProblemContext {
+  docsUrl: string;
+  /** The request path (the problem's `instance`). */
+  instance: string;
+}
+
+export function problemBody(err: ApiError, ctx: ProblemContext): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: `${ctx.docsUrl.replace(/\/+$/, '')}/errors/${err.slug}`,
+    title: err.title,
+    status: err.status,
+    code: err.code,
+    detail: err.message,
+  };
+  if (err.extra.hint) body.hint = err.extra.hint;
+  body.instance = ctx.instance;
+  if (err.extra.errors) body.errors = err.extra.errors;
+  return body;
+}
+
+export function renderProblem(err: ApiError, ctx: ProblemContext): Response {
+  const headers = new Headers({ 'Content-Type': 'application/problem+json', ...err.extra.headers });
+  return new Response(JSON.stringify(problemBody(err, ctx)), { status: err.status, headers });
+}

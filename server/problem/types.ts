@@ -1,0 +1,72 @@
+// The gateway's error types, apart from how they are rendered: an ApiError carries the HTTP status,
+// the problem code, slug and title, a detail written for clients, and optional errors/hint/headers.
+
+/** One entry of a 422 `errors` list: the top-level property, the rule it broke, a readable message. */
+export interface FieldError {
+  property: string;
+  rule: string;
+  message: string;
+}
+
+export interface ProblemExtra {
+  errors?: FieldError[];
+  hint?: string;
+  /** Response headers that belong to the problem (Allow, WWW-Authenticate). */
+  headers?: Record<string, string>;
+}
+
+/** The problems the gateway answers with: [status, code, slug, title]. */
+export const PROBLEMS = {
+  badRequest: [400, 'E_BAD_REQUEST', 'bad-request', 'Bad Request'],
+  unauthenticated: [401, 'E_UNAUTHENTICATED', 'unauthenticated', 'Unauthorized'],
+  forbidden: [403, 'E_FORBIDDEN', 'forbidden', 'Forbidden'],
+  notFound: [404, 'E_NOT_FOUND', 'not-found', 'Not Found'],
+  methodNotAllowed: [405, 'E_METHOD_NOT_ALLOWED', 'method-not-allowed', 'Method Not Allowed'],
+  conflict: [409, 'E_CONCURRENCY_CONFLICT', 'conflict', 'Conflict'],
+  uniqueViolation: [409, 'E_UNIQUE_VIOLATION', 'unique-violation', 'Unique Violation'],
+  referenced: [409, 'E_REFERENCED', 'referenced', 'Record Still Referenced'],
+  preconditionFailed: [412, 'E_PRECONDITION_FAILED', 'precondition-failed', 'Precondition Failed'],
+  payloadTooLarge: [413, 'E_PAYLOAD_TOO_LARGE', 'payload-too-large', 'Payload Too Large'],
+  unsupportedMediaType: [415, 'E_UNSUPPORTED_MEDIA_TYPE', 'unsupported-media-type', 'Unsupported Media Type'],
+  validation: [422, 'E_VALIDATION_ERROR', 'validation-error', 'Validation Error'],
+  internal: [500, 'E_INTERNAL', 'internal-error', 'Internal Server Error'],
+  unavailable: [503, 'E_UNAVAILABLE', 'unavailable', 'Service Unavailable'],
+} as const satisfies Record<string, readonly [number, string, string, string]>;
+
+export type ProblemKind = keyof typeof PROBLEMS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly slug: string;
+  readonly title: string;
+
+  constructor(kind: ProblemKind, detail: string, readonly extra: ProblemExtra = {}, options?: { cause?: unknown }) {
+    super(detail, options);
+    this.name = 'ApiError';
+    [this.status, this.code, this.slug, this.title] = PROBLEMS[kind];
+  }
+
+  /** A problem whose code and slug come from elsewhere (a PTnnn refusal naming its own code). */
+  static custom(kind: ProblemKind, code: string, detail: string, extra: ProblemExtra = {}): ApiError {
+    const err = new ApiError(kind, detail, extra);
+    const slug = code.replace(/^E_/, '').toLowerCase().replace(/_/g, '-');
+    Object.assign(err, { code, slug });
+    return err;
+  }
+}
+
+/** Shorthands for the problems raised while parsing and planning a request. */
+export const badRequest = (detail: string) => new ApiError('badRequest', detail);
+export const notFound = (detail: string) => new ApiError('notFound', detail);
+
+export const methodNotAllowed = (method: string, allow: string[]) =>
+  new ApiError('methodNotAllowed', `${method} is not allowed here; use ${allow.join(', ')}.`, {
+    headers: { Allow: allow.join(', ') },
+  });
+
+export const unauthenticated = (detail: string) =>
+  new ApiError('unauthenticated', detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+
+export const validationFailed = (errors: FieldError[], detail = 'The request body breaks the schema of the resource.') =>
+  new ApiError('validation', detail, { errors });

@@ -1,0 +1,87 @@
+// Reads a JSON request body: a JSON media type is required once there are bytes (415), the bytes are
+// counted as they stream in and reading stops past the limit (413), and the text must be one object (400).
+import { ApiError, badRequest } from '../problem/types.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper documents would overflow the stack of whatever walks them next (ajv, JSON.stringify). */
+export const MAX_JSON_DEPTH = 100;
+
+/** The parsed object, or undefined when the request carries no body bytes at all. */
+export async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown> | undefined> {
+  const type = req.headers.get('content-type');
+  const json = type !== null && isJsonType(type);
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (declared > 0 && !json) throw unsupported(type);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+
+  const bytes = await readLimited(req, maxBytes);
+  if (bytes === 'too-large') throw json ? tooLarge(maxBytes) : unsupported(type);
+  if (bytes.length === 0) return undefined;
+  if (!json) throw unsupported(type);
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest('The request body is not valid UTF-8.');
+  }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) throw badRequest(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('The request body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
+
+/** application/json or any +json type (application/merge-patch+json), parameters aside. */
+export function isJsonType(contentType: string): boolean {
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  return media === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(media);
+}
+
+/** The deepest bracket nesting in JSON text (brackets inside strings do not count); linear, no recursion. */
+function nestingDepth(text: string): number {
+  let depth = 0, max = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth--;
+  }
+  return max;
+}
+
+async function readLimited(req: Request, maxBytes: number): Promise<Uint8Array | 'too-large'> {
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return 'too-large';
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+const unsupported = (type: string | null) =>
+  new ApiError('unsupportedMediaType', `The request body must be JSON (Content-Type: application/json), not ${type ? `"${type.split(';')[0]}"` : 'untyped'}.`);
+
+const tooLarge = (max: number) => new ApiError('payloadTooLarge', `The request body is larger than the limit of ${max} bytes.`);

@@ -1,0 +1,91 @@
+// Builds one FilterNode condition from a resolved path, an operator and a value (a query-string text
+// or a JSON value from a search body), refusing operators that make no sense for the property's type.
+import type { FilterNode, FilterOp } from '../../compiler/manifest/types.ts';
+import { badRequest } from '../problem/types.ts';
+import { jsonPathType, type PathTarget } from './paths.ts';
+
+type Shape = 'file' | 'json' | 'jsonPath' | 'array' | 'scalar';
+type ValueType = 'string' | 'number' | 'boolean' | undefined;
+
+const ORDERED = new Set(['String', 'Number', 'Date', 'Time', 'DateTime']);
+
+function shapeOf(t: PathTarget): Shape {
+  if (t.prop.file) return 'file';
+  if (t.prop.type === 'JSON') return t.sub.length > 0 ? 'jsonPath' : 'json';
+  return t.prop.multiple ? 'array' : 'scalar';
+}
+
+/** Why `op` cannot apply to the target, or undefined when it can. */
+function refusal(t: PathTarget, shape: Shape, op: FilterOp): string | undefined {
+  if (op === 'null') return undefined;
+  if (op === 'exists') return shape === 'jsonPath' ? undefined : 'applies to paths inside JSON properties (use null for a property itself)';
+  if (op === 'contains') return shape === 'json' || shape === 'jsonPath' || shape === 'array' ? undefined : 'applies to JSON and multiple properties';
+  if (shape === 'jsonPath') return op === 'search' ? 'applies to searchIndexed properties' : undefined;
+  if (shape !== 'scalar') return `does not apply to ${shape === 'file' ? 'file' : shape === 'json' ? 'whole JSON' : 'multiple'} properties`;
+  const type = t.prop.type;
+  if (op === 'search') return t.prop.searchIndexed ? undefined : 'applies to searchIndexed properties only';
+  if (op === 'like' || op === 'ilike') return type === 'String' ? undefined : 'applies to String properties';
+  if (op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') return ORDERED.has(type) ? undefined : `does not apply to ${type} properties`;
+  return undefined; // eq, ne, in, nin
+}
+
+export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: boolean, where: string, schema: unknown): FilterNode {
+  const shape = shapeOf(t);
+  const why = refusal(t, shape, op);
+  if (why) throw badRequest(`Operator "${op}" in ${where} ${why}; "${t.property}" is ${t.prop.multiple ? 'a multiple ' : ''}${t.prop.type}.`);
+  const elementType: ValueType = shape === 'jsonPath' ? jsonPathType(t, schema) : t.prop.type === 'Number' ? 'number' : t.prop.type === 'Boolean' ? 'boolean' : 'string';
+  const scalar = (v: unknown) => coerce(v, elementType, fromQuery, where);
+  const list = (v: unknown): unknown[] => {
+    const items = fromQuery && typeof v === 'string' ? v.split(',') : v;
+    if (!Array.isArray(items)) throw badRequest(`Operator "${op}" in ${where} needs a list of values.`);
+    return items.map(scalar);
+  };
+  const value = (() => {
+    switch (op) {
+      case 'null': case 'exists': return flag(raw, fromQuery, where);
+      case 'in': case 'nin': return list(raw);
+      case 'contains':
+        if (shape === 'array') return fromQuery || Array.isArray(raw) ? list(raw) : [scalar(raw)];
+        return fromQuery ? parseJson(raw as string, where) : raw;
+      case 'like': case 'ilike': return text(raw, where); // SQL reads * as % as well
+      case 'search': {
+        const s = text(raw, where);
+        if (!s.trim()) throw badRequest(`Operator "search" in ${where} needs words to search for.`);
+        return s;
+      }
+      default: return scalar(raw);
+    }
+  })();
+  return { field: t.path, op, value };
+}
+
+function coerce(v: unknown, type: ValueType, fromQuery: boolean, where: string): unknown {
+  if (type === 'number') {
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    if (typeof v === 'string' && /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) && Number.isFinite(Number(v))) return Number(v);
+    throw badRequest(`The value in ${where} must be a number.`);
+  }
+  if (type === 'boolean') return flag(v, fromQuery, where);
+  if (type === 'string') return text(v, where);
+  if (v === null || typeof v === 'object') throw badRequest(`The value in ${where} must be a string, number or boolean.`);
+  return v; // a JSON path of unknown type: the value as given
+}
+
+function flag(v: unknown, fromQuery: boolean, where: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (fromQuery && (v === 'true' || v === 'false')) return v === 'true';
+  throw badRequest(`The value in ${where} must be true or false.`);
+}
+
+function text(v: unknown, where: string): string {
+  if (typeof v === 'string') return v;
+  throw badRequest(`The value in ${where} must be a string.`);
+}
+
+function parseJson(v: string, where: string): unknown {
+  try {
+    return JSON.parse(v);
+  } catch {
+    throw badRequest(`The value in ${where} must be JSON (for example {"city":"Paris"}).`);
+  }
+}

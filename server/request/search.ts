@@ -1,0 +1,64 @@
+// The body of POST /<collection>/search: {where, sort, page, per_page, include, exclude}. `where`
+// nests {and: [...]}, {or: [...]}, {not: …} and {<path>: {<op>: value, …}, …}; siblings are ANDed.
+import { FILTER_OPS, type FilterNode, type FilterOp, type PropertyManifest, type SortKey } from '../../compiler/manifest/types.ts';
+import { badRequest } from '../problem/types.ts';
+import { condition } from './filter.ts';
+import { parsePaging, parseProjection, parseSort, type Paging, type Projection } from './listing.ts';
+import { resolvePath } from './paths.ts';
+
+export interface SearchRequest extends Paging {
+  filter?: FilterNode;
+  sort?: SortKey[];
+  projection: Projection;
+}
+
+const KEYS = ['where', 'sort', 'page', 'per_page', 'include', 'exclude'];
+const MAX_DEPTH = 32;
+
+export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown): SearchRequest {
+  const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
+  if (unknown) throw badRequest(`Unknown search key "${unknown}"; a search body holds ${KEYS.join(', ')}.`);
+  const filter = body.where === undefined ? undefined : node(body.where, 'where', 0);
+  return {
+    ...(filter ? { filter } : {}),
+    ...parsePaging(body.page, body.per_page),
+    sort: parseSort(body.sort, props),
+    projection: parseProjection(body.include, body.exclude, props),
+  };
+
+  function node(value: unknown, at: string, depth: number): FilterNode {
+    if (depth > MAX_DEPTH) throw badRequest(`"where" nests deeper than ${MAX_DEPTH} levels.`);
+    if (!isObject(value)) throw badRequest(`${at} must be an object.`);
+    const parts: FilterNode[] = [];
+    for (const [key, v] of Object.entries(value)) {
+      const here = `${at}.${key}`;
+      if (key === 'and' || key === 'or') {
+        if (!Array.isArray(v) || v.length === 0) throw badRequest(`${here} must be a non-empty array.`);
+        const children = v.map((c, i) => node(c, `${here}[${i}]`, depth + 1));
+        parts.push(children.length === 1 ? children[0]! : key === 'and' ? { and: children } : { or: children });
+      } else if (key === 'not') {
+        parts.push({ not: node(v, here, depth + 1) });
+      } else {
+        parts.push(...conditions(key, v, here));
+      }
+    }
+    if (parts.length === 0) throw badRequest(`${at} is empty.`);
+    return parts.length === 1 ? parts[0]! : { and: parts };
+  }
+
+  function conditions(path: string, v: unknown, at: string): FilterNode[] {
+    const target = resolvePath(props, path, 'filter', `"${at}"`);
+    const schema = schemaOf(target.property);
+    if (!isObject(v)) return [condition(target, 'eq', v, false, `"${at}"`, schema)];
+    const ops = Object.entries(v);
+    if (ops.length === 0) throw badRequest(`"${at}" needs an operator such as {"eq": …}.`);
+    return ops.map(([op, value]) => {
+      if (!(FILTER_OPS as readonly string[]).includes(op)) {
+        throw badRequest(`Unknown filter operator "${op}" in "${at}"; operators are ${FILTER_OPS.join(', ')}.`);
+      }
+      return condition(target, op as FilterOp, value, false, `"${at}.${op}"`, schema);
+    });
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);

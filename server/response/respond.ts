@@ -1,0 +1,51 @@
+// Shapes the HTTP response of a planned call from the function's result: status per action, the
+// `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies.
+import type { Plan } from '../plan/plan.ts';
+import { projector } from './project.ts';
+
+interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
+interface Listing { data: unknown; meta: unknown }
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
+  const project = projector(plan.projection);
+  const { action, resource } = plan.endpoint;
+  switch (action) {
+    case 'list': case 'search': case 'relationList': {
+      const { data, meta } = result as Listing;
+      return json(200, { data: Array.isArray(data) ? data.map(project) : data, meta });
+    }
+    case 'delete': case 'unlink':
+      return new Response(null, { status: 204 });
+    case 'link': {
+      const { data, created } = result as { data: unknown; created?: boolean };
+      return json(created ? 201 : 200, { data });
+    }
+  }
+  const single = result as Single;
+  const headers: Record<string, string> = {};
+  const etag = typeof single.etag === 'string' || typeof single.etag === 'number' ? `"${single.etag}"` : undefined;
+  if (etag) headers.ETag = etag;
+  if (action === 'read' || action === 'subRead') {
+    const modified = typeof single.last_modified === 'string' ? new Date(single.last_modified) : undefined;
+    if (modified && !Number.isNaN(modified.getTime())) headers['Last-Modified'] = modified.toUTCString();
+    if (etag && matchesNoneMatch(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
+  }
+  if (action === 'create') {
+    headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
+    return json(201, { data: project(single.data) }, headers);
+  }
+  return json(200, { data: project(single.data) }, headers);
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
+}
+
+/** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */
+function matchesNoneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
