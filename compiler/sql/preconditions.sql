@@ -53,7 +53,7 @@ BEGIN
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
         DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
-        HINT = 'Create the record first, or drop If-Match: * to be told it does not exist.';
+        HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
     END IF;
     PERFORM lib.not_found(d, args ->> 'id');
   END IF;

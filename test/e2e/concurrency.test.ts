@@ -1,0 +1,155 @@
+// Spec 2.6, 3.2, 4.4 and part 7 over HTTP: strong ETags, If-Match (list, *), If-Unmodified-Since,
+// the body version lock, 304, sub-resource PUTs advancing their owner's ETag, recovery, and races.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startApi, type RunningApi } from './support/server.ts';
+
+let api: RunningApi;
+let project: string;
+test.before(async () => {
+  api = await startApi('examples/publishing.model.json');
+  project = (await api.call('POST', '/projects', { body: { name: 'Concurrency' } })).body.data.id;
+});
+test.after(async () => api?.close());
+
+let n = 0;
+/** A fresh record of each kind: Post has a Version property (ETag "<version>"), Project does not. */
+const kinds = {
+  post: {
+    create: async () => api.call('POST', '/posts', { body: { id: `c${++n}`, title: 'T', project_id: project, version: 42 } }),
+    path: (id: string) => `/posts/${id}`,
+    put: (title: string) => ({ title }),
+  },
+  project: {
+    create: async () => api.call('POST', '/projects', { body: { name: `P${++n}` } }),
+    path: (id: string) => `/projects/${id}`,
+    put: (name: string) => ({ name }),
+  },
+} as const;
+
+const body = (kind: keyof typeof kinds, method: string, text: string) =>
+  method === 'PUT' ? kinds[kind].put(text) : kind === 'post' ? { title: text } : { name: text };
+const etagOf = (r: { headers: Headers }) => r.headers.get('etag')!;
+
+function assertPrecondition(r: any, supplied: string) {
+  assert.is(r.status, 412, r.text);
+  assert.is(r.headers.get('content-type'), 'application/problem+json');
+  assert.is(r.body.type, `${api.docsUrl}/errors/precondition-failed`);
+  assert.is(r.body.title, 'Precondition Failed');
+  assert.is(r.body.code, 'E_PRECONDITION_FAILED');
+  assert.match(r.body.detail, supplied);
+  assert.ok(r.body.hint && /fetch/i.test(r.body.hint), 'hint advises fetching the latest resource');
+  assert.is(r.body.instance, r.path);
+}
+
+for (const kind of ['post', 'project'] as const) {
+  test(`${kind}: create returns a strong ETag${kind === 'post' ? ' "1" (client version discarded)' : ''}; reads add Last-Modified; If-None-Match gives 304`, async () => {
+    const created = await kinds[kind].create();
+    assert.is(created.status, 201, created.text);
+    const tag = etagOf(created);
+    assert.match(tag, /^"[^"]+"$/);
+    if (kind === 'post') assert.is(tag, '"1"');
+    const read = await api.call('GET', kinds[kind].path(created.body.data.id));
+    assert.is(etagOf(read), tag);
+    assert.ok(!Number.isNaN(Date.parse(read.headers.get('last-modified')!)));
+    const again = await api.call('GET', kinds[kind].path(created.body.data.id), { headers: { 'If-None-Match': tag } });
+    assert.is(again.status, 304);
+    assert.is(etagOf(again), tag);
+  });
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    test(`${kind} ${method}: no If-Match or a matching one applies with a new ETag; a stale one is 412 and changes nothing`, async () => {
+      const created = await kinds[kind].create();
+      const path = kinds[kind].path(created.body.data.id);
+      const first = await api.call(method, path, { body: body(kind, method, 'a') });
+      assert.is(first.status, 200, first.text);
+      assert.is.not(etagOf(first), etagOf(created));
+      const second = await api.call(method, path, { body: body(kind, method, 'b'), headers: { 'If-Match': `"nope", ${etagOf(first)}` } });
+      assert.is(second.status, 200, second.text);
+      if (kind === 'post') assert.equal([etagOf(first), etagOf(second)], ['"2"', '"3"']);
+      const stale = await api.call(method, path, { body: body(kind, method, 'lost'), headers: { 'If-Match': etagOf(first) } });
+      assertPrecondition(stale, etagOf(second).slice(1, -1));
+      const now = await api.call('GET', path);
+      assert.is(etagOf(now), etagOf(second));
+      // Recovery (part 7): fetch again, take the new ETag, resend.
+      const retry = await api.call(method, path, { body: body(kind, method, 'c'), headers: { 'If-Match': etagOf(now) } });
+      assert.is(retry.status, 200, retry.text);
+    });
+
+    test(`${kind} ${method}: If-Match * needs the record; If-Unmodified-Since before the change is 412, at Last-Modified applies`, async () => {
+      const missing = await api.call(method, kinds[kind].path(kind === 'post' ? 'no-such' : 'no-such'), { body: body(kind, method, 'x'), headers: { 'If-Match': '*' } });
+      assertPrecondition(missing, '*');
+      const created = await kinds[kind].create();
+      const path = kinds[kind].path(created.body.data.id);
+      assert.is((await api.call(method, path, { body: body(kind, method, 'x'), headers: { 'If-Match': '*' } })).status, 200);
+      const past = await api.call(method, path, { body: body(kind, method, 'y'), headers: { 'If-Unmodified-Since': 'Sat, 01 Jan 2000 00:00:00 GMT' } });
+      assertPrecondition(past, '2000-01-01');
+      const modified = (await api.call('GET', path)).headers.get('last-modified')!;
+      const at = await api.call(method, path, { body: body(kind, method, 'z'), headers: { 'If-Unmodified-Since': modified } });
+      assert.is(at.status, 200, at.text);
+      // RFC 9110 13.2.2: ignored when If-Match is present.
+      const both = await api.call(method, path, { body: body(kind, method, 'w'), headers: { 'If-Match': etagOf(at), 'If-Unmodified-Since': 'Sat, 01 Jan 2000 00:00:00 GMT' } });
+      assert.is(both.status, 200, both.text);
+    });
+  }
+
+  test(`${kind} DELETE: a stale If-Match is 412; the current one deletes`, async () => {
+    const created = await kinds[kind].create();
+    const path = kinds[kind].path(created.body.data.id);
+    const moved = await api.call('PATCH', path, { body: body(kind, 'PATCH', 'm') });
+    assertPrecondition(await api.call('DELETE', path, { headers: { 'If-Match': etagOf(created) } }), etagOf(moved).slice(1, -1));
+    assert.is((await api.call('DELETE', path, { headers: { 'If-Match': etagOf(moved) } })).status, 204);
+    assert.is((await api.call('GET', path)).status, 404);
+  });
+}
+
+test('post body version: the current one applies (not written as the version); a stale one is 409; others 422', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  for (const method of ['PATCH', 'PUT'] as const) {
+    const current = Number(etagOf(await api.call('GET', path)).slice(1, -1));
+    const ok = await api.call(method, path, { body: { title: method, version: current } });
+    assert.is(ok.status, 200, ok.text);
+    assert.is(ok.body.data.version, current + 1);
+    const stale = await api.call(method, path, { body: { title: 'lost', version: current } });
+    assert.is(stale.status, 409, stale.text);
+    assert.is(stale.body.type, `${api.docsUrl}/errors/conflict`);
+    assert.is(stale.body.title, 'Conflict');
+    assert.is(stale.body.code, 'E_CONCURRENCY_CONFLICT');
+    assert.match(stale.body.detail, 'modified by another user');
+    for (const bad of ['3', 1.5, 0, -1, true]) {
+      const r = await api.call(method, path, { body: { title: 'bad', version: bad } });
+      assert.is(r.status, 422, `${method} version ${JSON.stringify(bad)}: ${r.text}`);
+      assert.is(r.body.code, 'E_VALIDATION_ERROR');
+    }
+  }
+  assert.is((await api.call('GET', path)).body.data.title, 'PUT');
+});
+
+test('a sub-resource PUT advances its owner\'s ETag; a stale owner ETag is 412', async () => {
+  const user = await api.call('POST', '/users', { body: { email: `sub${++n}@example.com` } });
+  const before = etagOf(await api.call('GET', `/users/${user.body.data.id}`));
+  const put = await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'hello' }, headers: { 'If-Match': before } });
+  assert.is(put.status, 200, put.text);
+  const after = etagOf(await api.call('GET', `/users/${user.body.data.id}`));
+  assert.is.not(after, before);
+  assert.is(etagOf(put), after);
+  assertPrecondition(await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'again' }, headers: { 'If-Match': before } }),
+    after.slice(1, -1));
+});
+
+test('race: 20 concurrent PATCHes with the same If-Match: one 200, nineteen 412, version +1; without: +20', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  const raced = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    api.call('PATCH', path, { body: { title: `r${i}` }, headers: { 'If-Match': '"1"' } })));
+  assert.is(raced.filter((r) => r.status === 200).length, 1);
+  assert.is(raced.filter((r) => r.status === 412).length, 19);
+  assert.is((await api.call('GET', path)).body.data.version, 2);
+  const free = await Promise.all(Array.from({ length: 20 }, (_, i) => api.call('PATCH', path, { body: { title: `f${i}` } })));
+  assert.ok(free.every((r) => r.status === 200));
+  assert.is((await api.call('GET', path)).body.data.version, 22);
+  assert.equal(api.serverErrors, []);
+});
+
+test.run();
