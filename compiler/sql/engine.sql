@@ -47,10 +47,19 @@ END $$;
 
 -- Values -----------------------------------------------------------------------------------------
 
--- True when `v` is a valid input for `typ` (a compiler-owned type name).
+-- True when `v` is a valid input for `typ` (a compiler-owned type name). Numbers, dates and times must
+-- be written as in JSON and ISO 8601: PostgreSQL's own extras ('NaN', 'now', 'epoch', 'allballs') are not.
 CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
   IF v IS NULL THEN RETURN true; END IF;
+  IF (CASE
+      WHEN typ IN ('integer', 'bigint', 'numeric', 'double precision') THEN v !~ '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$'
+      WHEN typ = 'date' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+      WHEN typ = 'time without time zone' THEN v !~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$'
+      WHEN typ = 'timestamp with time zone' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
+      ELSE false END) THEN
+    RETURN false;
+  END IF;
   EXECUTE format('SELECT %L::%s', v, typ);
   RETURN true;
 EXCEPTION WHEN data_exception THEN
@@ -157,7 +166,10 @@ BEGIN
   END IF;
   CASE op
   WHEN 'null' THEN
-    RETURN format('(%s IS %sNULL)', coalesce(f ->> 'jsonb_expr', e), CASE WHEN flag THEN '' ELSE 'NOT ' END);
+    IF f ? 'jsonb_expr' THEN  -- at a JSON path, a JSON null counts as null too
+      RETURN format('(coalesce(jsonb_typeof(%s), ''null'') %s ''null'')', f ->> 'jsonb_expr', CASE WHEN flag THEN '=' ELSE '<>' END);
+    END IF;
+    RETURN format('(%s IS %sNULL)', e, CASE WHEN flag THEN '' ELSE 'NOT ' END);
   WHEN 'exists' THEN
     IF NOT coalesce((f ->> 'jsonpath')::boolean, false) THEN
       PERFORM lib.bad_request(format('%s[exists] needs a path into a JSON property', field), field, op);

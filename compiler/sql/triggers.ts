@@ -29,7 +29,11 @@ export function triggerDdl(t: TableIR): string {
     }
     if (m.Version) {
       onInsert.push(`NEW.${col} := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)`);
-      onUpdate.push(`NEW.${col} := OLD.${col} + 1;  -- and grows by exactly one per write`);
+      // It grows by exactly one per write (PUT, PATCH, a sub-resource PUT); a soft delete or restore
+      // only moves deleted_at and leaves it alone.
+      onUpdate.push(t.entity.softDelete
+        ? `NEW.${col} := OLD.${col} + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;`
+        : `NEW.${col} := OLD.${col} + 1;`);
     }
     if (m.Owner) onInsert.push(`NEW.${col} := coalesce(auth.uid(), NEW.${col});  -- Owner: the caller`);
     if (m.CreatedTimestamp) {
@@ -55,8 +59,12 @@ export function triggerDdl(t: TableIR): string {
   const insertBody = sortGuardsFirst(onInsert);
   const updateBody = sortGuardsFirst(onUpdate);
   const indent = (xs: string[], n: number) => xs.map((x) => ' '.repeat(n) + x).join('\n');
+  const softDelete = t.kind === 'entity' && t.entity.softDelete;
   const body = [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
+    ...(softDelete ? ['DECLARE',
+      "  soft_delete_only boolean := TG_OP = 'UPDATE' AND NEW.deleted_at IS DISTINCT FROM OLD.deleted_at",
+      "    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');"] : []),
     'BEGIN',
     "  IF TG_OP = 'INSERT' THEN",
     insertBody.length ? indent(insertBody, 4) : '    NULL;',

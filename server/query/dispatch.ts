@@ -1,7 +1,9 @@
 // The one round trip of a request: `select api.dispatch(role, claims, ip, fn, args)`. dispatch sets
 // the role and the transaction-local claims and IP, then runs api.<fn>(args), all in one statement.
+// Arguments go as text (cast to jsonb in SQL) and the result comes back as text, so numbers keep their digits.
 import type { Sql } from 'postgres';
 import type { Identity } from '../request/auth.ts';
+import { argsText, parseResult } from './json.ts';
 
 export interface Call {
   identity: Identity;
@@ -10,7 +12,6 @@ export interface Call {
   args: Record<string, unknown>;
 }
 
-type Json = Parameters<Sql['json']>[0];
 
 /**
  * Like dispatch, but inside a transaction that `check` can veto (by throwing) before it commits:
@@ -27,6 +28,6 @@ export async function dispatchChecked(sql: Sql, call: Call, check: (result: unkn
 export async function dispatch(sql: Sql, call: Call): Promise<unknown> {
   const { role, claims } = call.identity;
   const rows = await sql`
-    select api.dispatch(${role}, ${sql.json(claims as Json)}, ${call.ip}, ${call.fn}, ${sql.json(call.args as Json)}) as result`;
-  return rows[0]?.result;
+    select api.dispatch(${role}, ${JSON.stringify(claims)}::text::jsonb, ${call.ip}, ${call.fn}, ${argsText(call.args)}::text::jsonb)::text as result`;
+  return parseResult(rows[0]?.result ?? null);
 }

@@ -1,6 +1,7 @@
 // Reads a JSON request body: a JSON media type is required once there are bytes (415), the bytes are
 // counted as they stream in and reading stops past the limit (413), and the text must be one object (400).
 import { ApiError, badRequest } from '../problem/types.ts';
+import { rememberPrecise } from '../query/json.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Deeper documents would overflow the stack of whatever walks them next (ajv, JSON.stringify). */
@@ -28,11 +29,16 @@ export async function readJsonObject(req: Request, maxBytes: number): Promise<Re
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw badRequest(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text, (_key, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError('a number is too large to represent');
+      return v;
+    });
   } catch (err) {
+    if (err instanceof RangeError) throw badRequest('The request body holds a number too large to represent (such as 1e400).');
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('The request body must be a JSON object.');
+  rememberPrecise(value, text);
   return value as Record<string, unknown>;
 }
 

@@ -9,6 +9,14 @@ type ValueType = 'string' | 'number' | 'boolean' | undefined;
 
 const ORDERED = new Set(['String', 'Number', 'Date', 'Time', 'DateTime']);
 
+/** Filter values for dates and times are ISO 8601, as in bodies: PostgreSQL's 'now' or 'epoch' are refused. */
+const TEMPORAL: Record<string, RegExp | undefined> = {
+  Date: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/,
+  Time: /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/,
+  DateTime: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?$/,
+};
+const EXAMPLE: Record<string, string> = { Date: '2024-01-31', Time: '13:45:00', DateTime: '2024-01-31T13:45:00Z' };
+
 function shapeOf(t: PathTarget): Shape {
   if (t.prop.file) return 'file';
   if (t.prop.type === 'JSON') return t.sub.length > 0 ? 'jsonPath' : 'json';
@@ -34,7 +42,12 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
   const why = refusal(t, shape, op);
   if (why) throw badRequest(`Operator "${op}" in ${where} ${why}; "${t.property}" is ${t.prop.multiple ? 'a multiple ' : ''}${t.prop.type}.`);
   const elementType: ValueType = shape === 'jsonPath' ? jsonPathType(t, schema) : t.prop.type === 'Number' ? 'number' : t.prop.type === 'Boolean' ? 'boolean' : 'string';
-  const scalar = (v: unknown) => coerce(v, elementType, fromQuery, where);
+  const temporal = shape === 'scalar' || shape === 'array' ? TEMPORAL[t.prop.type] : undefined;
+  const scalar = (v: unknown) => {
+    const c = coerce(v, elementType, fromQuery, where);
+    if (temporal && !temporal.test(String(c))) throw badRequest(`The value in ${where} must be an ISO 8601 ${t.prop.type} (such as ${EXAMPLE[t.prop.type]}).`);
+    return c;
+  };
   const list = (v: unknown): unknown[] => {
     const items = fromQuery && typeof v === 'string' ? v.split(',') : v;
     if (!Array.isArray(items)) throw badRequest(`Operator "${op}" in ${where} needs a list of values.`);
@@ -62,7 +75,8 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
 function coerce(v: unknown, type: ValueType, fromQuery: boolean, where: string): unknown {
   if (type === 'number') {
     if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string' && /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) && Number.isFinite(Number(v))) return Number(v);
+    // Kept as text: PostgreSQL casts it, so a numeric keeps digits a double would round.
+    if (typeof v === 'string' && /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) && Number.isFinite(Number(v))) return v.trim();
     throw badRequest(`The value in ${where} must be a number.`);
   }
   if (type === 'boolean') return flag(v, fromQuery, where);

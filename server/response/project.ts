@@ -1,6 +1,7 @@
 // Projections: include keeps only the named paths, exclude removes them; dot paths prune nested JSON
 // (arrays on the way are pruned element by element). Applied to `data`, each row for lists.
 import type { Projection } from '../request/listing.ts';
+import { isLosslessNumber } from '../query/json.ts';
 
 type Tree = Map<string, Tree | true>;
 
@@ -22,7 +23,7 @@ function tree(paths: string[]): Tree {
   return root;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && !isLosslessNumber(v);
 
 function keep(value: unknown, t: Tree): unknown {
   if (Array.isArray(value)) return value.map((v) => keep(v, t));

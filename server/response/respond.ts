@@ -2,6 +2,7 @@
 // `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
+import { responseText } from '../query/json.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
@@ -40,7 +41,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_TYPE, ...headers } });
+  return new Response(responseText(body), { status, headers: { ...JSON_TYPE, ...headers } });
 }
 
 /** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */

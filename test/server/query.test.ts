@@ -37,7 +37,7 @@ test('defaults: page 1, per_page 25, no filter', () => {
 test('filters: bare value is eq, ops typed by property, several ANDed', () => {
   assert.equal(list('status=draft').filter, { field: 'status', op: 'eq', value: 'draft' });
   assert.equal(list('rating[gte]=1.5&rating[lt]=4').filter, {
-    and: [{ field: 'rating', op: 'gte', value: 1.5 }, { field: 'rating', op: 'lt', value: 4 }],
+    and: [{ field: 'rating', op: 'gte', value: '1.5' }, { field: 'rating', op: 'lt', value: '4' }],
   });
   assert.equal(list('featured=true').filter, { field: 'featured', op: 'eq', value: true });
   assert.equal(list('status[in]=draft,published').filter, { field: 'status', op: 'in', value: ['draft', 'published'] });
@@ -49,7 +49,7 @@ test('filters: bare value is eq, ops typed by property, several ANDed', () => {
 
 test('JSON: dot paths typed by cast or schema, contains takes JSON, exists a flag', () => {
   assert.equal(list('meta.address.city[eq]=Paris').filter, { field: 'meta.address.city', op: 'eq', value: 'Paris' });
-  assert.equal(list('meta.priority[gt]=2').filter, { field: 'meta.priority', op: 'gt', value: 2 });
+  assert.equal(list('meta.priority[gt]=2').filter, { field: 'meta.priority', op: 'gt', value: '2' }); // numbers stay text, so numeric keeps every digit
   assert.equal(list('meta[contains]={"address":{"city":"Paris"}}').filter, { field: 'meta', op: 'contains', value: { address: { city: 'Paris' } } });
   assert.equal(list('meta.labels[exists]=true').filter, { field: 'meta.labels', op: 'exists', value: true });
 });

@@ -1,0 +1,38 @@
+// Numbers keep every digit between HTTP and PostgreSQL: `numeric` columns hold more than a JS double,
+// so bodies and results travel as JSON text, with lossless-json keeping the numbers a double would round.
+import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+
+/** Plain parsed bodies -> their twin with exact numbers, registered only when a number needs it. */
+const precise = new WeakMap<object, unknown>();
+
+/** A number a double represents exactly stays a number; any other becomes a LosslessNumber. */
+const parseNumber = (text: string): number | LosslessNumber =>
+  isSafeNumber(text, { approx: false }) ? Number(text) : new LosslessNumber(text);
+
+/** Remembers the exact twin of a parsed body (call with the text it was parsed from). */
+export function rememberPrecise(value: object, text: string): void {
+  let needed = false;
+  const twin = parse(text, null, (s) => {
+    const n = parseNumber(s);
+    if (isLosslessNumber(n)) needed = true;
+    return n;
+  });
+  if (needed) precise.set(value, twin);
+}
+
+/** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
+export function argsText(value: unknown): string {
+  return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';
+}
+
+/** Parses a function's result: numbers a double cannot hold stay exact (LosslessNumber). */
+export function parseResult(text: string | null): unknown {
+  return text === null ? null : parse(text, null, parseNumber);
+}
+
+/** Serializes a response body, writing exact numbers back as they came. */
+export function responseText(value: unknown): string {
+  return stringify(value) ?? 'null';
+}
+
+export { isLosslessNumber };

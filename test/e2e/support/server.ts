@@ -1,0 +1,70 @@
+// One real listening gateway per end-to-end suite: a fresh database with an example model installed,
+// `createApp` served by @hono/node-server on a free port, and the superuser client kept for checks.
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import postgres from 'postgres';
+import type { Manifest } from '../../../compiler/manifest/types.ts';
+import { createApp } from '../../../server/app.ts';
+import { loadManifest } from '../../../server/query/manifest.ts';
+import { freshDatabase, installModel, type TestDatabase } from '../../harness/db.ts';
+import { freePort } from '../../harness/net.ts';
+import { Client } from './http.ts';
+
+export const JWT_SECRET = 'e2e-test-secret-0123456789abcdef-0123456789abcdef';
+
+export interface StartOptions {
+  maxBodyBytes?: number;
+}
+
+export interface RunningApi extends Client {
+  db: TestDatabase;
+  manifest: Manifest;
+  /** 5xx causes the gateway logged while the suite ran (each a bug: no input may cause one). */
+  serverErrors: string[];
+  close(): Promise<void>;
+}
+
+/** Installs `modelFile` (relative to the project root) into a fresh database and serves its API. */
+export async function startApi(modelFile: string, options: StartOptions = {}): Promise<RunningApi> {
+  const db = await freshDatabase();
+  let gatewaySql: postgres.Sql | undefined;
+  try {
+    await installModel(db, modelFile);
+    gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
+    const manifest = await loadManifest(gatewaySql);
+    const serverErrors: string[] = [];
+    const app = createApp({
+      sql: gatewaySql,
+      manifest,
+      jwtSecret: JWT_SECRET,
+      ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+      log: (message, err) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`),
+    });
+    const port = await freePort();
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
+      s.once('error', reject);
+    });
+    const address = server.address() as AddressInfo;
+    const origin = `http://127.0.0.1:${address.port}`;
+    const client = new Client(origin, manifest.api.basePath, manifest.api.docsUrl, JWT_SECRET);
+    const sqlForGateway = gatewaySql;
+    return Object.assign(client, {
+      db,
+      manifest,
+      serverErrors,
+      async close() {
+        await new Promise<void>((resolve) => {
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          server.close(() => resolve());
+        });
+        await sqlForGateway.end({ timeout: 5 });
+        await db.close();
+      },
+    });
+  } catch (err) {
+    await gatewaySql?.end({ timeout: 5 }).catch(() => {});
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

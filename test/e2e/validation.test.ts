@@ -1,0 +1,122 @@
+// Validation over HTTP (spec 2.3-2.5): settings and JSON Schema violations are 422 with
+// `errors: [{property, rule, message}]`; Email is normalized; unique duplicates are 409 naming it.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dataOf } from './support/http.ts';
+import { assertFieldError, assertProblem, fieldErrors } from './support/problem.ts';
+import { startApi, type RunningApi } from './support/server.ts';
+
+let api: RunningApi;
+let project = '';
+let post = '';
+test.before(async () => {
+  api = await startApi('examples/publishing.model.json');
+  project = dataOf(await api.post('/projects', { name: 'Main' }), 201).id;
+  post = dataOf(await api.post('/posts', { project_id: project, title: 'Valid', meta: { address: { city: 'Rome', zip: '00100' }, priority: 1 } }), 201).id;
+});
+test.after(async () => api?.close());
+
+/** [body additions, property, rule] for a post; every one must be 422 on POST, PUT and PATCH. */
+const BAD: Array<[Record<string, unknown>, string, string?]> = [
+  [{ title: ' leading space' }, 'title', 'pattern'],
+  [{ title: 'x'.repeat(256) }, 'title', 'maxLength'],
+  [{ rating: 5.5 }, 'rating', 'maximum'],
+  [{ rating: -0.5 }, 'rating', 'minimum'],
+  [{ rating: 0.3 }, 'rating', 'multipleOf'],
+  [{ word_count: -1 }, 'word_count', 'minimum'],
+  [{ word_count: 1.5 }, 'word_count', 'type'],
+  [{ word_count: 3000000000 }, 'word_count'],
+  [{ status: 'bogus' }, 'status', 'enum'],
+  [{ featured: 'yes' }, 'featured', 'type'],
+  [{ published_on: '2024-02-30' }, 'published_on'],
+  [{ published_on: 'soon' }, 'published_on'],
+  [{ reading_slot: '25:00' }, 'reading_slot'],
+  [{ tags_cache: 'a' }, 'tags_cache', 'type'],
+  [{ tags_cache: [1, 2] }, 'tags_cache'],
+  [{ meta: { priority: 'high' } }, 'meta'],
+  [{ meta: { priority: -1 } }, 'meta'],
+  [{ meta: { labels: 'x' } }, 'meta'],
+  [{ meta: { address: { city: 5 } } }, 'meta'],
+  [{ meta: 'a string' }, 'meta'],
+  [{ meta: [1, 2] }, 'meta'],
+];
+
+test('validation settings and JSON Schema violations: 422 on POST, naming property and rule', async () => {
+  for (const [extra, property, rule] of BAD) {
+    const reply = await api.post('/posts', { project_id: project, title: 'ok', ...extra });
+    assert.is(reply.status, 422, `POST ${JSON.stringify(extra).slice(0, 80)}: ${reply.text.slice(0, 300)}`);
+    assertProblem(reply, 422, api.docsUrl, { code: 'E_VALIDATION_ERROR' });
+    assertFieldError(reply, property, rule);
+  }
+});
+
+test('the same violations on PUT and PATCH: 422, and the record is unchanged', async () => {
+  const before = dataOf(await api.get(`/posts/${post}`));
+  for (const [extra, property] of BAD) {
+    const put = await api.put(`/posts/${post}`, { title: 'ok', ...extra });
+    assert.is(put.status, 422, `PUT ${JSON.stringify(extra).slice(0, 80)}: ${put.text.slice(0, 300)}`);
+    assertFieldError(put, property);
+    const patch = await api.patch(`/posts/${post}`, extra);
+    assert.is(patch.status, 422, `PATCH ${JSON.stringify(extra).slice(0, 80)}: ${patch.text.slice(0, 300)}`);
+    assertFieldError(patch, property);
+  }
+  assert.equal(dataOf(await api.get(`/posts/${post}`)), before);
+});
+
+test('several violations at once are all listed', async () => {
+  const reply = await api.post('/posts', { project_id: project, title: ' x', rating: 9, status: 'nope', featured: 1 });
+  const errors = fieldErrors(reply);
+  for (const p of ['title', 'rating', 'status', 'featured']) assert.ok(errors.some((e) => e.property === p), `${p}: ${reply.text}`);
+});
+
+test('initialStatuses: a new post cannot start published (422), an update may move there', async () => {
+  const reply = await api.post('/posts', { project_id: project, title: 'Early', status: 'published' });
+  assertProblem(reply, 422, api.docsUrl);
+  assertFieldError(reply, 'status', 'initialStatuses');
+  assert.is(dataOf(await api.post('/posts', { project_id: project, title: 'Review', status: 'in_review' }), 201).status, 'in_review');
+});
+
+test('PATCH of JSON merges per RFC 7396 and validates the merged document', async () => {
+  const merged = dataOf(await api.patch(`/posts/${post}`, { meta: { priority: 7, labels: ['a'] } }));
+  assert.equal(merged.meta, { address: { city: 'Rome', zip: '00100' }, priority: 7, labels: ['a'] });
+  const removed = dataOf(await api.patch(`/posts/${post}`, { meta: { address: null, labels: null } }));
+  assert.equal(removed.meta, { priority: 7 }, 'null removes a member even where the schema wants an object');
+  const nested = dataOf(await api.patch(`/posts/${post}`, { meta: { address: { zip: '00118' } } }));
+  assert.equal(nested.meta, { priority: 7, address: { zip: '00118' } });
+  const cleared = dataOf(await api.patch(`/posts/${post}`, { meta: { address: { zip: null, city: 'Pisa' } } }));
+  assert.equal(cleared.meta, { priority: 7, address: { city: 'Pisa' } }, 'a nested null deletes even where the schema wants a string');
+  const back = dataOf(await api.patch(`/posts/${post}`, { meta: { address: { city: null, zip: '00118' } } }));
+  assert.equal(back.meta, nested.meta);
+  const bad = await api.patch(`/posts/${post}`, { meta: { address: { zip: 118 } } });
+  assertProblem(bad, 422, api.docsUrl);
+  assertFieldError(bad, 'meta');
+  assert.equal(dataOf(await api.get(`/posts/${post}`)).meta, nested.meta);
+});
+
+test('Email: stored lowercase on POST, PUT and PATCH; a bad address is 422', async () => {
+  const user = dataOf(await api.post('/users', { email: 'Mixed.Case@Example.COM' }), 201);
+  assert.is(user.email, 'mixed.case@example.com');
+  assert.is(dataOf(await api.get('/users?email=mixed.case@example.com')).length, 1);
+  assert.is(dataOf(await api.put(`/users/${user.id}`, { email: 'PUT@Example.com' })).email, 'put@example.com');
+  assert.is(dataOf(await api.patch(`/users/${user.id}`, { email: 'Patch@EXAMPLE.com' })).email, 'patch@example.com');
+  for (const email of ['no-at-sign', 'two@@example.com', 'spaces in@example.com', `${'a'.repeat(65)}@example.com`, 'x@-bad-.com']) {
+    const reply = await api.post('/users', { email });
+    assert.is(reply.status, 422, `${email}: ${reply.text.slice(0, 200)}`);
+    assertFieldError(reply, 'email');
+  }
+});
+
+test('unique: a duplicate is 409 E_UNIQUE_VIOLATION naming the property (case-insensitive Email too)', async () => {
+  const a = dataOf(await api.post('/users', { email: 'taken@example.com' }), 201);
+  const dup = await api.post('/users', { email: 'TAKEN@example.com' });
+  const body = assertProblem(dup, 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['email'] });
+  assert.is(body.type, `${api.docsUrl}/errors/unique-violation`);
+  const b = dataOf(await api.post('/users', { email: 'free@example.com' }), 201);
+  assertProblem(await api.patch(`/users/${b.id}`, { email: 'taken@example.com' }), 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['email'] });
+  assertProblem(await api.post('/tags', { slug: 'dup', label: 'x' }).then(() => api.post('/tags', { slug: 'dup', label: 'y' })), 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['slug'] });
+  assert.is(dataOf(await api.get(`/users/${a.id}`)).email, 'taken@example.com');
+  const [row] = await api.db.sql`select count(*)::int as n from app.users where email = 'taken@example.com'`;
+  assert.is(row!.n, 1);
+});
+
+test.run();
