@@ -373,10 +373,19 @@ END $$;
 
 -- Values -----------------------------------------------------------------------------------------
 
--- True when `v` is a valid input for `typ` (a compiler-owned type name).
+-- True when `v` is a valid input for `typ` (a compiler-owned type name). Numbers, dates and times must
+-- be written as in JSON and ISO 8601: PostgreSQL's own extras ('NaN', 'now', 'epoch', 'allballs') are not.
 CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
   IF v IS NULL THEN RETURN true; END IF;
+  IF (CASE
+      WHEN typ IN ('integer', 'bigint', 'numeric', 'double precision') THEN v !~ '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$'
+      WHEN typ = 'date' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+      WHEN typ = 'time without time zone' THEN v !~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$'
+      WHEN typ = 'timestamp with time zone' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
+      ELSE false END) THEN
+    RETURN false;
+  END IF;
   EXECUTE format('SELECT %L::%s', v, typ);
   RETURN true;
 EXCEPTION WHEN data_exception THEN
@@ -483,7 +492,10 @@ BEGIN
   END IF;
   CASE op
   WHEN 'null' THEN
-    RETURN format('(%s IS %sNULL)', coalesce(f ->> 'jsonb_expr', e), CASE WHEN flag THEN '' ELSE 'NOT ' END);
+    IF f ? 'jsonb_expr' THEN  -- at a JSON path, a JSON null counts as null too
+      RETURN format('(coalesce(jsonb_typeof(%s), ''null'') %s ''null'')', f ->> 'jsonb_expr', CASE WHEN flag THEN '=' ELSE '<>' END);
+    END IF;
+    RETURN format('(%s IS %sNULL)', e, CASE WHEN flag THEN '' ELSE 'NOT ' END);
   WHEN 'exists' THEN
     IF NOT coalesce((f ->> 'jsonpath')::boolean, false) THEN
       PERFORM lib.bad_request(format('%s[exists] needs a path into a JSON property', field), field, op);
@@ -1328,6 +1340,9 @@ COMMENT ON FUNCTION "app"."projects_members_write_rules"() IS 'Write rules of ap
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."projects_members" FOR EACH ROW EXECUTE FUNCTION "app"."projects_members_write_rules"();
 
 CREATE OR REPLACE FUNCTION "app"."posts_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  soft_delete_only boolean := TG_OP = 'UPDATE' AND NEW.deleted_at IS DISTINCT FROM OLD.deleted_at
+    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
@@ -1344,7 +1359,7 @@ BEGIN
     IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
     IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
     IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly'); END IF;
-    NEW."version" := OLD."version" + 1;  -- and grows by exactly one per write
+    NEW."version" := OLD."version" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
     NEW."updated_at" := now();
   END IF;
   NEW._rev := gen_random_uuid();
