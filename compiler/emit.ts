@@ -7,9 +7,10 @@ import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './s
 import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
 import { functionsDdl } from './sql/functions.ts';
+import { accessDdl } from './sql/policies.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql', 'access.sql'].map(sqlFile).join('\n\n');
 
 export function emitMigration(model: Model): string {
   const { tables } = buildSchema(model);
@@ -30,6 +31,7 @@ export function emitMigration(model: Model): string {
     })]),
     section('Privileges of the request roles', tables.map(grantDdl)),
     section('API functions, engine descriptors and the manifest', [functionsDdl(model, tables)]),
+    section('Access scenarios: PRE_FETCH functions and row-level security policies', [accessDdl(model, tables)]),
     section('Removed from the model', [...tables.map(staleDdl), staleTablesDdl(tables)]),
     '',
   ].join('\n\n');

@@ -47,6 +47,11 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
   if (entity.parent) lookups.add(entity.parent.property);
   const parts = propertyParts(model, table, entity.properties, lookups);
   const columns = [...parts.columns, ...SYSTEM_COLUMNS];
+  if (model.api.strategy !== 'RBAC') {
+    columns.push({ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false,
+      comment: `${model.api.strategy}: the organization the row belongs to, from the org claim of its creator.` });
+    parts.indexes.push({ name: pgName(table, 'organization_id', 'idx'), property: 'organization_id', rule: 'organization', method: 'btree', expr: '("organization_id")' });
+  }
   if (entity.softDelete) {
     columns.push({ name: 'deleted_at', sqlType: 'timestamp with time zone', notNull: false, identity: false,
       comment: 'Set when the record is soft-deleted; restore clears it.' });

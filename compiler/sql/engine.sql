@@ -27,6 +27,15 @@ CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $
   SELECT manifest FROM lib.manifest
 $$;
 
+-- The action being served (list, read, update, …) and its winning scenario, set per request.
+CREATE OR REPLACE FUNCTION lib.action() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT nullif(current_setting('request.action', true), '')
+$$;
+
+CREATE OR REPLACE FUNCTION lib.scenario() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT nullif(current_setting('request.scenario', true), '')
+$$;
+
 -- One statement per request: switch to the request role, set the claims, run the function.
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb)
 RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -39,7 +48,8 @@ BEGIN
     PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END IF;
   PERFORM set_config('role', req_role, true);
-  PERFORM set_config('request.jwt.claims', coalesce(claims, '{}'::jsonb)::text, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   EXECUTE format('SELECT api.%I($1)', fn) INTO result USING args;
   RETURN result;

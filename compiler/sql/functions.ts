@@ -5,6 +5,7 @@ import type { ColumnIR, TableIR } from '../ir/types.ts';
 import { serverManaged } from '../ir/columns.ts';
 import { buildManifest } from '../manifest/build.ts';
 import { literal, qname } from './ident.ts';
+import { scenarioDescriptors } from './policies.ts';
 
 type Descriptor = Record<string, unknown>;
 
@@ -22,7 +23,7 @@ function columnDescriptor(c: ColumnIR, primaryKey: string): Descriptor {
 }
 
 /** What the engine needs to know about a table (lib.resources). */
-export function descriptor(t: TableIR, all: TableIR[]): Descriptor {
+export function descriptor(model: Model, t: TableIR, all: TableIR[]): Descriptor {
   const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
   if (t.kind === 'join') {
     const r = t.relation!;
@@ -41,18 +42,22 @@ export function descriptor(t: TableIR, all: TableIR[]): Descriptor {
     version: Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version && t.kind === 'entity')?.[0] ?? null,
     parent, owner: t.kind === 'subresource' ? entityTable(t.entityName).name : null,
     columns, output: props.filter((c) => (columns[c.name] as Descriptor).readable).map((c) => c.name),
+    ...(t.kind === 'entity' ? { scenarios: scenarioDescriptors(model, t) } : {}),
   };
 }
 
-/** [function suffix, engine call, what it does] for a table. */
-function actions(t: TableIR): Array<[string, string, string]> {
-  if (t.kind === 'join') return [['list', 'linked', 'list linked records'], ['link', 'link', 'link a record'], ['unlink', 'unlink', 'unlink a record']];
-  if (t.kind === 'subresource') return [['read', 'sub_read', 'read the sub-resource'], ['replace', 'sub_replace', 'replace the sub-resource']];
-  const list: Array<[string, string, string]> = [
-    ['list', 'list', 'list'], ['search', 'list', 'search'], ['read', 'read', 'read one'], ['create', 'create', 'create'],
-    ['replace', 'update', 'replace (PUT)'], ['patch', 'update', 'patch (PATCH)'], ['delete', 'delete', 'delete'],
+/** [function suffix, access action of the owning entity, engine operation, what it does] for a table. */
+function actions(t: TableIR): Array<[string, string, string, string]> {
+  if (t.kind === 'join') {
+    return [['list', 'read', 'linked', 'list linked records'], ['link', 'link', 'link', 'link a record'], ['unlink', 'unlink', 'unlink', 'unlink a record']];
+  }
+  if (t.kind === 'subresource') return [['read', 'read', 'sub_read', 'read the sub-resource'], ['replace', 'update', 'sub_replace', 'replace the sub-resource']];
+  const list: Array<[string, string, string, string]> = [
+    ['list', 'list', 'list', 'list'], ['search', 'search', 'list', 'search'], ['read', 'read', 'read', 'read one'],
+    ['create', 'create', 'create', 'create'], ['replace', 'update', 'replace', 'replace (PUT)'],
+    ['patch', 'update', 'patch', 'patch (PATCH)'], ['delete', 'delete', 'delete', 'delete'],
   ];
-  if (t.entity.softDelete) list.push(['restore', 'restore', 'restore']);
+  if (t.entity.softDelete) list.push(['restore', 'restore', 'restore', 'restore']);
   return list;
 }
 
@@ -63,10 +68,11 @@ export function functionNames(tables: TableIR[]): string[] {
 export function functionsDdl(model: Model, tables: TableIR[]): string {
   const out: string[] = ['DELETE FROM lib.resources;'];
   for (const t of tables) {
-    out.push(`INSERT INTO lib.resources (name, descriptor) VALUES (${literal(t.name)}, ${literal(JSON.stringify(descriptor(t, tables)))}::jsonb);`);
-    for (const [suffix, engine, what] of actions(t)) {
+    out.push(`INSERT INTO lib.resources (name, descriptor) VALUES (${literal(t.name)}, ${literal(JSON.stringify(descriptor(model, t, tables)))}::jsonb);`);
+    const owner = tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name;
+    for (const [suffix, action, op, what] of actions(t)) {
       const fn = qname('api', `${t.name}_${suffix}`);
-      const call = engine === 'update' ? `lib.update(${literal(t.name)}, args, ${suffix === 'patch'})` : `lib.${engine}(${literal(t.name)}, args)`;
+      const call = `lib.run(${[owner, action, op, t.name].map(literal).join(', ')}, args)`;
       out.push(`CREATE OR REPLACE FUNCTION ${fn}(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT ${call} $$;`,
         `COMMENT ON FUNCTION ${fn}(jsonb) IS ${literal(`${what}: ${t.kind === 'entity' ? t.entityName : `${t.entityName}.${t.relation!.name}`}`)};`);
     }

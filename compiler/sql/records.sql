@@ -41,9 +41,10 @@ BEGIN
   END IF;
   p := lib.resource(d -> 'parent' ->> 'resource');
   PERFORM lib.require_key(p, pid, p ->> 'entity');
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', p ->> 'table', p ->> 'pk', p ->> 'pk_type',
-    CASE WHEN (p ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING pid;
-  IF NOT found THEN PERFORM lib.not_found(p, pid); END IF;
+  -- Parent pre-flight: the caller must be able to read the parent (404 missing, 403 hidden).
+  found := lib.exists_as('read', format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', p ->> 'table', p ->> 'pk', p ->> 'pk_type',
+    CASE WHEN (p ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END), pid);
+  IF NOT found THEN PERFORM lib.missing(p, pid, 'read'); END IF;
   RETURN format('t.%I = ($1 ->> ''parent'')::%s', d -> 'parent' ->> 'column', (d -> 'columns' -> (d -> 'parent' ->> 'column')) ->> 'type');
 END $$;
 
@@ -84,7 +85,7 @@ DECLARE
 BEGIN
   EXECUTE format('SELECT to_jsonb(s) FROM (SELECT %s FROM app.%I t WHERE %s) s', lib.select_list(d), d ->> 'table', lib.record_sql(d, args))
     INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.not_found(d, args ->> 'id'); END IF;
+  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id'); END IF;
   RETURN lib.single(d, r);
 END $$;
 
@@ -128,12 +129,21 @@ BEGIN
   PERFORM lib.parent_sql(d, args);
   body := lib.with_parent(d, args);
   SELECT string_agg(format('%I', k), ', ') INTO cols FROM jsonb_object_keys(body) k;
+  BEGIN
   EXECUTE format('WITH ins AS (INSERT INTO app.%I AS t %s RETURNING %s) SELECT to_jsonb(ins) FROM ins', d ->> 'table',
     CASE WHEN cols IS NULL THEN 'DEFAULT VALUES'
       ELSE format('(%s) SELECT %s FROM jsonb_populate_record(NULL::app.%I, $1) r', cols,
         (SELECT string_agg(format('r.%I', k), ', ') FROM jsonb_object_keys(body) k), d ->> 'table') END,
     lib.select_list(d))
     INTO r USING body;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" does not allow you to create this %s.',
+        coalesce(d -> 'scenarios' -> lib.scenario() ->> 'label', lib.scenario()), d ->> 'entity'),
+      DETAIL = jsonb_build_object('scenario', d -> 'scenarios' -> lib.scenario() ->> 'label',
+        'rules', (SELECT string_agg(x ->> 'rule', ', ') FROM jsonb_array_elements(d -> 'scenarios' -> lib.scenario() -> 'rules') x))::text;
+  END;
   RETURN lib.single(d, r);
 END $$;
 

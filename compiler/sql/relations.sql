@@ -1,16 +1,17 @@
 -- Relation actions of the request engine: list linked records, link and unlink (manyToMany), and
 -- read and replace a oneToOne sub-resource. The owning record must exist (else 404).
 
--- The owning record of a relation must exist; returns its descriptor.
-CREATE OR REPLACE FUNCTION lib.require_owner(resource text, id text) RETURNS jsonb LANGUAGE plpgsql AS $$
+-- The record a relation hangs off (or links to) must be visible to the caller as `action` (the request's
+-- own, or `read` for a link target): 404 when missing, 403 when hidden. Returns its descriptor.
+CREATE OR REPLACE FUNCTION lib.require_owner(resource text, id text, action text DEFAULT lib.action()) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   d jsonb := lib.resource(resource);
   found boolean;
 BEGIN
   PERFORM lib.require_key(d, id, d ->> 'entity');
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
-    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING id;
-  IF NOT found THEN PERFORM lib.not_found(d, id); END IF;
+  found := lib.exists_as(action, format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
+    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END), id);
+  IF NOT found THEN PERFORM lib.missing(d, id, action); END IF;
   RETURN d;
 END $$;
 
@@ -48,7 +49,7 @@ CREATE OR REPLACE FUNCTION lib.link(relation text, args jsonb) RETURNS jsonb LAN
 DECLARE
   j jsonb := lib.resource(relation);
   src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
-  tgt jsonb := lib.require_owner(j -> 'target' ->> 'resource', args ->> 'target');
+  tgt jsonb := lib.require_owner(j -> 'target' ->> 'resource', args ->> 'target', 'read');
   body jsonb := coalesce(args -> 'body', '{}'::jsonb);
   edge text[] := ARRAY(SELECT jsonb_array_elements_text(j -> 'edge'));
   k text;

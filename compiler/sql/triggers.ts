@@ -55,6 +55,12 @@ export function triggerDdl(t: TableIR): string {
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', 10));  -- Password: salted hash`, 'END IF;');
     }
   }
+  if (t.columns.some((c) => c.name === 'organization_id')) {
+    // Organization strategies: a row belongs to its creator's active organization, for good.
+    onInsert.push(`NEW.organization_id := auth.org();`,
+      `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
+    onUpdate.push(`IF NEW.organization_id IS DISTINCT FROM OLD.organization_id THEN ${refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')} END IF;`);
+  }
   // Guards run before module assignments so a client's value is judged, not the server's.
   const insertBody = sortGuardsFirst(onInsert);
   const updateBody = sortGuardsFirst(onUpdate);

@@ -16,10 +16,12 @@ test.before(async () => {
 });
 test.after(async () => db?.close());
 
-const call = async (fn: string, args: unknown, claims: Record<string, unknown> = { sub: 'u1' }, role = 'authenticated') =>
+/** The default caller is an administrator, whom the example's scenarios let do everything. */
+const ADMIN = { sub: 'u1', roles: ['admin', 'editor'], email: 'u1@example.com' };
+const call = async (fn: string, args: unknown, claims: Record<string, unknown> = ADMIN, role = 'authenticated') =>
   (await db.sql`select api.dispatch(${role}, ${db.sql.json(claims as any)}, '127.0.0.1', ${fn}, ${db.sql.json(args as any)}) as r`)[0]!.r;
 async function refusal(fn: string, args: unknown, role = 'authenticated'): Promise<any> {
-  try { await call(fn, args, { sub: 'u1' }, role); } catch (err) { return err; }
+  try { await call(fn, args, ADMIN, role); } catch (err) { return err; }
   assert.unreachable(`${fn} should have been refused`);
 }
 
@@ -38,8 +40,9 @@ test('api.manifest() returns the compiled manifest', async () => {
 test('dispatch runs the function as the request role with the claims', async () => {
   const project = await call('projects_create', { body: { name: 'Mine' } }, { sub: 'owner-9' });
   assert.is(project.data.owner_id, 'owner-9');
-  const anon = await call('projects_create', { body: { name: 'Nobody' } }, {}, 'anon');
-  assert.is(anon.data.owner_id, null);
+  assert.is(project.scenario, 'Any signed-in user starts a project');
+  const anon = await refusal('projects_create', { body: { name: 'Nobody' } }, 'anon');
+  assert.is(anon.code, 'PT401', 'no scenario lets anonymous callers create projects');
   const role = await refusal('projects_list', {}, 'postgres');
   assert.is(role.code, '42501');
   const fn = await refusal('manifest', {});

@@ -7,9 +7,10 @@ import postgres from 'postgres';
 import { jsonPathExpr } from '../../compiler/sql/json-path.ts';
 import type { JsonCast } from '../../compiler/model/types.ts';
 import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { testApi } from '../harness/fixtures.ts';
 
 const model = {
-  api: { slug: 'json', version: 'v1', title: 'JSON', docsUrl: 'https://example.com/docs', strategy: 'RBAC' },
+  api: testApi('json'),
   entities: {
     Doc: {
       collection: 'docs',
@@ -51,9 +52,14 @@ async function insertDocs(set: string, docs: Array<Record<string, unknown>>, col
   });
 }
 
-/** EXPLAIN of `query` as `authenticated`, with sequential scans (and sorts) made a last resort. */
+/**
+ * EXPLAIN of `query` as the table owner, with sequential scans (and sorts) made a last resort. As a
+ * request role, row-level security makes PostgreSQL evaluate operators that are not leakproof (jsonb's
+ * among them) after the policies, which keeps them out of index conditions; the index and expression
+ * match tested here is the owner's view (README, Known limits).
+ */
 async function plan(query: string, params: postgres.ParameterOrJSON<never>[] = [], noSort = false): Promise<string> {
-  return asUser(async (tx) => {
+  return db.sql.begin(async (tx) => {
     await tx.unsafe('set local enable_seqscan = off');
     if (noSort) await tx.unsafe('set local enable_sort = off');
     const rows = await tx.unsafe(`explain ${query}`, params);

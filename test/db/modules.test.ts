@@ -4,9 +4,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
 import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { testApi } from '../harness/fixtures.ts';
 
 const model = {
-  api: { slug: 'mods', version: 'v1', title: 'Modules', docsUrl: 'https://docs.example.com', strategy: 'RBAC' },
+  api: testApi('mods'),
   entities: {
     Account: {
       collection: 'accounts',

@@ -4,11 +4,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
 import { asRole, freshDatabase, installModel, sqlFailure, type TestDatabase } from '../harness/db.ts';
+import { testApi } from '../harness/fixtures.ts';
 
 const TABLE = 'measures';
 
 const model = {
-  api: { slug: 'validation', version: 'v1', title: 'Validation', docsUrl: 'https://example.com/docs', strategy: 'RBAC' },
+  api: testApi('validation'),
   entities: {
     Measure: {
       collection: TABLE,

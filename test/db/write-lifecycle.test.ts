@@ -3,8 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { testApi } from '../harness/fixtures.ts';
 
-const api = { slug: 'life', version: 'v1', title: 'Life', docsUrl: 'https://docs.example.com', strategy: 'RBAC' };
+const api = testApi('life');
 const model = {
   api,
   entities: {

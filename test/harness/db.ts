@@ -102,7 +102,8 @@ export async function asRole<T>(
   if (!fn) throw new Error('asRole needs a function to run');
   const result = await sql.begin(async (tx) => {
     await tx.unsafe(`set local role ${quoteIdent(role)}`);
-    await tx`select set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+    // Row-level policies judge rows for the action being served; plain statements pose as a read.
+    await tx`select set_config('request.jwt.claims', ${JSON.stringify(claims)}, true), set_config('request.action', 'read', true)`;
     return fn(tx);
   });
   return result as T;

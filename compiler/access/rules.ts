@@ -1,0 +1,130 @@
+// Each access rule as SQL (spec 2.8, 2.9, design.md 4). Identity rules read the caller's claims through
+// (SELECT auth.…()) so PostgreSQL evaluates them once per statement; data rules are row conditions.
+import type { Entity, Model, PredicateGroup, Rule } from '../model/types.ts';
+import { IDENTITY_RULES, isGroup } from '../model/types.ts';
+import { tableName } from '../model/names.ts';
+import { baseType } from '../ir/columns.ts';
+import { ident, literal, scalarLiteral, textArray } from '../sql/ident.ts';
+
+/** How data rules count: all true (PRE_FETCH), or as row conditions. */
+export type Mode = 'identity' | 'row';
+
+export interface RuleContext {
+  model: Model;
+  entityName: string;
+  entity: Entity;
+}
+
+const claims = {
+  uid: '(SELECT auth.uid())',
+  roles: '(SELECT auth.roles())',
+  email: '(SELECT auth.email())',
+  ip: '(SELECT auth.ip())',
+  org: '(SELECT auth.org())',
+};
+
+export function ownerProperty(e: Entity): string | undefined {
+  return Object.entries(e.properties).find(([, p]) => p.modules?.Owner)?.[0];
+}
+
+function statusProperty(e: Entity): string {
+  return Object.entries(e.properties).find(([, p]) => p.modules?.Status)![0];
+}
+
+function identitySql(rule: Rule, ctx: RuleContext): string {
+  switch (rule.type) {
+    case 'allowPublic': return 'true';
+    case 'allowAuthenticated': return `(${claims.uid} IS NOT NULL)`;
+    case 'matchUserRole': return `(${claims.roles} && ${textArray(rule.roles)})`;
+    case 'matchOrganizationRole': {
+      // EnterpriseRBAC: enterprise roles hold in every organization of the caller's enterprise.
+      const roles = ctx.model.api.strategy === 'EnterpriseRBAC'
+        ? '(SELECT auth.org_roles() || CASE WHEN auth.enterprise() IS NOT NULL THEN auth.enterprise_roles() ELSE \'{}\'::text[] END)'
+        : '(SELECT auth.org_roles())';
+      const named = rule.roles.filter((r) => r !== 'any');
+      const any = rule.roles.includes('any') ? [`cardinality(${roles}) > 0`] : [];
+      const match = named.length ? [`${roles} && ${textArray(named)}`] : [];
+      return `(${claims.org} IS NOT NULL AND (${[...any, ...match].join(' OR ')}))`;
+    }
+    case 'matchEmailDomain':
+      return `(split_part(${claims.email}, '@', 2) = ANY (${textArray(rule.domains.map((d) => d.toLowerCase()))}))`;
+    case 'matchIpAddress':
+      return `(${claims.ip} <<= ANY (ARRAY[${rule.cidrs.map(literal).join(', ')}]::cidr[]))`;
+    default:
+      throw new Error(`${rule.type} is not an identity rule`);
+  }
+}
+
+function dataSql(rule: Rule, ctx: RuleContext): string {
+  const e = ctx.entity;
+  switch (rule.type) {
+    case 'matchResourceOwner':
+      return `(${ident(rule.property ?? ownerProperty(e)!)} = ${claims.uid})`;
+    case 'matchResourceAttribute': {
+      const p = e.properties[rule.attribute]!;
+      return `(${ident(rule.attribute)} = ANY (ARRAY[${rule.values.map(scalarLiteral).join(', ')}]::${baseType(p)}[]))`;
+    }
+    case 'lifecycleStatus': {
+      // Lifecycle rules judge existing records only; a record being created passes (spec 3.1).
+      const col = ident(statusProperty(e));
+      const parts = [
+        ...(rule.deniedStatuses ? [`(${col} IS NULL OR NOT (${col}::text = ANY (${textArray(rule.deniedStatuses)})))`] : []),
+        ...(rule.allowedStatuses ? [`(${col}::text = ANY (${textArray(rule.allowedStatuses)}))`] : []),
+      ];
+      return `((SELECT lib.action()) = 'create' OR (${parts.join(' AND ')}))`;
+    }
+    case 'matchProjectStakeholder':
+      return stakeholderCall(ctx, rule.via);
+    default:
+      throw new Error(`${rule.type} is not a data rule`);
+  }
+}
+
+/** app.<project table>_stakeholder(key): owner or member of the project this row belongs to. */
+function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
+  const projectEntity = ctx.model.api.projects!.entity;
+  const projectTable = tableName(ctx.model.entities[projectEntity]!);
+  if (ctx.entityName === projectEntity && !via) {
+    const pk = Object.entries(ctx.entity.properties).find(([, p]) => p.primary)![0];
+    return `app.${ident(`${projectTable}_stakeholder`)}((${ident(pk)})::text)`;
+  }
+  const hop = via ?? ctx.entity.parent!.property;
+  const target = via ? ctx.entity.properties[via]!.references!.split('.')[0]! : ctx.entity.parent!.entity;
+  return `app.${ident(`${tableName(ctx.model.entities[target]!)}_stakeholder`)}((${ident(hop)})::text)`;
+}
+
+export function ruleSql(rule: Rule, ctx: RuleContext, mode: Mode): string {
+  if (IDENTITY_RULES.includes(rule.type)) return identitySql(rule, ctx);
+  return mode === 'identity' ? 'true' : dataSql(rule, ctx);
+}
+
+export function treeSql(g: PredicateGroup, ctx: RuleContext, mode: Mode): string {
+  const parts = g.children.map((c) => (isGroup(c) ? treeSql(c, ctx, mode) : ruleSql(c, ctx, mode)));
+  return parts.length === 1 ? parts[0]! : `(${parts.join(g.style === 'and' ? ' AND ' : ' OR ')})`;
+}
+
+/**
+ * The data rules of a scenario for 403 details: each with a description, its SQL, and `guard`, the
+ * identity rules of its enclosing and-groups, so only rules of branches the caller's identity kept
+ * (PRE_FETCH prunes the others) are reported as failing.
+ */
+export function dataRules(g: PredicateGroup, ctx: RuleContext, guards: string[] = []): Array<{ rule: string; sql: string; guard: string }> {
+  const here = g.style === 'and'
+    ? [...guards, ...g.children.filter((c) => !isGroup(c) && IDENTITY_RULES.includes(c.type)).map((c) => identitySql(c as Rule, ctx))]
+    : guards;
+  return g.children.flatMap((c) => {
+    if (isGroup(c)) return dataRules(c, ctx, here);
+    if (IDENTITY_RULES.includes(c.type)) return [];
+    return [{ rule: describeRule(c), sql: dataSql(c, ctx), guard: here.length ? here.join(' AND ') : 'true' }];
+  });
+}
+
+export function describeRule(r: Rule): string {
+  switch (r.type) {
+    case 'matchResourceOwner': return `matchResourceOwner${r.property ? ` (${r.property})` : ''}`;
+    case 'matchResourceAttribute': return `matchResourceAttribute (${r.attribute} in ${r.values.join(', ')})`;
+    case 'lifecycleStatus': return `lifecycleStatus (${[r.deniedStatuses ? `denied: ${r.deniedStatuses.join(', ')}` : '', r.allowedStatuses ? `allowed: ${r.allowedStatuses.join(', ')}` : ''].filter(Boolean).join('; ')})`;
+    case 'matchProjectStakeholder': return 'matchProjectStakeholder';
+    default: return r.type;
+  }
+}

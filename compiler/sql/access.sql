@@ -1,0 +1,108 @@
+-- Access control in the engine (spec 5.2): PRE_FETCH picks the winning scenario before any row is read
+-- (none: 401 anonymous, 403 otherwise); RLS policies do FETCH and POST_FETCH; a record the policies hide
+-- is told apart from a missing one (403 vs 404) by a narrow definer check, only when no row came back.
+
+-- Drops every policy of app.<tbl>; the migration then creates the model's policies afresh.
+CREATE OR REPLACE FUNCTION meta.drop_policies(tbl text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT policyname FROM pg_policies WHERE schemaname = 'app' AND tablename = tbl LOOP
+    EXECUTE format('DROP POLICY %I ON app.%I', r.policyname, tbl);
+  END LOOP;
+END $$;
+
+-- Runs `op` of the engine on `resource` as `action` of the entity `owner` (the entity itself, or the owner
+-- of a join or sub-resource table), after PRE_FETCH. The result carries the winning scenario's key.
+CREATE OR REPLACE FUNCTION lib.run(owner text, action text, op text, resource text, args jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  o jsonb := lib.resource(owner);
+  winner text;
+  result jsonb;
+BEGIN
+  PERFORM set_config('request.action', action, true);
+  EXECUTE format('SELECT app.%I($1)', o ->> 'table' || '_access') INTO winner USING action;
+  IF winner IS NULL THEN
+    IF auth.uid() IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, o ->> 'entity');
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, o ->> 'entity');
+  END IF;
+  PERFORM set_config('request.scenario', winner, true);
+  result := CASE op
+    WHEN 'list' THEN lib.list(resource, args)
+    WHEN 'read' THEN lib.read(resource, args)
+    WHEN 'create' THEN lib.create(resource, args)
+    WHEN 'replace' THEN lib.update(resource, args, false)
+    WHEN 'patch' THEN lib.update(resource, args, true)
+    WHEN 'delete' THEN lib.delete(resource, args)
+    WHEN 'restore' THEN lib.restore(resource, args)
+    WHEN 'linked' THEN lib.linked(resource, args)
+    WHEN 'link' THEN lib.link(resource, args)
+    WHEN 'unlink' THEN lib.unlink(resource, args)
+    WHEN 'sub_read' THEN lib.sub_read(resource, args)
+    WHEN 'sub_replace' THEN lib.sub_replace(resource, args)
+  END;
+  RETURN result || jsonb_build_object('scenario', (o -> 'scenarios' -> winner) ->> 'label');
+END $$;
+
+-- Runs `sql` (a query of the engine) with request.action set to `action`, then restores it: a parent or
+-- a link target is looked up as its `read`, whatever the request does to the child.
+CREATE OR REPLACE FUNCTION lib.exists_as(action text, sql text, key text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  before text := lib.action();
+  found boolean;
+BEGIN
+  PERFORM set_config('request.action', action, true);
+  EXECUTE sql INTO found USING key;
+  PERFORM set_config('request.action', coalesce(before, ''), true);
+  RETURN found;
+END $$;
+
+-- Whether the row exists at all, whatever the policies say (definer: it sees past RLS, and says only that).
+CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean)
+RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE found boolean;
+BEGIN
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', tbl, pk, pk_type,
+    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING key;
+  RETURN found;
+END $$;
+
+-- The data rules of the winning scenario that the row breaks (definer: evaluates compiled rule SQL).
+CREATE OR REPLACE FUNCTION lib.failing_rules(tbl text, pk text, pk_type text, key text, rules jsonb)
+RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  r jsonb;
+  ok boolean;
+  failed text[] := '{}';
+BEGIN
+  FOR r IN SELECT * FROM jsonb_array_elements(coalesce(rules, '[]'::jsonb)) LOOP
+    EXECUTE format('SELECT NOT (%s) OR coalesce(%s, false) FROM app.%I WHERE %I = $1::%s', coalesce(r ->> 'guard', 'true'), r ->> 'sql', tbl, pk, pk_type)
+      INTO ok USING key;
+    IF ok IS NOT TRUE THEN failed := failed || (r ->> 'rule'); END IF;
+  END LOOP;
+  RETURN array_to_string(failed, ', ');
+END $$;
+
+-- A record the caller cannot see as `action`: 403 naming the winning scenario and the data rules the
+-- record breaks when it exists, else 404.
+CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action()) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  winner text;
+  s jsonb;
+  failing text;
+BEGIN
+  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, coalesce((d ->> 'soft_delete')::boolean, false)) THEN
+    EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
+    s := d -> 'scenarios' -> winner;
+    IF s IS NOT NULL THEN failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules'); END IF;
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = CASE WHEN winner IS NULL THEN format('No access scenario lets you %s this %s.', action, d ->> 'entity')
+        ELSE format('Scenario "%s" (%s level) does not allow you to %s this %s%s.', coalesce(s ->> 'label', winner),
+          coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity',
+          CASE WHEN coalesce(failing, '') <> '' THEN format(': %s does not hold', failing) ELSE '' END) END,
+      DETAIL = jsonb_build_object('scenario', s ->> 'label', 'rules', failing)::text;
+  END IF;
+  PERFORM lib.not_found(d, id);
+END $$;

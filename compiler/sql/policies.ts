@@ -1,0 +1,129 @@
+// Access scenarios as row-level security (spec part 5, design.md 4): per table an access function that
+// picks the winning scenario for an action (PRE_FETCH) and one policy per scenario and command whose
+// USING is that scenario's tree (FETCH / POST_FETCH). `\dp app.<table>` shows them by label.
+import type { ActionName, Model } from '../model/types.ts';
+import type { TableIR } from '../ir/types.ts';
+import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
+import { dataRules, ownerProperty, treeSql, type RuleContext } from '../access/rules.ts';
+import { tableName } from '../model/names.ts';
+import { ident, literal, pgName, qname } from './ident.ts';
+
+const ROLES = 'anon, authenticated';
+type Command = 'select' | 'insert' | 'update' | 'delete';
+
+/** The actions that run each command on an entity's table. */
+function commandActions(t: TableIR): Record<Command, ActionName[]> {
+  const soft = Boolean(t.entity.softDelete);
+  return {
+    select: ['list', 'search', 'read', 'create', 'update', 'delete', 'restore', 'link', 'unlink'],
+    insert: ['create'],
+    update: ['update', ...(soft ? ['delete' as const, 'restore' as const] : [])],
+    delete: ['delete'],
+  };
+}
+
+export const accessFunction = (t: TableIR) => qname('app', `${t.name}_access`);
+
+/** app.<table>_access(action): the key of the first scenario whose identity rules pass, else NULL. */
+function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>): string {
+  const cases = [...merged].map(([action, list]) => {
+    const whens = list.map((p) => `WHEN ${treeSql(p.scenario.predicate, ctx, 'identity')} THEN ${literal(p.key)}`);
+    return `    WHEN ${literal(action)} THEN ${whens.length ? `CASE ${whens.join(' ')} END` : 'NULL'}`;
+  });
+  return [
+    `CREATE OR REPLACE FUNCTION ${accessFunction(t)}(action text) RETURNS text LANGUAGE sql STABLE AS $fn$`,
+    '  SELECT CASE action', ...cases, '  END', '$fn$;',
+    `COMMENT ON FUNCTION ${accessFunction(t)}(text) IS ${literal(`PRE_FETCH for ${t.entityName}: the scenario that wins an action (first whose identity rules pass), or NULL.`)};`,
+  ].join('\n');
+}
+
+function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>): string[] {
+  const out: string[] = [];
+  const rel = qname('app', t.name);
+  const byKey = new Map<string, PlacedScenario>();
+  for (const list of merged.values()) for (const p of list) byKey.set(p.key, p);
+  for (const [command, actions] of Object.entries(commandActions(t)) as Array<[Command, ActionName[]]>) {
+    for (const [key, placed] of byKey) {
+      const uses = actions.flatMap((a) => (merged.get(a) ?? []).filter((p) => p.key === key).map((p) => `${a} (${p.level})`));
+      if (!uses.length) continue;
+      const name = pgName(`${key} [${command}]`);
+      const cond = `((SELECT ${accessFunction(t)}((SELECT lib.action()))) = ${literal(key)} AND ${treeSql(placed.scenario.predicate, ctx, 'row')})`;
+      // Access rules judge the existing record; an update may change it freely (spec 3.1).
+      const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
+      out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${ROLES} ${clause};`,
+        `COMMENT ON POLICY ${ident(name)} ON ${rel} IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`);
+    }
+  }
+  if (ctx.model.api.strategy !== 'RBAC') {
+    const org = '(organization_id = (SELECT auth.org()))';
+    out.push(`CREATE POLICY "organization [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${ROLES} USING ${org} WITH CHECK ${org};`,
+      `COMMENT ON POLICY "organization [all]" ON ${rel} IS ${literal(`${ctx.model.api.strategy}: every row belongs to the caller's active organization (org claim).`)};`);
+  }
+  return out;
+}
+
+/** Join and sub-resource rows are visible and writable exactly when their owning record is. */
+function ownedTableDdl(t: TableIR, owner: TableIR): string[] {
+  const pk = Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0];
+  const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${ident(t.relation!.ownerColumn)}))`;
+  const name = pgName(`through ${t.entityName} [all]`);
+  return [`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)} AS PERMISSIVE FOR ALL TO ${ROLES} USING ${cond} WITH CHECK ${cond};`,
+    `COMMENT ON POLICY ${ident(name)} ON ${qname('app', t.name)} IS ${literal(`Rows of ${t.entityName}.${t.relation!.name} follow the access to their ${t.entityName}.`)};`];
+}
+
+/** app.<table>_stakeholder(key): is the caller owner or member of the project that row belongs to. */
+function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
+  const projects = model.api.projects;
+  if (!projects) return [];
+  const out: string[] = [];
+  const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
+  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)!;
+  const fn = (t: TableIR) => qname('app', `${t.name}_stakeholder`);
+  const define = (t: TableIR, body: string) => out.push(
+    `CREATE OR REPLACE FUNCTION ${fn(t)}(key text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    `  ${body}`, '$fn$;');
+  const project = entityTable(projects.entity);
+  const [pk, pkProp] = keyOf(project);
+  const members = tables.find((t) => t.kind === 'join' && t.entityName === projects.entity && t.relation!.name === projects.members)!;
+  const owner = ownerProperty(project.entity);
+  const cast = (p: typeof pkProp) => `key::${p.type === 'Number' ? 'numeric' : 'text'}`;
+  define(project, [
+    ...(owner ? [`SELECT EXISTS (SELECT 1 FROM ${qname('app', project.name)} p WHERE p.${ident(pk)} = ${cast(pkProp)} AND p.${ident(owner)} = auth.uid())`] : ['SELECT false']),
+    `OR EXISTS (SELECT 1 FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.ownerColumn)} = ${cast(pkProp)} AND m.${ident(members.relation!.targetColumn!)} = auth.uid())`,
+  ].join('\n  '));
+  // Every entity whose parent chain reaches the project: ask the parent about the row's parent key.
+  const reaches = (name: string, seen = new Set<string>()): boolean =>
+    name === projects.entity || (!seen.has(name) && !!model.entities[name]?.parent && reaches(model.entities[name]!.parent!.entity, seen.add(name)));
+  for (const t of tables.filter((x) => x.kind === 'entity' && x.entityName !== projects.entity && reaches(x.entityName))) {
+    const parent = entityTable(t.entity.parent!.entity);
+    const [k, kp] = keyOf(t);
+    define(t, `SELECT ${fn(parent)}((SELECT x.${ident(t.entity.parent!.property)}::text FROM ${qname('app', t.name)} x WHERE x.${ident(k)} = ${cast(kp)}))`);
+  }
+  return out;
+}
+
+/** Scenario keys -> label, levels and data rules, for the engine's 403 details. */
+export function scenarioDescriptors(model: Model, t: TableIR): Record<string, unknown> {
+  const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
+  const out: Record<string, unknown> = {};
+  for (const list of mergedScenarios(model, t.entity).values()) {
+    for (const p of list) out[p.key] = { label: p.scenario.label, level: p.level, rules: dataRules(p.scenario.predicate, ctx) };
+  }
+  return out;
+}
+
+export function accessDdl(model: Model, tables: TableIR[]): string {
+  const out: string[] = [...stakeholderDdl(model, tables)];
+  for (const t of tables) {
+    const rel = qname('app', t.name);
+    out.push(`ALTER TABLE ${rel} ENABLE ROW LEVEL SECURITY;`, `SELECT meta.drop_policies(${literal(t.name)});`);
+    if (t.kind === 'entity') {
+      const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
+      const merged = mergedScenarios(model, t.entity);
+      out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged));
+    } else {
+      out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
+    }
+  }
+  return out.join('\n');
+}
