@@ -11,16 +11,23 @@ import { renderProblem } from './problem/render.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchChecked } from './query/dispatch.ts';
 import { mergedDocuments } from './plan/validate.ts';
-import { ANONYMOUS, identify, type Identity } from './request/auth.ts';
+import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './request/body.ts';
 import { callerIp } from './request/caller.ts';
 import { routeSegments } from './request/path.ts';
 import { respond } from './response/respond.ts';
+import { docsRoutes } from './docs.ts';
 
 export interface AppOptions {
   sql: Sql;
   manifest: Manifest;
-  jwtSecret: string;
+  /** HS256 secret; with `jwksUrl`, RS256/ES256 keys from that JWKS instead. */
+  jwtSecret?: string;
+  jwksUrl?: string;
+  /** Required `aud` of tokens, when set. */
+  jwtAudience?: string;
+  /** Add an Access-Scenario header naming the winning scenario (EXPLAIN_ACCESS). */
+  explainAccess?: boolean;
   maxBodyBytes?: number;
   /** Take the caller's IP from the first X-Forwarded-For hop. */
   trustProxy?: boolean;
@@ -31,7 +38,10 @@ export interface AppOptions {
 export function createApp(opts: AppOptions): Hono {
   const { sql, manifest } = opts;
   const { basePath, docsUrl } = manifest.api;
-  const key = new TextEncoder().encode(opts.jwtSecret);
+  const verify = createVerifier({
+    ...(opts.jwtSecret ? { secret: opts.jwtSecret } : {}), ...(opts.jwksUrl ? { jwksUrl: opts.jwksUrl } : {}),
+    ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}),
+  });
   const routes = indexRoutes(manifest);
   const planner: Planner = { manifest, validators: new BodyValidators(manifest), maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
   const log = opts.log ?? ((message, err) => console.error(message, err));
@@ -53,14 +63,17 @@ export function createApp(opts: AppOptions): Hono {
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
       const endpoint = endpoints.get(method as Method);
       if (!endpoint) throw methodNotAllowed(method, allowed(endpoints));
-      identity = await identify(c.req.header('authorization'), key);
+      identity = await identify(c.req.header('authorization'), verify);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const call = { identity, ip: callerIp(c, opts.trustProxy ?? false), fn: plan.fn, args: plan.args };
       const merged = plan.merged;
       const result = merged
         ? await dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
         : await dispatch(sql, call);
-      return respond(plan, result, c.req.raw, basePath);
+      const res = respond(plan, result, c.req.raw, basePath);
+      const scenario = (result as { scenario?: unknown } | null)?.scenario;
+      if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
+      return res;
     } catch (err) {
       if (err instanceof ApiError || !plan) return fail(c, err, url);
       const e = plan.endpoint, rel = e.relation?.def;
@@ -75,6 +88,7 @@ export function createApp(opts: AppOptions): Hono {
   };
 
   const app = new Hono();
+  app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
   app.all(basePath, handle);
   app.all(`${basePath}/*`, handle);
   app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));

@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS lib.manifest (
 );
 COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
 GRANT SELECT ON lib.resources, lib.manifest TO anon, authenticated;
+-- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
+GRANT USAGE ON SCHEMA api, lib TO authenticator;
+GRANT SELECT ON lib.manifest TO authenticator;
 
 CREATE OR REPLACE FUNCTION lib.resource(resource text) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
 DECLARE d jsonb;

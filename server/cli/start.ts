@@ -8,6 +8,7 @@ import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
 import { projectRoot, resolveDatabase } from '../pg/resolve.ts';
+import { gatewayUrl } from '../pg/gateway-role.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
 import { healthRoutes } from '../health.ts';
 import { createApp } from '../app.ts';
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
   const maxBodyBytes = process.env.MAX_BODY_BYTES ? Number(process.env.MAX_BODY_BYTES) : DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new Error(`MAX_BODY_BYTES must be a positive whole number, got "${process.env.MAX_BODY_BYTES}"`);
-  const secret = jwtSecret();
+  const jwksUrl = process.env.JWKS_URL || undefined;
+  const secret = jwksUrl ? undefined : jwtSecret();
   const { model, sql: script } = compile(modelPath);
 
   const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
@@ -49,12 +51,24 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const sql = postgres(db.url, { onnotice: () => {}, connect_timeout: 5 });
+  let sql: postgres.Sql;
+  try {
+    sql = postgres(await gatewayUrl(db.url), { onnotice: () => {}, connect_timeout: 5 });
+  } catch (err) {
+    console.error(`Start failed: cannot prepare the gateway's login role: ${(err as Error).message}`);
+    await db.stop();
+    process.exit(1);
+  }
   const trustProxy = !!process.env.TRUST_PROXY && !/^(0|false|no)$/i.test(process.env.TRUST_PROXY);
   let manifest, app;
   try {
     manifest = await loadManifest(sql);
-    app = createApp({ sql, manifest, jwtSecret: secret, maxBodyBytes, trustProxy });
+    const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
+    app = createApp({
+      sql, manifest, maxBodyBytes, trustProxy, explainAccess,
+      ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
+      ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
+    });
   } catch (err) {
     console.error(`Start failed: ${(err as Error).message}`);
     await sql.end({ timeout: 2 }).catch(() => {});

@@ -1,6 +1,6 @@
-// Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 only, so `alg: none` and
-// key confusion are refused) gives `authenticated` with the payload as claims; no header gives `anon`.
-import { errors, jwtVerify } from 'jose';
+// Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 with JWT_SECRET, or RS256/ES256
+// keys from JWKS_URL; `alg: none` and key confusion refused) gives `authenticated`; no header gives `anon`.
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { unauthenticated } from '../problem/types.ts';
 
 export interface Identity {
@@ -16,16 +16,39 @@ const CLAIM_TYPES: Record<string, 'string' | 'string[]'> = {
   enterprise: 'string', enterprise_roles: 'string[]',
 };
 
-export async function identify(authorization: string | undefined, key: Uint8Array): Promise<Identity> {
+export interface VerifierOptions {
+  /** HS256 shared secret (JWT_SECRET). */
+  secret?: string;
+  /** A JWKS document's URL (JWT_JWKS_URL): RS256 / ES256 tokens, keys fetched and cached by jose. */
+  jwksUrl?: string;
+  /** When set, the token's `aud` must name it (JWT_AUDIENCE). */
+  audience?: string;
+}
+
+export type Verify = (token: string) => Promise<Record<string, unknown>>;
+
+export function createVerifier(opts: VerifierOptions): Verify {
+  const options: JWTVerifyOptions = opts.audience ? { audience: opts.audience } : {};
+  if (opts.jwksUrl) {
+    const keys = createRemoteJWKSet(new URL(opts.jwksUrl));
+    return async (token) => (await jwtVerify(token, keys, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
+  }
+  if (!opts.secret) throw new Error('a JWT secret or a JWKS URL is required');
+  const key = new TextEncoder().encode(opts.secret);
+  return async (token) => (await jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload;
+}
+
+export async function identify(authorization: string | undefined, verify: Verify): Promise<Identity> {
   if (authorization === undefined) return ANONYMOUS;
   const m = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization);
   if (!m) throw unauthenticated('The Authorization header must read "Bearer <token>".');
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(m[1]!, key, { algorithms: ['HS256'] }));
+    payload = await verify(m[1]!);
   } catch (err) {
     throw unauthenticated(reason(err));
   }
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token has no "sub" claim naming the caller.');
   for (const [claim, type] of Object.entries(CLAIM_TYPES)) {
     const v = payload[claim];
     if (v === undefined) continue;
@@ -39,6 +62,7 @@ function reason(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'The token has expired.';
   if (err instanceof errors.JWTClaimValidationFailed) return `The token's "${err.claim}" claim is not valid.`;
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature does not verify.';
-  if (err instanceof errors.JOSEAlgNotAllowed) return 'The token must be signed with HS256.';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'The token is signed with an algorithm this API does not accept.';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'No key of the API signs this token.';
   return 'The token is malformed.';
 }
