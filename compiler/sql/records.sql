@@ -30,21 +30,13 @@ $$;
 
 -- For nested paths: the parent must exist; returns the condition tying rows to it.
 CREATE OR REPLACE FUNCTION lib.parent_sql(d jsonb, args jsonb) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  p jsonb;
-  pid text := args ->> 'parent';
-  found boolean;
 BEGIN
-  IF pid IS NULL THEN RETURN 'true'; END IF;
+  IF args ->> 'parent' IS NULL THEN RETURN 'true'; END IF;
   IF d -> 'parent' IS NULL OR d -> 'parent' = 'null'::jsonb THEN
     PERFORM lib.bad_request(format('%s has no parent', d ->> 'entity'));
   END IF;
-  p := lib.resource(d -> 'parent' ->> 'resource');
-  PERFORM lib.require_key(p, pid, p ->> 'entity');
   -- Parent pre-flight: the caller must be able to read the parent (404 missing, 403 hidden).
-  found := lib.exists_as('read', format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', p ->> 'table', p ->> 'pk', p ->> 'pk_type',
-    CASE WHEN (p ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END), pid);
-  IF NOT found THEN PERFORM lib.missing(p, pid, 'read'); END IF;
+  PERFORM lib.require_owner(d -> 'parent' ->> 'resource', args ->> 'parent', 'read');
   RETURN format('t.%I = ($1 ->> ''parent'')::%s', d -> 'parent' ->> 'column', (d -> 'columns' -> (d -> 'parent' ->> 'column')) ->> 'type');
 END $$;
 
@@ -57,18 +49,30 @@ BEGIN
       WHEN rows = 'deleted' THEN ' AND t.deleted_at IS NOT NULL' ELSE ' AND t.deleted_at IS NULL' END);
 END $$;
 
+-- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
+CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE page int := coalesce((args ->> 'page')::int, 1);
+BEGIN
+  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;
+  RETURN page;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE per_page int := coalesce((args ->> 'per_page')::int, 25);
+BEGIN
+  IF per_page < 1 OR per_page > 100 THEN PERFORM lib.bad_request('per_page must be between 1 and 100'); END IF;
+  RETURN per_page;
+END $$;
+
 CREATE OR REPLACE FUNCTION lib.list(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   d jsonb := lib.resource(resource);
-  page int := coalesce((args ->> 'page')::int, 1);
-  per_page int := coalesce((args ->> 'per_page')::int, 25);
+  page int := lib.page(args);
+  per_page int := lib.per_page(args);
   cond text;
   total bigint;
   rows jsonb;
 BEGIN
-  IF page < 1 OR per_page < 1 OR per_page > 100 THEN
-    PERFORM lib.bad_request('page must be 1 or more and per_page between 1 and 100');
-  END IF;
   cond := lib.parent_sql(d, args) || ' AND ' || lib.filter_sql(d, args -> 'filter', '{filter}')
     || CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END;
   EXECUTE format('SELECT count(*) FROM app.%I t WHERE %s', d ->> 'table', cond) INTO total USING args;

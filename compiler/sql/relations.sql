@@ -26,15 +26,12 @@ DECLARE
   j jsonb := lib.resource(relation);
   src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
   d jsonb := lib.resource(j -> 'target' ->> 'resource');
-  page int := coalesce((args ->> 'page')::int, 1);
-  per_page int := coalesce((args ->> 'per_page')::int, 25);
+  page int := lib.page(args);
+  per_page int := lib.per_page(args);
   joined text;
   total bigint;
   rows jsonb;
 BEGIN
-  IF page < 1 OR per_page < 1 OR per_page > 100 THEN
-    PERFORM lib.bad_request('page must be 1 or more and per_page between 1 and 100');
-  END IF;
   joined := format('app.%I j JOIN app.%I t ON t.%I = j.%I WHERE j.%I = ($1 ->> ''id'')::%s%s', j ->> 'table', d ->> 'table',
     d ->> 'pk', j -> 'target' ->> 'column', j -> 'source' ->> 'column', src ->> 'pk_type',
     CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END);
