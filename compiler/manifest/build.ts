@@ -1,10 +1,11 @@
 // Builds the manifest the gateway reads from api.manifest(): routes, properties, function names,
 // request-body schemas and constraint names, all derived from the model and its IR.
-import type { Model, Property } from '../model/types.ts';
+import type { Entity, Model, Property } from '../model/types.ts';
 import { buildSchema } from '../ir/build.ts';
 import type { TableIR } from '../ir/types.ts';
 import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
+import { docsFacts, keySchema, readSchema } from './read.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -22,12 +23,13 @@ export function propertyManifest(p: Property): PropertyManifest {
   const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
   if (file) {
     const cfg = p.modules![file]!;
-    m.file = { module: file, ...cfg };
+    const fileTypes = p.web?.fileTypes ?? cfg.allowedMimeTypes;
+    m.file = { module: file, ...cfg, ...(fileTypes ? { fileTypes } : {}) };
   }
   if (p.type === 'JSON' && p.index?.paths?.length) {
     m.casts = Object.fromEntries(p.index.paths.filter((e) => e.cast).map((e) => [e.path, e.cast!]));
   }
-  return m;
+  return { ...m, ...docsFacts(p) };
 }
 
 const props = (record: Record<string, Property>) =>
@@ -52,15 +54,16 @@ export function buildManifest(model: Model): Manifest {
         ? {
             kind: 'manyToMany', target: spec.entity, table: r.name,
             functions: { list: `${r.name}_list`, link: `${r.name}_link`, unlink: `${r.name}_unlink` },
+            ownerColumn: rel.ownerColumn, targetColumn: rel.targetColumn!,
             edge: Object.fromEntries(Object.entries(spec.modules?.Membership?.edge ?? {})
               .filter(([, v]) => v).map(([k, v]) => [k, v!.enum ? { enum: v!.enum } : {}])),
             schemas: { link: linkSchema(spec.modules?.Membership?.edge ?? {}) },
           }
         : {
             kind: 'oneToOne', table: r.name,
-            functions: { read: `${r.name}_read`, replace: `${r.name}_replace` },
+            functions: { read: `${r.name}_read`, replace: `${r.name}_replace` }, ownerColumn: rel.ownerColumn,
             properties: props(spec.properties),
-            schemas: { replace: bodySchema(spec.properties, 'replace') },
+            schemas: { replace: bodySchema(spec.properties, 'replace'), read: readSchema(spec.properties, ownerKey(rel.ownerColumn, e)) },
           };
     }
     const versionProperty = Object.entries(e.properties).find(([, p]) => p.modules?.Version)?.[0];
@@ -77,7 +80,11 @@ export function buildManifest(model: Model): Manifest {
         list: fn('list'), search: fn('search'), read: fn('read'), create: fn('create'), replace: fn('replace'),
         patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}),
       },
-      schemas: { create: bodySchema(e.properties, 'create'), replace: bodySchema(e.properties, 'replace'), patch: bodySchema(e.properties, 'patch') },
+      schemas: {
+        create: bodySchema(e.properties, 'create'), replace: bodySchema(e.properties, 'replace'), patch: bodySchema(e.properties, 'patch'),
+        read: readSchema(e.properties),
+      },
+      ...(e.description ? { description: e.description } : {}),
       constraints: constraintMap(own),
     };
   }
@@ -93,4 +100,11 @@ function linkSchema(edge: Record<string, { enum?: string[] } | undefined>): obje
   const properties = Object.fromEntries(Object.entries(edge).filter(([, v]) => v)
     .map(([k, v]) => [k, { anyOf: [{ type: 'string', maxLength: 255, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
   return { type: 'object', properties, additionalProperties: false };
+}
+
+/** A sub-resource's key column: the owner's key (text until the sub-resource is first written). */
+function ownerKey(name: string, owner: Entity) {
+  const pk = Object.values(owner.properties).find((p) => p.primary)!;
+  const schema = keySchema(pk);
+  return { name, schema: pk.type === 'Number' ? { type: ['integer', 'string'] } : schema };
 }

@@ -9,7 +9,7 @@ const INT32 = { minimum: -2147483648, maximum: 2147483647 };
 const INT64 = { minimum: -9223372036854775808, maximum: 9223372036854775807 };
 
 /** Schema of one value (an element, for multiple properties). */
-function valueSchema(p: Property): Schema {
+export function valueSchema(p: Property): Schema {
   if (isFile(p)) return { type: 'string', minLength: 1, description: 'file_reference from the upload intent' };
   switch (p.type) {
     case 'String': {

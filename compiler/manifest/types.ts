@@ -80,8 +80,10 @@ export interface ResourceManifest {
     list: string; search: string; read: string; create: string; replace: string; patch: string;
     delete: string; restore?: string;
   };
-  /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway. */
-  schemas: { create: object; replace: object; patch: object };
+  /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway; `read`
+   *  describes a returned record (for the generated API specifications, not checked at run time). */
+  schemas: { create: object; replace: object; patch: object; read: object };
+  description?: string;
   /** Managed constraint name -> the property and rule it enforces (for 409/422 details). */
   constraints: Record<string, { property: string; rule: string }>;
 }
@@ -99,10 +101,21 @@ export interface PropertyManifest {
   /** Properties the response must not show in generated specs (web.hidden); still returned. */
   hidden: boolean;
   enum?: string[];
-  file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[] };
+  /** `fileTypes`: web.fileTypes, else allowedMimeTypes (absent: any type). */
+  file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
   /** JSON properties: Tier B casts by dot path (below the property). */
   casts?: Record<string, JsonCast>;
+  // For the generated API specifications only (the gateway ignores these):
+  description?: string;
+  deprecated?: boolean;
+  /** web.format, or the one the column type implies (Version: int32, a readOnly Number key: int64). */
+  format?: NumberFormat;
+  /** web.name: the name the specifications show beside the property's own (the API uses the property's). */
+  webName?: string;
+  defaultValue?: unknown;
 }
+
+export type NumberFormat = 'int32' | 'int64' | 'float' | 'double';
 
 export type RelationManifest =
   | {
@@ -110,6 +123,9 @@ export type RelationManifest =
       target: string;
       table: string;
       functions: { list: string; link: string; unlink: string };
+      /** Key columns of the join: the owner's and the target's (they name the link result's keys). */
+      ownerColumn: string;
+      targetColumn: string;
       /** Edge property name -> allowed values (absent: free text). */
       edge: Record<string, { enum?: string[] }>;
       schemas: { link: object };
@@ -118,6 +134,8 @@ export type RelationManifest =
       kind: 'oneToOne';
       table: string;
       functions: { read: string; replace: string };
+      /** The sub-resource's key column: the owner's key. */
+      ownerColumn: string;
       properties: Record<string, PropertyManifest>;
-      schemas: { replace: object };
+      schemas: { replace: object; read: object };
     };

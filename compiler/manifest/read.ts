@@ -1,0 +1,81 @@
+// What a returned record looks like, for the generated API specifications: the JSON Schema of a row
+// (never Password or writeOnly properties; files as {id, name, mime, url}) and the docs-only facts.
+import type { Property } from '../model/types.ts';
+import { isFile } from '../ir/columns.ts';
+import { valueSchema } from './schemas.ts';
+import type { NumberFormat, PropertyManifest } from './types.ts';
+
+type Schema = Record<string, unknown>;
+
+/** The format a Number property has on the wire: web.format, else what its column type implies. */
+export function numberFormat(p: Property): NumberFormat | undefined {
+  if (p.type !== 'Number') return undefined;
+  if (p.web?.format) return p.web.format;
+  if (p.modules?.Version) return 'int32';
+  return p.primary && p.readOnly ? 'int64' : undefined;
+}
+
+/** The docs-only part of a property's manifest entry. */
+export function docsFacts(p: Property): Partial<PropertyManifest> {
+  const format = numberFormat(p);
+  return {
+    ...(p.description ? { description: p.description } : {}),
+    ...(p.deprecated ? { deprecated: true } : {}),
+    ...(format ? { format } : {}),
+    ...(p.web?.name ? { webName: p.web.name } : {}),
+    ...(p.defaultValue !== undefined ? { defaultValue: p.defaultValue } : {}),
+  };
+}
+
+/** Spec 2.7: reads put {id, name, mime, url} (url signed for 15 minutes) in place of the stored block. */
+function fileMetadata(p: Property): Schema {
+  const allowed = (p.modules?.FileURL ?? p.modules?.ImageURL)?.allowedMimeTypes;
+  return {
+    type: 'object',
+    description: 'Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.',
+    properties: {
+      id: { type: 'string', description: 'The file reference token.' },
+      name: { type: 'string', description: 'Original file name.' },
+      mime: { type: 'string', ...(allowed ? { enum: allowed } : {}) },
+      url: { type: 'string', format: 'uri-reference', description: 'Signed download link (15 minutes).' },
+    },
+    required: ['id', 'name', 'mime', 'url'],
+  };
+}
+
+/** Whether a row always holds a value (never null) for the property. */
+function alwaysSet(p: Property): boolean {
+  return Boolean(p.required || p.primary || p.modules?.Version || p.modules?.CreatedTimestamp || p.modules?.UpdatedTimestamp);
+}
+
+function readProperty(p: Property): Schema {
+  const format = numberFormat(p);
+  const one = isFile(p) ? fileMetadata(p)
+    : p.modules?.Version ? { type: 'integer', minimum: 1 }
+    : format === 'int64' && p.readOnly ? { type: 'integer' } : valueSchema(p);
+  const value: Schema = p.multiple ? { type: 'array', items: one } : one;
+  const s: Schema = alwaysSet(p) ? { ...value } : { anyOf: [value, { type: 'null' }] };
+  if (p.description) s.description = p.description;
+  if (p.deprecated) s.deprecated = true;
+  if (p.readOnly) s.readOnly = true;
+  return s;
+}
+
+/**
+ * A row of `props`; `key` adds a column that is not a model property (a sub-resource's owner key).
+ * No `required`: include/exclude projections may leave any property out.
+ */
+export function readSchema(props: Record<string, Property>, key?: { name: string; schema: Schema }): Schema {
+  const properties: Record<string, Schema> = {};
+  if (key) properties[key.name] = { ...key.schema, readOnly: true };
+  for (const [name, p] of Object.entries(props)) {
+    if (p.writeOnly || p.modules?.Password) continue;
+    properties[name] = readProperty(p);
+  }
+  return { type: 'object', properties };
+}
+
+/** The schema of a key value (a primary key, or a key column that points at one). */
+export function keySchema(p: Property): Schema {
+  return p.type === 'Number' ? { type: 'integer' } : valueSchema(p);
+}

@@ -1,0 +1,102 @@
+// Building blocks every generated OpenAPI document shares: the RFC 9457 problem schema and the error
+// responses that use it, paging metadata, the concurrency headers and parameters, bearer security.
+export type Schema = Record<string, unknown>;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+export const paramRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+export const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+export const PROBLEM_TYPE = 'application/problem+json';
+
+const problemSchemas: Record<string, Schema> = {
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem document; every error response has this body (application/problem+json).',
+    properties: {
+      type: { type: 'string', format: 'uri', description: '{docsUrl}/errors/<slug>' },
+      title: { type: 'string' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      code: { type: 'string', examples: ['E_NOT_FOUND'] },
+      detail: { type: 'string' },
+      hint: { type: 'string' },
+      instance: { type: 'string', description: 'The request path.' },
+      errors: { type: 'array', items: ref('FieldError'), description: 'On 422: every rule the input broke.' },
+    },
+    required: ['type', 'title', 'status', 'code', 'detail'],
+  },
+  FieldError: {
+    type: 'object',
+    properties: { property: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+    required: ['property', 'rule', 'message'],
+  },
+  PageMeta: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer', minimum: 0, description: 'Exact number of matching records.' },
+      page: { type: 'integer', minimum: 1 },
+      per_page: { type: 'integer', minimum: 1, maximum: 100 },
+    },
+    required: ['total', 'page', 'per_page'],
+  },
+};
+
+/** [status, component name, codes, when]: the problems of the README's error table. */
+const PROBLEMS: Array<[string, string, string, string]> = [
+  ['400', 'BadRequest', 'E_BAD_REQUEST', 'Malformed JSON, unknown property, filter, operator, sort key or projection, a readOnly property supplied, an immutable property or the key changed, a bad parameter.'],
+  ['401', 'Unauthenticated', 'E_UNAUTHENTICATED', 'A bad, expired or unsigned bearer token (or an anonymous caller no scenario admits).'],
+  ['403', 'Forbidden', 'E_FORBIDDEN', 'No access scenario admits the caller, or the record fails the winning one.'],
+  ['404', 'NotFound', 'E_NOT_FOUND', 'No such record, parent, link or route.'],
+  ['409', 'Conflict', 'E_CONCURRENCY_CONFLICT, E_UNIQUE_VIOLATION, E_REFERENCED', 'The body version is not the stored one; a unique value is taken; the record is still referenced.'],
+  ['412', 'PreconditionFailed', 'E_PRECONDITION_FAILED', 'If-Match or If-Unmodified-Since failed; fetch the record again and resend with its new ETag.'],
+  ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body is over the configured limit.'],
+  ['415', 'UnsupportedMediaType', 'E_UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON.'],
+  ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED', 'The body breaks the schema or a constraint; `errors` lists every rule broken.'],
+  ['503', 'Unavailable', 'E_UNAVAILABLE', 'The database is unreachable or overloaded.'],
+];
+
+function problemResponse(description: string, headers?: Schema): Schema {
+  return { description, ...(headers ? { headers } : {}), content: { [PROBLEM_TYPE]: { schema: ref('Problem') } } };
+}
+
+/** The status -> problem response references for an operation; `extra` adds 409/412/413/415/422. */
+export function errorResponses(extra: Array<'409' | '412' | '413' | '415' | '422'>): Record<string, Schema> {
+  const wanted = new Set(['400', '401', '403', '404', '503', ...extra]);
+  const out: Record<string, Schema> = {};
+  for (const [status, name] of PROBLEMS) if (wanted.has(status)) out[status] = responseRef(name);
+  out.default = responseRef('Problem');
+  return out;
+}
+
+export function commonComponents(): Schema {
+  const responses: Record<string, Schema> = { Problem: problemResponse('Any other error, as a problem document.') };
+  for (const [status, name, codes, when] of PROBLEMS) {
+    responses[name] = problemResponse(`${when} (${codes})`, status === '401' ? { 'WWW-Authenticate': header('WWWAuthenticate') } : undefined);
+  }
+  return {
+    schemas: problemSchemas,
+    responses,
+    headers: {
+      ETag: { description: 'Strong entity tag: "<version>" with a Version property, else a revision token.', schema: { type: 'string' } },
+      LastModified: { description: 'When the record was last written (HTTP date).', schema: { type: 'string' } },
+      Location: { description: 'Path of the created record.', schema: { type: 'string' } },
+      WWWAuthenticate: { description: 'Bearer error="invalid_token"', schema: { type: 'string' } },
+    },
+    parameters: {
+      IfMatch: { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+        description: '`*` or a list of entity-tags (compared strongly; a weak W/ tag never matches). A mismatch is 412.' },
+      IfUnmodifiedSince: { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' },
+        description: 'HTTP date; 412 when the record changed after it. Ignored when If-Match is present.' },
+      IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+        description: '`*` or entity-tags; a match answers 304 Not Modified without a body.' },
+      Page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 } },
+      PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+        description: 'At most 100 (more is 400).' },
+    },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+        description: 'HS256 token with the claims sub, email, roles, org, org_roles, enterprise, enterprise_roles. Without it the caller is anonymous.' },
+    },
+  };
+}
+

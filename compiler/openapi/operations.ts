@@ -1,0 +1,55 @@
+// Small constructors for OpenAPI operations: JSON request bodies, success responses with their
+// headers, path parameters typed like the record keys, and the problem responses per kind of action.
+import type { PropertyManifest } from '../manifest/types.ts';
+import { errorResponses, header, paramRef, ref, type Schema } from './common.ts';
+
+export type Extra = Parameters<typeof errorResponses>[0];
+
+export interface OperationSpec {
+  summary: string;
+  operationId: string;
+  tag: string;
+  parameters?: Schema[];
+  body?: { schema: string; required?: boolean; mergePatch?: boolean };
+  success: Record<string, Schema>;
+  errors?: Extra;
+  description?: string;
+}
+
+export function operation(o: OperationSpec): Schema {
+  const body = o.body && {
+    required: o.body.required ?? true,
+    content: {
+      'application/json': { schema: ref(o.body.schema) },
+      ...(o.body.mergePatch ? { 'application/merge-patch+json': { schema: ref(o.body.schema) } } : {}),
+    },
+  };
+  return {
+    summary: o.summary, operationId: o.operationId, tags: [o.tag],
+    ...(o.description ? { description: o.description } : {}),
+    ...(o.parameters?.length ? { parameters: o.parameters } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: { ...o.success, ...errorResponses(o.errors ?? []) },
+  };
+}
+
+/** A JSON success response; `headers` names components (ETag, LastModified, Location). */
+export function success(description: string, schema?: string, headers: string[] = []): Schema {
+  return {
+    description,
+    ...(headers.length ? { headers: Object.fromEntries(headers.map((h) => [h === 'LastModified' ? 'Last-Modified' : h, header(h)])) } : {}),
+    ...(schema ? { content: { 'application/json': { schema: ref(schema) } } } : {}),
+  };
+}
+
+export const notModified = { '304': { description: 'Not Modified: the If-None-Match tag matches.', headers: { ETag: header('ETag') } } };
+export const noContent = (what: string) => ({ '204': { description: `${what}; no body.` } });
+
+/** A path parameter holding a record key of the given key property. */
+export function keyParameter(name: string, key: PropertyManifest | undefined, description: string): Schema {
+  const schema = key?.type === 'Number' ? { type: 'integer', ...(key.format === 'int32' || key.format === 'int64' ? { format: key.format } : {}) } : { type: 'string' };
+  return { name, in: 'path', required: true, description, schema };
+}
+
+export const preconditions = [paramRef('IfMatch'), paramRef('IfUnmodifiedSince')];
+export const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');

@@ -1,0 +1,74 @@
+// Relation paths and schemas: manyToMany lists, link and unlink (edge properties in the body and in
+// each linked record's `edge`), and oneToOne sub-resources read and replaced with the owner's ETag.
+import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from '../manifest/types.ts';
+import { paramRef, ref, type Schema } from './common.ts';
+import { keyParameter, noContent, notModified, operation, pascal, preconditions, success } from './operations.ts';
+import { projectionParameters } from './query.ts';
+import { listOf, shape, single } from './schemas.ts';
+
+export interface RelationParts {
+  paths: Record<string, Schema>;
+  schemas: Record<string, Schema>;
+}
+
+export function relationParts(manifest: Manifest, r: ResourceManifest, name: string, rel: RelationManifest): RelationParts {
+  const base = `/${r.collection}/{id}/${name}`, e = r.entity, c = `${e}${pascal(name)}`, tag = e;
+  const id = keyParameter('id', r.properties[r.primaryKey], `The ${e}'s ${r.primaryKey}.`);
+  if (rel.kind === 'oneToOne') {
+    const projection = projectionParameters(rel.properties);
+    return {
+      schemas: {
+        [c]: shape(rel.schemas.read, rel.properties, 'read'),
+        [`${c}Replace`]: shape(rel.schemas.replace, rel.properties, 'update'),
+        [`${c}Single`]: single(c),
+      },
+      paths: {
+        [base]: {
+          get: operation({ summary: `Read the ${name} of a ${e}`, operationId: `read${c}`, tag, parameters: [id, ...projection, paramRef('IfNoneMatch')],
+            description: 'Every property is null until the sub-resource is first written. ETag and Last-Modified are the owner\'s.',
+            success: { '200': success(`The ${name}.`, `${c}Single`, ['ETag', 'LastModified']), ...notModified } }),
+          put: operation({ summary: `Replace the ${name} of a ${e}`, operationId: `replace${c}`, tag, parameters: [id, ...preconditions, ...projection],
+            description: 'Creates or replaces it; the preconditions compare the owner\'s ETag, and the write advances it.',
+            body: { schema: `${c}Replace` }, errors: ['409', '412', '413', '415', '422'],
+            success: { '200': success('Replaced.', `${c}Single`, ['ETag']) } }),
+        },
+      },
+    };
+  }
+  const target = manifest.resources[rel.target];
+  const edgeProps = Object.fromEntries(Object.entries(rel.edge).map(([k, v]) => [k, { anyOf: [{ type: 'string', maxLength: 255, ...(v.enum ? { enum: v.enum } : {}) }, { type: 'null' }] }]));
+  const targetParam = keyParameter('target_id', target?.properties[target.primaryKey], `Key of the linked ${rel.target}.`);
+  const projection = target ? projectionParameters({ ...target.properties, edge: EDGE }) : [];
+  return {
+    schemas: {
+      [`${c}Edge`]: { type: 'object', properties: edgeProps, description: 'Edge properties of the link.' },
+      [`${c}LinkBody`]: { ...(rel.schemas.link as Schema) },
+      [`${c}Linked`]: { allOf: [ref(rel.target), { type: 'object', properties: { edge: ref(`${c}Edge`) }, required: ['edge'] }] },
+      [`${c}LinkedList`]: listOf(`${c}Linked`),
+      [`${c}Link`]: {
+        type: 'object', properties: { [rel.ownerColumn]: { type: 'string' }, [rel.targetColumn]: { type: 'string' }, ...edgeProps },
+        required: [rel.ownerColumn, rel.targetColumn], description: 'The link: both keys (as text) and the edge properties.',
+      },
+      [`${c}LinkSingle`]: single(`${c}Link`),
+    },
+    paths: {
+      [base]: {
+        get: operation({ summary: `List the ${name} of a ${e}`, operationId: `list${c}`, tag,
+          parameters: [id, paramRef('Page'), paramRef('PerPage'), ...projection],
+          success: { '200': success(`Linked ${rel.target} records, each with its edge properties.`, `${c}LinkedList`) } }),
+      },
+      [`${base}/{target_id}`]: {
+        put: operation({ summary: `Link a ${rel.target} to a ${e}`, operationId: `link${c}`, tag, parameters: [id, targetParam],
+          body: { schema: `${c}LinkBody`, required: false }, errors: ['409', '413', '415', '422'],
+          success: { '200': success('The edge was updated.', `${c}LinkSingle`), '201': success('Linked.', `${c}LinkSingle`) } }),
+        delete: operation({ summary: `Unlink a ${rel.target} from a ${e}`, operationId: `unlink${c}`, tag, parameters: [id, targetParam],
+          success: noContent('Unlinked (404 when not linked)') }),
+      },
+    },
+  };
+}
+
+/** Linked records carry their edge properties in `edge`, which projections can name like a JSON property. */
+const EDGE: PropertyManifest = {
+  type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false,
+};
