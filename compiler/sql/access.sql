@@ -59,13 +59,17 @@ BEGIN
   RETURN found;
 END $$;
 
--- Whether the row exists at all, whatever the policies say (definer: it sees past RLS, and says only that).
-CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean)
+-- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
+-- Definer: it sees past RLS, and says only that.
+CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean,
+  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL)
 RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE found boolean;
 BEGIN
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', tbl, pk, pk_type,
-    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING key;
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s)', tbl, pk, pk_type,
+    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END,
+    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END)
+    INTO found USING key, parent_key;
   RETURN found;
 END $$;
 
@@ -87,13 +91,15 @@ END $$;
 
 -- A record the caller cannot see as `action`: 403 naming the winning scenario and the data rules the
 -- record breaks when it exists, else 404.
-CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action()) RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   winner text;
   s jsonb;
   failing text;
 BEGIN
-  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, coalesce((d ->> 'soft_delete')::boolean, false)) THEN
+  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
+       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key) THEN
     EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
     s := d -> 'scenarios' -> winner;
     IF s IS NOT NULL THEN failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules'); END IF;

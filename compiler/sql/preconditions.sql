@@ -51,15 +51,16 @@ BEGIN
     lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
   IF cur IS NULL THEN
     -- A record the caller may not touch is 403 whatever the preconditions say.
-    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false) THEN
-      PERFORM lib.missing(d, args ->> 'id');
+    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false,
+         d -> 'parent' ->> 'column', args ->> 'parent') THEN
+      PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
     END IF;
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
         DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
         HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
     END IF;
-    PERFORM lib.missing(d, args ->> 'id');
+    PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
   END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT (cur ->> 'etag') = ANY (lib.as_text_array(args -> 'if_match')) THEN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;

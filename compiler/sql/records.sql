@@ -89,7 +89,7 @@ DECLARE
 BEGIN
   EXECUTE format('SELECT to_jsonb(s) FROM (SELECT %s FROM app.%I t WHERE %s) s', lib.select_list(d), d ->> 'table', lib.record_sql(d, args))
     INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id'); END IF;
+  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent'); END IF;
   RETURN lib.single(d, r);
 END $$;
 
