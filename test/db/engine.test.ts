@@ -7,6 +7,7 @@ import { buildManifest } from '../../compiler/manifest/build.ts';
 import { functionNames } from '../../compiler/sql/functions.ts';
 import { buildSchema } from '../../compiler/ir/build.ts';
 import type { Model } from '../../compiler/index.ts';
+import { APPENDIX_A } from '../harness/rfc7396.ts';
 
 let db: TestDatabase;
 let model: Model;
@@ -105,24 +106,6 @@ test('filters: operators by type, JSON paths with casts, exact totals and stable
   }
 });
 
-// RFC 7396 Appendix A, applied to a JSON property through posts_patch (`null` target = absent).
-const APPENDIX_A: Array<[unknown, unknown, unknown]> = [
-  [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
-  [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
-  [{ a: 'b' }, { a: null }, {}],
-  [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
-  [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
-  [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
-  [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
-  [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-  [['a', 'b'], ['c', 'd'], ['c', 'd']],
-  [{ a: 'b' }, ['c'], ['c']],
-  [{ a: 'foo' }, null, null],
-  [{ a: 'foo' }, 'bar', 'bar'],
-  [{ e: null }, { a: 1 }, { e: null, a: 1 }],
-  [[1, 2], { a: 'b', c: null }, { a: 'b' }],
-  [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
-];
 
 test('RFC 7396 Appendix A through patch on a JSON property', async () => {
   const project = await call('projects_create', { body: { name: 'RFC' } });
