@@ -3,14 +3,16 @@
 import { readFileSync } from 'node:fs';
 import type { Model } from './model/types.ts';
 import { buildSchema } from './ir/build.ts';
+import { tableName } from './model/names.ts';
 import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
 import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
 import { functionsDdl } from './sql/functions.ts';
 import { accessDdl } from './sql/policies.ts';
+import { fileTriggersDdl } from './sql/files.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql', 'access.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
 
 export function emitMigration(model: Model): string {
   const { tables } = buildSchema(model);
@@ -25,10 +27,15 @@ export function emitMigration(model: Model): string {
     section('Primary keys, unique and check constraints', tables.map((t) => constraintDdl(t, ['primary', 'unique', 'check']))),
     section('Foreign keys', tables.map((t) => constraintDdl(t, ['foreign']))),
     section('Indexes', tables.map(indexDdl)),
-    section('Write rules', [...tables.map(triggerDdl), ...tables.filter((t) => t.kind === 'subresource').map((t) => {
+    section('Write rules', [...tables.map((t) => triggerDdl(t, (ref) => {
+      const [entity, prop] = ref.split('.');
+      const target = model.entities[entity!]!;
+      return { table: tableName(target), key: prop ?? Object.entries(target.properties).find(([, p]) => p.primary)![0] };
+    })), ...tables.filter((t) => t.kind === 'subresource').map((t) => {
       const owner = tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
       return touchOwnerDdl(t, owner.name, Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0]);
     })]),
+    section('Files: claim of file references, outbox of replaced and deleted files', tables.map(fileTriggersDdl)),
     section('Privileges of the request roles', tables.map(grantDdl)),
     section('API functions, engine descriptors and the manifest', [functionsDdl(model, tables)]),
     section('Access scenarios: PRE_FETCH functions and row-level security policies', [accessDdl(model, tables)]),

@@ -17,6 +17,7 @@ import { callerIp } from './request/caller.ts';
 import { routeSegments } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
+import type { Files } from './files/service.ts';
 
 export interface AppOptions {
   sql: Sql;
@@ -31,6 +32,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Take the caller's IP from the first X-Forwarded-For hop. */
   trustProxy?: boolean;
+  /** File handling (upload intents, storage, signed links); without it file properties cannot be written. */
+  files?: Files;
   /** Where 5xx causes go (default: console.error); clients never see them. */
   log?: (message: string, err: unknown) => void;
 }
@@ -67,9 +70,10 @@ export function createApp(opts: AppOptions): Hono {
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const call = { identity, ip: callerIp(c, opts.trustProxy ?? false), fn: plan.fn, args: plan.args };
       const merged = plan.merged;
-      const result = merged
-        ? await dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
-        : await dispatch(sql, call);
+      const run = () => merged
+        ? dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
+        : dispatch(sql, call);
+      const result = opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run();
       const res = respond(plan, result, c.req.raw, basePath);
       const scenario = (result as { scenario?: unknown } | null)?.scenario;
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
@@ -89,6 +93,13 @@ export function createApp(opts: AppOptions): Hono {
 
   const app = new Hono();
   app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
+  if (opts.files) {
+    app.route('/', opts.files.routes({ // POST .well-known/upload; the local driver's signed addresses
+      identify: (c) => identify(c.req.header('authorization'), verify),
+      ip: (c) => callerIp(c, opts.trustProxy ?? false),
+      fail: (c, err) => fail(c, err, new URL(c.req.url)),
+    }));
+  }
   app.all(basePath, handle);
   app.all(`${basePath}/*`, handle);
   app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));

@@ -6,8 +6,18 @@ import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
 import { ident, literal, scalarLiteral, textArray } from '../sql/ident.ts';
 
-/** How data rules count: all true (PRE_FETCH), or as row conditions. */
-export type Mode = 'identity' | 'row';
+/**
+ * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
+ * UPDATE and DELETE policies, explanations), or for SELECT policies ('select'): PostgreSQL also checks
+ * an UPDATE's new row against them, and access rules judge existing records only (spec 3.1), so rules
+ * on mutable state (lifecycle, attributes) hold there for the actions that write, whose own policies
+ * judge the existing row; lifecycle never applies to a record being created.
+ */
+export type Mode = 'identity' | 'row' | 'select';
+
+const WRITES = ['create', 'update', 'delete', 'restore'];
+const unlessActing = (actions: string[], cond: string) =>
+  `((SELECT lib.action()) = ANY (${textArray(actions)}) OR ${cond})`;
 
 export interface RuleContext {
   model: Model;
@@ -55,14 +65,15 @@ function identitySql(rule: Rule, ctx: RuleContext): string {
   }
 }
 
-function dataSql(rule: Rule, ctx: RuleContext): string {
+function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
   const e = ctx.entity;
   switch (rule.type) {
     case 'matchResourceOwner':
       return `(${ident(rule.property ?? ownerProperty(e)!)} = ${claims.uid})`;
     case 'matchResourceAttribute': {
       const p = e.properties[rule.attribute]!;
-      return `(${ident(rule.attribute)} = ANY (ARRAY[${rule.values.map(scalarLiteral).join(', ')}]::${baseType(p)}[]))`;
+      const cond = `(${ident(rule.attribute)} = ANY (ARRAY[${rule.values.map(scalarLiteral).join(', ')}]::${baseType(p)}[]))`;
+      return mode === 'select' ? unlessActing(WRITES.filter((a) => a !== 'create'), cond) : cond;
     }
     case 'lifecycleStatus': {
       // Lifecycle rules judge existing records only; a record being created passes (spec 3.1).
@@ -71,7 +82,7 @@ function dataSql(rule: Rule, ctx: RuleContext): string {
         ...(rule.deniedStatuses ? [`(${col} IS NULL OR NOT (${col}::text = ANY (${textArray(rule.deniedStatuses)})))`] : []),
         ...(rule.allowedStatuses ? [`(${col}::text = ANY (${textArray(rule.allowedStatuses)}))`] : []),
       ];
-      return `((SELECT lib.action()) = 'create' OR (${parts.join(' AND ')}))`;
+      return unlessActing(mode === 'select' ? WRITES : ['create'], `(${parts.join(' AND ')})`);
     }
     case 'matchProjectStakeholder':
       return stakeholderCall(ctx, rule.via);
@@ -95,7 +106,7 @@ function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
 
 export function ruleSql(rule: Rule, ctx: RuleContext, mode: Mode): string {
   if (IDENTITY_RULES.includes(rule.type)) return identitySql(rule, ctx);
-  return mode === 'identity' ? 'true' : dataSql(rule, ctx);
+  return mode === 'identity' ? 'true' : dataSql(rule, ctx, mode);
 }
 
 export function treeSql(g: PredicateGroup, ctx: RuleContext, mode: Mode): string {

@@ -18,6 +18,7 @@ export const uploadSchemas: Record<string, Schema> = {
     properties: {
       file_reference: { type: 'string', description: 'Token to put as the file property\'s value in a create or update body.' },
       upload_url: { type: 'string', format: 'uri-reference', description: 'Signed address to PUT the raw bytes to; expires after 15 minutes.' },
+      expires_at: { type: 'string', format: 'date-time', description: 'When upload_url stops working.' },
     },
   },
   UploadIntentSingle: { type: 'object', properties: { data: { $ref: '#/components/schemas/UploadIntent' } }, required: ['data'] },

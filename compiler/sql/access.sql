@@ -62,13 +62,15 @@ END $$;
 -- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
 -- Definer: it sees past RLS, and says only that.
 CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean,
-  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL)
+  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL, org boolean DEFAULT false)
 RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE found boolean;
 BEGIN
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s)', tbl, pk, pk_type,
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s%s)', tbl, pk, pk_type,
     CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END,
-    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END)
+    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END,
+    -- Another organization's record does not exist for this caller.
+    CASE WHEN org THEN ' AND t.organization_id = auth.org()' ELSE '' END)
     INTO found USING key, parent_key;
   RETURN found;
 END $$;
@@ -89,26 +91,40 @@ BEGIN
   RETURN array_to_string(failed, ', ');
 END $$;
 
--- A record the caller cannot see as `action`: 403 naming the winning scenario and the data rules the
--- record breaks when it exists, else 404.
-CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
-RETURNS void LANGUAGE plpgsql AS $$
+-- Refuses with 403 (401 for an anonymous caller no scenario admits) when the winning scenario of
+-- `action` rejects the existing record `id`, naming the scenario, its level and the failing data rules.
+CREATE OR REPLACE FUNCTION lib.refuse_if_denied(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   winner text;
   s jsonb;
   failing text;
 BEGIN
-  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
-       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key) THEN
-    EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
-    s := d -> 'scenarios' -> winner;
-    IF s IS NOT NULL THEN failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules'); END IF;
+  EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
+  IF winner IS NULL THEN
+    IF auth.uid() IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s this %s: sign in.', action, d ->> 'entity');
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s this %s.', action, d ->> 'entity');
+  END IF;
+  s := d -> 'scenarios' -> winner;
+  failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules');
+  IF coalesce(failing, '') <> '' THEN
     RAISE EXCEPTION USING ERRCODE = 'PT403',
-      MESSAGE = CASE WHEN winner IS NULL THEN format('No access scenario lets you %s this %s.', action, d ->> 'entity')
-        ELSE format('Scenario "%s" (%s level) does not allow you to %s this %s%s.', coalesce(s ->> 'label', winner),
-          coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity',
-          CASE WHEN coalesce(failing, '') <> '' THEN format(': %s does not hold', failing) ELSE '' END) END,
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.',
+        coalesce(s ->> 'label', winner), coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity', failing),
       DETAIL = jsonb_build_object('scenario', s ->> 'label', 'rules', failing)::text;
+  END IF;
+END $$;
+
+-- A record the caller cannot see as `action`: 403 (as above) when it exists, else 404. Existence is
+-- judged inside the caller's organization (organization strategies) and under the parent of a nested path.
+CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
+       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false)) THEN
+    PERFORM lib.refuse_if_denied(d, id, action);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
   END IF;
   PERFORM lib.not_found(d, id);
 END $$;

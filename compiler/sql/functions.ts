@@ -42,7 +42,7 @@ export function descriptor(model: Model, t: TableIR, all: TableIR[]): Descriptor
     version: Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version && t.kind === 'entity')?.[0] ?? null,
     parent, owner: t.kind === 'subresource' ? entityTable(t.entityName).name : null,
     columns, output: props.filter((c) => (columns[c.name] as Descriptor).readable).map((c) => c.name),
-    ...(t.kind === 'entity' ? { scenarios: scenarioDescriptors(model, t) } : {}),
+    ...(t.kind === 'entity' ? { scenarios: scenarioDescriptors(model, t), org: t.columns.some((c) => c.name === 'organization_id') } : {}),
   };
 }
 

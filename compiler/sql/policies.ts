@@ -47,12 +47,18 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const uses = actions.flatMap((a) => (merged.get(a) ?? []).filter((p) => p.key === key).map((p) => `${a} (${p.level})`));
       if (!uses.length) continue;
       const name = pgName(`${key} [${command}]`);
-      const cond = `((SELECT ${accessFunction(t)}((SELECT lib.action()))) = ${literal(key)} AND ${treeSql(placed.scenario.predicate, ctx, 'row')})`;
+      const tree = treeSql(placed.scenario.predicate, ctx, command === 'select' ? 'select' : 'row');
+      const cond = `((SELECT ${accessFunction(t)}((SELECT lib.action()))) = ${literal(key)} AND ${tree})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
       const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
       out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${ROLES} ${clause};`,
         `COMMENT ON POLICY ${ident(name)} ON ${rel} IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`);
     }
+  }
+  if (t.entity.softDelete) {
+    const live = `(deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))`;
+    out.push(`CREATE POLICY "live rows [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${ROLES} USING ${live} WITH CHECK ${live};`,
+      `COMMENT ON POLICY "live rows [all]" ON ${rel} IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';`);
   }
   if (ctx.model.api.strategy !== 'RBAC') {
     const org = '(organization_id = (SELECT auth.org()))';

@@ -52,7 +52,7 @@ BEGIN
   IF cur IS NULL THEN
     -- A record the caller may not touch is 403 whatever the preconditions say.
     IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false,
-         d -> 'parent' ->> 'column', args ->> 'parent') THEN
+         d -> 'parent' ->> 'column', args ->> 'parent', coalesce((d ->> 'org')::boolean, false)) THEN
       PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
     END IF;
     IF args -> 'if_match' ? '*' THEN
@@ -62,6 +62,8 @@ BEGIN
     END IF;
     PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
   END IF;
+  -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
+  PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT (cur ->> 'etag') = ANY (lib.as_text_array(args -> 'if_match')) THEN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',

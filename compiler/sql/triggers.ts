@@ -7,7 +7,10 @@ import { defaultValueSql } from '../ir/columns.ts';
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
 
-export function triggerDdl(t: TableIR): string {
+/** Where a reference points: the referenced entity's table and key column. */
+export type ResolveReference = (references: string) => { table: string; key: string };
+
+export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const fn = qname('app', `${t.name}_write_rules`);
   const props = t.columns.filter((c) => c.prop).map((c) => ({ name: c.name, col: ident(c.name), p: c.prop!, identity: c.identity, type: c.sqlType }));
   const onInsert: string[] = [];
@@ -60,6 +63,13 @@ export function triggerDdl(t: TableIR): string {
     onInsert.push(`NEW.organization_id := auth.org();`,
       `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
     onUpdate.push(`IF NEW.organization_id IS DISTINCT FROM OLD.organization_id THEN ${refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')} END IF;`);
+    // Foreign keys are checked past row-level security: a reference must stay inside the organization.
+    for (const { name, col, p, type } of props.filter((x) => x.p.references && resolve)) {
+      const ref = resolve!(p.references!);
+      always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col})`,
+        `   AND NOT lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${literal(type)}, NEW.${col}::text, false, NULL, NULL, true) THEN`,
+        `  ${refuse('PT422', `"${name}" does not reference a ${p.references!.split('.')[0]} of your organization`, name, 'references')}`, 'END IF;');
+    }
   }
   // Guards run before module assignments so a client's value is judged, not the server's.
   const insertBody = sortGuardsFirst(onInsert);

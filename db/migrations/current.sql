@@ -312,12 +312,12 @@ BEGIN
   END LOOP;
 END $$;
 
--- api.* functions the model no longer has (dispatch and manifest stay).
+-- api.* functions the model no longer has (dispatch, manifest and the upload functions stay).
 CREATE OR REPLACE FUNCTION meta.drop_stale_functions(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
   FOR r IN SELECT p.oid::regprocedure AS sig, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-    WHERE n.nspname = 'api' AND p.proname NOT IN ('dispatch', 'manifest') AND p.proname <> ALL (keep)
+    WHERE n.nspname = 'api' AND p.proname NOT IN ('dispatch', 'manifest', 'upload_intent', 'upload_prepare') AND p.proname <> ALL (keep)
   LOOP
     EXECUTE format('DROP FUNCTION %s', r.sig);
   END LOOP;
@@ -666,16 +666,19 @@ BEGIN
     lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
   IF cur IS NULL THEN
     -- A record the caller may not touch is 403 whatever the preconditions say.
-    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false) THEN
-      PERFORM lib.missing(d, args ->> 'id');
+    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false,
+         d -> 'parent' ->> 'column', args ->> 'parent', coalesce((d ->> 'org')::boolean, false)) THEN
+      PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
     END IF;
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
         DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
         HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
     END IF;
-    PERFORM lib.missing(d, args ->> 'id');
+    PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
   END IF;
+  -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
+  PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT (cur ->> 'etag') = ANY (lib.as_text_array(args -> 'if_match')) THEN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
@@ -791,7 +794,7 @@ DECLARE
 BEGIN
   EXECUTE format('SELECT to_jsonb(s) FROM (SELECT %s FROM app.%I t WHERE %s) s', lib.select_list(d), d ->> 'table', lib.record_sql(d, args))
     INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id'); END IF;
+  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent'); END IF;
   RETURN lib.single(d, r);
 END $$;
 
@@ -1137,13 +1140,19 @@ BEGIN
   RETURN found;
 END $$;
 
--- Whether the row exists at all, whatever the policies say (definer: it sees past RLS, and says only that).
-CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean)
+-- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
+-- Definer: it sees past RLS, and says only that.
+CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean,
+  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL, org boolean DEFAULT false)
 RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE found boolean;
 BEGIN
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', tbl, pk, pk_type,
-    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END) INTO found USING key;
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s%s)', tbl, pk, pk_type,
+    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END,
+    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END,
+    -- Another organization's record does not exist for this caller.
+    CASE WHEN org THEN ' AND t.organization_id = auth.org()' ELSE '' END)
+    INTO found USING key, parent_key;
   RETURN found;
 END $$;
 
@@ -1163,27 +1172,187 @@ BEGIN
   RETURN array_to_string(failed, ', ');
 END $$;
 
--- A record the caller cannot see as `action`: 403 naming the winning scenario and the data rules the
--- record breaks when it exists, else 404.
-CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action()) RETURNS void LANGUAGE plpgsql AS $$
+-- Refuses with 403 (401 for an anonymous caller no scenario admits) when the winning scenario of
+-- `action` rejects the existing record `id`, naming the scenario, its level and the failing data rules.
+CREATE OR REPLACE FUNCTION lib.refuse_if_denied(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   winner text;
   s jsonb;
   failing text;
 BEGIN
-  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, coalesce((d ->> 'soft_delete')::boolean, false)) THEN
-    EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
-    s := d -> 'scenarios' -> winner;
-    IF s IS NOT NULL THEN failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules'); END IF;
+  EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
+  IF winner IS NULL THEN
+    IF auth.uid() IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s this %s: sign in.', action, d ->> 'entity');
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s this %s.', action, d ->> 'entity');
+  END IF;
+  s := d -> 'scenarios' -> winner;
+  failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules');
+  IF coalesce(failing, '') <> '' THEN
     RAISE EXCEPTION USING ERRCODE = 'PT403',
-      MESSAGE = CASE WHEN winner IS NULL THEN format('No access scenario lets you %s this %s.', action, d ->> 'entity')
-        ELSE format('Scenario "%s" (%s level) does not allow you to %s this %s%s.', coalesce(s ->> 'label', winner),
-          coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity',
-          CASE WHEN coalesce(failing, '') <> '' THEN format(': %s does not hold', failing) ELSE '' END) END,
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.',
+        coalesce(s ->> 'label', winner), coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity', failing),
       DETAIL = jsonb_build_object('scenario', s ->> 'label', 'rules', failing)::text;
+  END IF;
+END $$;
+
+-- A record the caller cannot see as `action`: 403 (as above) when it exists, else 404. Existence is
+-- judged inside the caller's organization (organization strategies) and under the parent of a nested path.
+CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
+       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false)) THEN
+    PERFORM lib.refuse_if_denied(d, id, action);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
   END IF;
   PERFORM lib.not_found(d, id);
 END $$;
+
+-- Files (spec 2.7, 3.3; design 6): upload intents, the claim of a file reference by the write that stores
+-- it, and the outbox of storage objects to delete after commit (replaced files, temporary copies, sweeps).
+
+CREATE TABLE IF NOT EXISTS lib.uploads (
+  token text PRIMARY KEY,
+  owner text NOT NULL,
+  filename text NOT NULL,
+  content_type text NOT NULL,
+  tmp_key text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  used_tx xid8,
+  location text UNIQUE
+);
+COMMENT ON TABLE lib.uploads IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
+
+CREATE TABLE IF NOT EXISTS lib.file_outbox (
+  id bigserial PRIMARY KEY,
+  location text NOT NULL,
+  token text,
+  enqueued_at timestamptz NOT NULL DEFAULT now(),
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  last_error text
+);
+CREATE INDEX IF NOT EXISTS file_outbox_due ON lib.file_outbox (next_attempt_at);
+CREATE INDEX IF NOT EXISTS file_outbox_token ON lib.file_outbox (token, location) WHERE token IS NOT NULL;
+COMMENT ON TABLE lib.file_outbox IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: the write that attaches the token removes it, else it deletes the copy an hour later.';
+
+-- A refusal of a file reference: 422 E_FILE_NOT_UPLOADED naming the property.
+CREATE OR REPLACE FUNCTION lib.file_not_attachable(prop text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: upload the file and use the new file_reference.', prop);
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'PT422', MESSAGE = msg,
+    DETAIL = jsonb_build_object('code', 'E_FILE_NOT_UPLOADED', 'property', prop, 'rule', 'file', 'message', msg)::text;
+END $$;
+
+-- POST /.well-known/upload: a new intent for the caller (anonymous callers cannot upload: 401).
+CREATE OR REPLACE FUNCTION api.upload_intent(args jsonb) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  caller text := auth.uid();
+  fname text := args ->> 'filename';
+  mime text := lower(args ->> 'contentType');
+  u lib.uploads;
+BEGIN
+  IF caller IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = 'Sign in to upload files.';
+  END IF;
+  IF fname IS NULL OR length(fname) NOT BETWEEN 1 AND 255 OR fname ~ '[[:cntrl:]]' THEN
+    PERFORM lib.refuse('PT422', 'filename must be 1 to 255 characters without control characters', 'filename', 'filename');
+  END IF;
+  IF mime IS NULL OR length(mime) > 255 OR mime !~ '^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+(;.*)?$' THEN
+    PERFORM lib.refuse('PT422', 'contentType must be a MIME type such as image/png', 'contentType', 'contentType');
+  END IF;
+  INSERT INTO lib.uploads (token, owner, filename, content_type, tmp_key, expires_at)
+    VALUES (encode(extensions.gen_random_bytes(20), 'hex'), caller, fname, mime, 'tmp/' || gen_random_uuid(), now() + interval '15 minutes')
+    RETURNING * INTO u;
+  RETURN jsonb_build_object('file_reference', u.token, 'tmp_key', u.tmp_key, 'content_type', u.content_type, 'expires_at', u.expires_at);
+END $$;
+COMMENT ON FUNCTION api.upload_intent(jsonb) IS 'upload intent: {filename, contentType} -> {file_reference, tmp_key, content_type, expires_at}';
+
+-- Before an attach: the caller's unused intents among `tokens` that can still be attached (up to an hour
+-- after the upload URL expired), each with a fresh copy target under uploads/ reserved in the outbox.
+CREATE OR REPLACE FUNCTION api.upload_prepare(args jsonb) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  found_list jsonb := '[]';
+  u lib.uploads;
+  target text;
+BEGIN
+  FOR u IN SELECT * FROM lib.uploads WHERE owner = auth.uid() AND used_at IS NULL AND now() <= expires_at + interval '1 hour'
+    AND token IN (SELECT jsonb_array_elements_text(coalesce(args -> 'tokens', '[]')))
+  LOOP
+    target := 'uploads/' || gen_random_uuid();
+    INSERT INTO lib.file_outbox (location, token, next_attempt_at) VALUES (target, u.token, now() + interval '1 hour');
+    found_list := found_list || jsonb_build_object('token', u.token, 'tmp_key', u.tmp_key, 'location', target, 'name', u.filename, 'mime', u.content_type);
+  END LOOP;
+  RETURN jsonb_build_object('data', found_list);
+END $$;
+COMMENT ON FUNCTION api.upload_prepare(jsonb) IS 'before an attach: {tokens} -> {data: [{token, tmp_key, location, name, mime}]}';
+
+-- Called by the files trigger of a table for a new block {id, location}: the caller's intent `id`, unused,
+-- attachable, with `location` reserved for it, becomes used; returns the stored block {id, location, name,
+-- mime}. The temporary object is queued for deletion. Claiming twice in one transaction is allowed
+-- (INSERT … ON CONFLICT runs the insert and the update trigger).
+CREATE OR REPLACE FUNCTION lib.claim_file(prop text, block jsonb) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  u lib.uploads;
+  reserved boolean;
+BEGIN
+  SELECT * INTO u FROM lib.uploads WHERE token = block ->> 'id' AND owner = auth.uid() FOR UPDATE;
+  IF NOT FOUND THEN PERFORM lib.file_not_attachable(prop); END IF;
+  IF u.used_at IS NOT NULL THEN
+    IF u.used_tx <> pg_current_xact_id() OR u.location IS DISTINCT FROM block ->> 'location' THEN PERFORM lib.file_not_attachable(prop); END IF;
+  ELSE
+    IF now() > u.expires_at + interval '1 hour' THEN PERFORM lib.file_not_attachable(prop); END IF;
+    WITH gone AS (DELETE FROM lib.file_outbox WHERE token = u.token AND location = block ->> 'location' RETURNING 1)
+      SELECT EXISTS (SELECT FROM gone) INTO reserved;
+    IF NOT reserved THEN PERFORM lib.file_not_attachable(prop); END IF;
+    UPDATE lib.uploads SET used_at = now(), used_tx = pg_current_xact_id(), location = block ->> 'location' WHERE token = u.token;
+    INSERT INTO lib.file_outbox (location) VALUES (u.tmp_key);
+  END IF;
+  RETURN jsonb_build_object('id', u.token, 'location', block ->> 'location', 'name', u.filename, 'mime', u.content_type);
+END $$;
+
+-- A stored file no record holds any more (replaced, cleared, record deleted): delete it after commit.
+CREATE OR REPLACE FUNCTION lib.discard_file(loc text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+BEGIN
+  IF loc IS NULL THEN RETURN; END IF;
+  INSERT INTO lib.file_outbox (location) VALUES (loc);
+  DELETE FROM lib.uploads u WHERE u.location = loc;
+END $$;
+
+-- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,
+-- and sweep intents never attached (their tmp/ object; a reserved copy target goes on its own). What the
+-- database's clock says is due always is; the worker's clock may run ahead of it (tests skip backoff so).
+CREATE OR REPLACE FUNCTION lib.files_due(due_at timestamptz, n integer) RETURNS TABLE (location text, attempts integer)
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  DELETE FROM lib.file_outbox o WHERE o.id IN (
+    SELECT x.id FROM lib.file_outbox x WHERE x.next_attempt_at <= greatest(due_at, now()) ORDER BY x.next_attempt_at LIMIT n FOR UPDATE SKIP LOCKED)
+  RETURNING o.location, o.attempts
+$$;
+
+CREATE OR REPLACE FUNCTION lib.files_retry(loc text, tries integer, failure text, failed_at timestamptz) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  INSERT INTO lib.file_outbox (location, attempts, last_error, next_attempt_at)
+    VALUES (loc, tries, left(failure, 500), greatest(failed_at, now()) + least(interval '1 second' * power(2, least(tries, 12)), interval '1 hour'))
+$$;
+
+CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > expires_at + interval '1 hour' RETURNING tmp_key),
+    queued AS (INSERT INTO lib.file_outbox (location) SELECT tmp_key FROM gone RETURNING 1)
+  SELECT count(*)::integer FROM queued
+$$;
+
+REVOKE EXECUTE ON FUNCTION lib.claim_file(text, jsonb), lib.discard_file(text), lib.files_due(timestamptz, integer),
+  lib.files_retry(text, integer, text, timestamptz), lib.files_sweep() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.files_due(timestamptz, integer), lib.files_retry(text, integer, text, timestamptz), lib.files_sweep() TO authenticator;
 
 -- Tables and columns ----------------------------------------------------------------------------
 
@@ -1561,6 +1730,96 @@ BEGIN
 END $fn$;
 CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
 
+-- Files: claim of file references, outbox of replaced and deleted files -------------------------
+
+DROP TRIGGER IF EXISTS files ON "app"."users";
+DROP TRIGGER IF EXISTS files_gone ON "app"."users";
+DROP FUNCTION IF EXISTS "app"."users_files"();
+DROP FUNCTION IF EXISTS "app"."users_files_gone"();
+
+CREATE OR REPLACE FUNCTION "app"."users_profile_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE kept jsonb;
+BEGIN
+  IF NEW."avatar" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."avatar" IS DISTINCT FROM OLD."avatar") THEN
+    IF jsonb_typeof(NEW."avatar") = 'object' AND NEW."avatar" ? 'location' THEN
+      NEW."avatar" := lib.claim_file('avatar', NEW."avatar");
+    ELSE  -- {id}: the file this record holds, kept as it is
+      kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."avatar" ELSE (SELECT s."avatar" FROM "app"."users_profile" s WHERE s."user_id" = NEW."user_id") END;
+      IF jsonb_typeof(NEW."avatar") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."avatar" ->> 'id' THEN PERFORM lib.file_not_attachable('avatar'); END IF;
+      NEW."avatar" := kept;
+    END IF;
+  END IF;
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_profile_files"() IS 'File properties of app.users_profile: a new file reference is claimed by the caller, once.';
+CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_files"();
+CREATE OR REPLACE FUNCTION "app"."users_profile_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location' THEN PERFORM lib.discard_file(OLD."avatar" ->> 'location'); END IF;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_profile_files_gone"() IS 'Files app.users_profile no longer holds go to lib.file_outbox, deleted after commit.';
+CREATE OR REPLACE TRIGGER files_gone AFTER UPDATE OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."projects";
+DROP TRIGGER IF EXISTS files_gone ON "app"."projects";
+DROP FUNCTION IF EXISTS "app"."projects_files"();
+DROP FUNCTION IF EXISTS "app"."projects_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."projects_members";
+DROP TRIGGER IF EXISTS files_gone ON "app"."projects_members";
+DROP FUNCTION IF EXISTS "app"."projects_members_files"();
+DROP FUNCTION IF EXISTS "app"."projects_members_files_gone"();
+
+CREATE OR REPLACE FUNCTION "app"."posts_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE kept jsonb;
+BEGIN
+  IF NEW."cover" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."cover" IS DISTINCT FROM OLD."cover") THEN
+    IF jsonb_typeof(NEW."cover") = 'object' AND NEW."cover" ? 'location' THEN
+      NEW."cover" := lib.claim_file('cover', NEW."cover");
+    ELSE  -- {id}: the file this record holds, kept as it is
+      kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."cover" END;
+      IF jsonb_typeof(NEW."cover") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."cover" ->> 'id' THEN PERFORM lib.file_not_attachable('cover'); END IF;
+      NEW."cover" := kept;
+    END IF;
+  END IF;
+  IF NEW."attachment" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."attachment" IS DISTINCT FROM OLD."attachment") THEN
+    IF jsonb_typeof(NEW."attachment") = 'object' AND NEW."attachment" ? 'location' THEN
+      NEW."attachment" := lib.claim_file('attachment', NEW."attachment");
+    ELSE  -- {id}: the file this record holds, kept as it is
+      kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."attachment" END;
+      IF jsonb_typeof(NEW."attachment") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."attachment" ->> 'id' THEN PERFORM lib.file_not_attachable('attachment'); END IF;
+      NEW."attachment" := kept;
+    END IF;
+  END IF;
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_files"() IS 'File properties of app.posts: a new file reference is claimed by the caller, once.';
+CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION "app"."posts_files"();
+CREATE OR REPLACE FUNCTION "app"."posts_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location' THEN PERFORM lib.discard_file(OLD."cover" ->> 'location'); END IF;
+  IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location' THEN PERFORM lib.discard_file(OLD."attachment" ->> 'location'); END IF;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_files_gone"() IS 'Files app.posts no longer holds go to lib.file_outbox, deleted after commit.';
+CREATE OR REPLACE TRIGGER files_gone AFTER UPDATE OR DELETE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION "app"."posts_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."posts_tags";
+DROP TRIGGER IF EXISTS files_gone ON "app"."posts_tags";
+DROP FUNCTION IF EXISTS "app"."posts_tags_files"();
+DROP FUNCTION IF EXISTS "app"."posts_tags_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."comments";
+DROP TRIGGER IF EXISTS files_gone ON "app"."comments";
+DROP FUNCTION IF EXISTS "app"."comments_files"();
+DROP FUNCTION IF EXISTS "app"."comments_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."tags";
+DROP TRIGGER IF EXISTS files_gone ON "app"."tags";
+DROP FUNCTION IF EXISTS "app"."tags_files"();
+DROP FUNCTION IF EXISTS "app"."tags_files_gone"();
+
 -- Privileges of the request roles ---------------------------------------------------------------
 
 REVOKE ALL ON "app"."users" FROM anon, authenticated;
@@ -1598,7 +1857,7 @@ GRANT INSERT, UPDATE, DELETE ON "app"."tags" TO anon, authenticated;
 -- API functions, engine descriptors and the manifest --------------------------------------------
 
 DELETE FROM lib.resources;
-INSERT INTO lib.resources (name, descriptor) VALUES ('users', '{"kind":"entity","table":"users","entity":"User","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"email":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"password":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":false,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"display_name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","email","display_name","created_at","updated_at"],"scenarios":{"Signed-in users see users":{"label":"Signed-in users see users","level":"action","rules":[]},"Users manage themselves":{"label":"Users manage themselves","level":"entity","rules":[{"rule":"matchResourceOwner (id)","sql":"(\"id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Anyone signs up":{"label":"Anyone signs up","level":"action","rules":[]}}}'::jsonb);
+INSERT INTO lib.resources (name, descriptor) VALUES ('users', '{"kind":"entity","table":"users","entity":"User","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"email":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"password":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":false,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"display_name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","email","display_name","created_at","updated_at"],"scenarios":{"Signed-in users see users":{"label":"Signed-in users see users","level":"action","rules":[]},"Users manage themselves":{"label":"Users manage themselves","level":"entity","rules":[{"rule":"matchResourceOwner (id)","sql":"(\"id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Anyone signs up":{"label":"Anyone signs up","level":"action","rules":[]}},"org":false}'::jsonb);
 CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'list', 'list', 'users', args) $$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list: User';
 CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'search', 'list', 'users', args) $$;
@@ -1618,7 +1877,7 @@ CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS jsonb 
 COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource: User.profile';
 CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'update', 'sub_replace', 'users_profile', args) $$;
 COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-resource: User.profile';
-INSERT INTO lib.resources (name, descriptor) VALUES ('projects', '{"kind":"entity","table":"projects","entity":"Project","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"owner_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","name","owner_id"],"scenarios":{"Stakeholders work on their projects":{"label":"Stakeholders work on their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"id\")::text)","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Any signed-in user starts a project":{"label":"Any signed-in user starts a project","level":"action","rules":[]}}}'::jsonb);
+INSERT INTO lib.resources (name, descriptor) VALUES ('projects', '{"kind":"entity","table":"projects","entity":"Project","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"owner_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","name","owner_id"],"scenarios":{"Stakeholders work on their projects":{"label":"Stakeholders work on their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"id\")::text)","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Any signed-in user starts a project":{"label":"Any signed-in user starts a project","level":"action","rules":[]}},"org":false}'::jsonb);
 CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'list', 'list', 'projects', args) $$;
 COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list: Project';
 CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'search', 'list', 'projects', args) $$;
@@ -1640,7 +1899,7 @@ CREATE OR REPLACE FUNCTION "api"."projects_members_link"(args jsonb) RETURNS jso
 COMMENT ON FUNCTION "api"."projects_members_link"(jsonb) IS 'link a record: Project.members';
 CREATE OR REPLACE FUNCTION "api"."projects_members_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'unlink', 'unlink', 'projects_members', args) $$;
 COMMENT ON FUNCTION "api"."projects_members_unlink"(jsonb) IS 'unlink a record: Project.members';
-INSERT INTO lib.resources (name, descriptor) VALUES ('posts', '{"kind":"entity","table":"posts","entity":"Post","pk":"id","pk_type":"character varying(255)","soft_delete":true,"version":"version","parent":{"column":"project_id","resource":"projects"},"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"project_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"title":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"status":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"version":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"rating":{"type":"numeric","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"word_count":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"published_on":{"type":"date","kind":"Date","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"reading_slot":{"type":"time without time zone","kind":"Time","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"featured":{"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"tags_cache":{"type":"character varying(255)[]","kind":"String","multiple":true,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"cover":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"attachment":{"type":"jsonb","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"meta":{"type":"jsonb","kind":"JSON","multiple":false,"json":true,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"internal_note":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","project_id","title","body","status","version","author_id","rating","word_count","published_on","reading_slot","featured","tags_cache","cover","attachment","meta","legacy_code","internal_note","created_at","updated_at"],"scenarios":{"Readers":{"label":"Readers","level":"action","rules":[{"rule":"lifecycleStatus (allowed: published)","sql":"((SELECT lib.action()) = ''create'' OR ((\"status\"::text = ANY (ARRAY[''published'']::text[]))))","guard":"true"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Editors and authors manage posts of their projects":{"label":"Editors and authors manage posts of their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''author'']::text[])"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Administrators edit anything":{"label":"Administrators edit anything","level":"action","rules":[]},"Reviewers move posts through review":{"label":"Reviewers move posts through review","level":"action","rules":[{"rule":"matchResourceAttribute (status in in_review, published)","sql":"(\"status\" = ANY (ARRAY[''in_review'', ''published'']::character varying(255)[]))","guard":"((SELECT auth.roles()) && ARRAY[''reviewer'']::text[])"}]},"Authors edit their posts until they are published":{"label":"Authors edit their posts until they are published","level":"action","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"},{"rule":"lifecycleStatus (denied: published, archived)","sql":"((SELECT lib.action()) = ''create'' OR ((\"status\" IS NULL OR NOT (\"status\"::text = ANY (ARRAY[''published'', ''archived'']::text[])))))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]}}}'::jsonb);
+INSERT INTO lib.resources (name, descriptor) VALUES ('posts', '{"kind":"entity","table":"posts","entity":"Post","pk":"id","pk_type":"character varying(255)","soft_delete":true,"version":"version","parent":{"column":"project_id","resource":"projects"},"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"project_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"title":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"status":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"version":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"rating":{"type":"numeric","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"word_count":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"published_on":{"type":"date","kind":"Date","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"reading_slot":{"type":"time without time zone","kind":"Time","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"featured":{"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"tags_cache":{"type":"character varying(255)[]","kind":"String","multiple":true,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"cover":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"attachment":{"type":"jsonb","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"meta":{"type":"jsonb","kind":"JSON","multiple":false,"json":true,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"internal_note":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","project_id","title","body","status","version","author_id","rating","word_count","published_on","reading_slot","featured","tags_cache","cover","attachment","meta","legacy_code","internal_note","created_at","updated_at"],"scenarios":{"Readers":{"label":"Readers","level":"action","rules":[{"rule":"lifecycleStatus (allowed: published)","sql":"((SELECT lib.action()) = ANY (ARRAY[''create'']::text[]) OR ((\"status\"::text = ANY (ARRAY[''published'']::text[]))))","guard":"true"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Editors and authors manage posts of their projects":{"label":"Editors and authors manage posts of their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''author'']::text[])"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Administrators edit anything":{"label":"Administrators edit anything","level":"action","rules":[]},"Reviewers move posts through review":{"label":"Reviewers move posts through review","level":"action","rules":[{"rule":"matchResourceAttribute (status in in_review, published)","sql":"(\"status\" = ANY (ARRAY[''in_review'', ''published'']::character varying(255)[]))","guard":"((SELECT auth.roles()) && ARRAY[''reviewer'']::text[])"}]},"Authors edit their posts until they are published":{"label":"Authors edit their posts until they are published","level":"action","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"},{"rule":"lifecycleStatus (denied: published, archived)","sql":"((SELECT lib.action()) = ANY (ARRAY[''create'']::text[]) OR ((\"status\" IS NULL OR NOT (\"status\"::text = ANY (ARRAY[''published'', ''archived'']::text[])))))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]}},"org":false}'::jsonb);
 CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'list', 'list', 'posts', args) $$;
 COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list: Post';
 CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'search', 'list', 'posts', args) $$;
@@ -1664,7 +1923,7 @@ CREATE OR REPLACE FUNCTION "api"."posts_tags_link"(args jsonb) RETURNS jsonb LAN
 COMMENT ON FUNCTION "api"."posts_tags_link"(jsonb) IS 'link a record: Post.tags';
 CREATE OR REPLACE FUNCTION "api"."posts_tags_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'unlink', 'unlink', 'posts_tags', args) $$;
 COMMENT ON FUNCTION "api"."posts_tags_unlink"(jsonb) IS 'unlink a record: Post.tags';
-INSERT INTO lib.resources (name, descriptor) VALUES ('comments', '{"kind":"entity","table":"comments","entity":"Comment","pk":"id","pk_type":"bigint","soft_delete":false,"version":null,"parent":{"column":"post_id","resource":"posts"},"owner":null,"columns":{"id":{"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":true,"casts":{}},"post_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","post_id","body","author_id","created_at"],"scenarios":{"Everyone reads comments":{"label":"Everyone reads comments","level":"action","rules":[]},"Authors manage their comments":{"label":"Authors manage their comments","level":"entity","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Signed-in users from trusted domains comment":{"label":"Signed-in users from trusted domains comment","level":"action","rules":[]}}}'::jsonb);
+INSERT INTO lib.resources (name, descriptor) VALUES ('comments', '{"kind":"entity","table":"comments","entity":"Comment","pk":"id","pk_type":"bigint","soft_delete":false,"version":null,"parent":{"column":"post_id","resource":"posts"},"owner":null,"columns":{"id":{"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":true,"casts":{}},"post_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","post_id","body","author_id","created_at"],"scenarios":{"Everyone reads comments":{"label":"Everyone reads comments","level":"action","rules":[]},"Authors manage their comments":{"label":"Authors manage their comments","level":"entity","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Signed-in users from trusted domains comment":{"label":"Signed-in users from trusted domains comment","level":"action","rules":[]}},"org":false}'::jsonb);
 CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'list', 'list', 'comments', args) $$;
 COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list: Comment';
 CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'search', 'list', 'comments', args) $$;
@@ -1679,7 +1938,7 @@ CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS jsonb LANG
 COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH): Comment';
 CREATE OR REPLACE FUNCTION "api"."comments_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'delete', 'delete', 'comments', args) $$;
 COMMENT ON FUNCTION "api"."comments_delete"(jsonb) IS 'delete: Comment';
-INSERT INTO lib.resources (name, descriptor) VALUES ('tags', '{"kind":"entity","table":"tags","entity":"Tag","pk":"slug","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"slug":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"label":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["slug","label"],"scenarios":{"Everyone reads tags":{"label":"Everyone reads tags","level":"action","rules":[]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Only editors create tags":{"label":"Only editors create tags","level":"action","rules":[]}}}'::jsonb);
+INSERT INTO lib.resources (name, descriptor) VALUES ('tags', '{"kind":"entity","table":"tags","entity":"Tag","pk":"slug","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"slug":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"label":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["slug","label"],"scenarios":{"Everyone reads tags":{"label":"Everyone reads tags","level":"action","rules":[]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Only editors create tags":{"label":"Only editors create tags","level":"action","rules":[]}},"org":false}'::jsonb);
 CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'list', 'list', 'tags', args) $$;
 COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list: Tag';
 CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'search', 'list', 'tags', args) $$;
@@ -1805,7 +2064,7 @@ CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUA
   END
 $fn$;
 COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Readers' AND ((true AND ((SELECT lib.action()) = 'create' OR (("status"::text = ANY (ARRAY['published']::text[]))))) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])));
+CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Readers' AND ((true AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status"::text = ANY (ARRAY['published']::text[]))))) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])));
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity), link (entity), unlink (entity)';
@@ -1813,9 +2072,9 @@ CREATE POLICY "Administrators can do anything [select]" ON "app"."posts" AS PERM
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), unlink (api)';
 CREATE POLICY "Administrators edit anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators edit anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators edit anything [select]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
-CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))));
+CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ((SELECT lib.action()) = ANY (ARRAY['update', 'delete', 'restore']::text[]) OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
 COMMENT ON POLICY "Reviewers move posts through review [select]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = 'create' OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
+CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
 COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
@@ -1829,12 +2088,14 @@ CREATE POLICY "Administrators edit anything [update]" ON "app"."posts" AS PERMIS
 COMMENT ON POLICY "Administrators edit anything [update]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
 CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))) WITH CHECK (true);
 COMMENT ON POLICY "Reviewers move posts through review [update]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = 'create' OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))))) WITH CHECK (true);
+CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))))) WITH CHECK (true);
 COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
+CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
+COMMENT ON POLICY "live rows [all]" ON "app"."posts" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
 ALTER TABLE "app"."posts_tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts_tags');
 CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id"));

@@ -15,6 +15,8 @@ import { createApp } from '../app.ts';
 import { loadManifest } from '../query/manifest.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../request/body.ts';
 import { jwtSecret } from './jwt-secret.ts';
+import { Files } from '../files/service.ts';
+import { storageFromEnv } from '../files/storage.ts';
 
 function compile(modelPath: string): Compiled {
   try {
@@ -60,12 +62,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const trustProxy = !!process.env.TRUST_PROXY && !/^(0|false|no)$/i.test(process.env.TRUST_PROXY);
-  let manifest, app;
+  let manifest, app, files: Files | undefined;
   try {
     manifest = await loadManifest(sql);
+    const storage = storageFromEnv(process.env, manifest.api.basePath);
+    files = new Files({ sql, manifest, storage, ...(process.env.PUBLIC_URL ? { publicUrl: process.env.PUBLIC_URL } : {}) });
+    files.start();
     const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
     app = createApp({
-      sql, manifest, maxBodyBytes, trustProxy, explainAccess,
+      sql, manifest, maxBodyBytes, trustProxy, explainAccess, files,
       ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
       ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
     });
@@ -82,6 +87,7 @@ async function main(): Promise<void> {
     if (!stopping) {
       stopping = true;
       server.close();
+      await files?.stop().catch(() => {});
       await sql.end({ timeout: 2 }).catch(() => {});
       await db.stop().catch(() => {});
     }
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
     console.log(`API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`);
     console.log(`Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`);
     console.log(`Health: ${base}/health`);
+    console.log(`Files: ${files?.storage.driver} storage (STORAGE_DRIVER)`);
   });
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(err.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another port.` : `Server error: ${err.message}`);

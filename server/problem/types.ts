@@ -29,6 +29,9 @@ export const PROBLEMS = {
   payloadTooLarge: [413, 'E_PAYLOAD_TOO_LARGE', 'payload-too-large', 'Payload Too Large'],
   unsupportedMediaType: [415, 'E_UNSUPPORTED_MEDIA_TYPE', 'unsupported-media-type', 'Unsupported Media Type'],
   validation: [422, 'E_VALIDATION_ERROR', 'validation-error', 'Validation Error'],
+  fileTooLarge: [422, 'E_FILE_TOO_LARGE', 'file-too-large', 'File Too Large'],
+  fileTypeNotAllowed: [422, 'E_FILE_TYPE_NOT_ALLOWED', 'file-type-not-allowed', 'File Type Not Allowed'],
+  fileNotUploaded: [422, 'E_FILE_NOT_UPLOADED', 'file-not-uploaded', 'File Not Uploaded'],
   internal: [500, 'E_INTERNAL', 'internal-error', 'Internal Server Error'],
   unavailable: [503, 'E_UNAVAILABLE', 'unavailable', 'Service Unavailable'],
 } as const satisfies Record<string, readonly [number, string, string, string]>;
@@ -50,8 +53,9 @@ export class ApiError extends Error {
   /** A problem whose code and slug come from elsewhere (a PTnnn refusal naming its own code). */
   static custom(kind: ProblemKind, code: string, detail: string, extra: ProblemExtra = {}): ApiError {
     const err = new ApiError(kind, detail, extra);
-    const slug = code.replace(/^E_/, '').toLowerCase().replace(/_/g, '-');
-    Object.assign(err, { code, slug });
+    const known = Object.values(PROBLEMS).find(([status, c]) => c === code && status === err.status);
+    const slug = known?.[2] ?? code.replace(/^E_/, '').toLowerCase().replace(/_/g, '-');
+    Object.assign(err, { code, slug, ...(known ? { title: known[3] } : {}) });
     return err;
   }
 }

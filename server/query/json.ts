@@ -20,6 +20,13 @@ export function rememberPrecise(value: object, text: string): void {
   if (needed) precise.set(value, twin);
 }
 
+/** Sets a body's property on the body and on its exact twin, if it has one (the twin is what is sent). */
+export function setBodyValue(body: Record<string, unknown>, key: string, value: unknown): void {
+  body[key] = value;
+  const twin = precise.get(body) as Record<string, unknown> | undefined;
+  if (twin) twin[key] = value;
+}
+
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
   return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';

@@ -128,13 +128,15 @@ test('post body version: the current one applies (not written as the version); a
 
 test('a sub-resource PUT advances its owner\'s ETag; a stale owner ETag is 412', async () => {
   const user = await api.call('POST', '/users', { body: { email: `sub${++n}@example.com` } });
+  // A profile PUT is its user's update ("Users manage themselves"): the token's sub is the user.
+  const token = await api.token({ sub: user.body.data.id });
   const before = etagOf(await api.call('GET', `/users/${user.body.data.id}`));
-  const put = await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'hello' }, headers: { 'If-Match': before } });
+  const put = await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'hello' }, token, headers: { 'If-Match': before } });
   assert.is(put.status, 200, put.text);
   const after = etagOf(await api.call('GET', `/users/${user.body.data.id}`));
   assert.is.not(after, before);
   assert.is(etagOf(put), after);
-  assertPrecondition(await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'again' }, headers: { 'If-Match': before } }),
+  assertPrecondition(await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'again' }, token, headers: { 'If-Match': before } }),
     after.slice(1, -1));
 });
 

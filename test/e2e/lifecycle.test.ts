@@ -135,11 +135,13 @@ test('required on update: PUT without it, or null on PATCH, is 422', async () =>
 test('writeOnly / Password: accepted, stored hashed, never in any response', async () => {
   const created = await api.post('/users', { email: 'pw@example.com', password: 'hunter2-long', display_name: 'PW' });
   const user = dataOf(created, 201);
+  // Users update themselves only ("Users manage themselves"): the token's sub is the user.
+  const token = await api.token({ sub: user.id });
   const replies = [
     created,
     await api.get(`/users/${user.id}`),
-    await api.put(`/users/${user.id}`, { email: 'pw@example.com', password: 'new-one', display_name: 'PW' }),
-    await api.patch(`/users/${user.id}`, { password: 'newer-one' }),
+    await api.put(`/users/${user.id}`, { email: 'pw@example.com', password: 'new-one', display_name: 'PW' }, { token }),
+    await api.patch(`/users/${user.id}`, { password: 'newer-one' }, { token }),
     await api.get('/users'),
     await api.get('/users?include=id,email'),
     await api.get('/users?exclude=email'),

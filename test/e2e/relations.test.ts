@@ -11,6 +11,8 @@ let p1 = '';
 let p2 = '';
 let ann = '';
 let bob = '';
+/** Profiles are written by their users only ("Users manage themselves": the token's sub is the user). */
+const self = (id: string) => api.token({ sub: id });
 test.before(async () => {
   api = await startApi('examples/publishing.model.json');
   p1 = dataOf(await api.post('/projects', { name: 'One' }), 201).id;
@@ -74,17 +76,17 @@ test('1:1 sub-resource: GET before any write gives every property null', async (
 });
 
 test('1:1 sub-resource: PUT creates then replaces; GET returns it', async () => {
-  const put = await api.put(`/users/${ann}/profile`, { bio: 'Writes about databases.' });
+  const put = await api.put(`/users/${ann}/profile`, { bio: 'Writes about databases.' }, { token: await self(ann) });
   assert.is(dataOf(put).bio, 'Writes about databases.');
   assert.is(dataOf(await api.get(`/users/${ann}/profile`)).bio, 'Writes about databases.');
-  const again = await api.put(`/users/${ann}/profile`, {});
+  const again = await api.put(`/users/${ann}/profile`, {}, { token: await self(ann) });
   assert.is(dataOf(again).bio, null, 'PUT replaces: an omitted property is reset');
   assert.is(dataOf(await api.get(`/users/${bob}/profile`)).bio, null, 'profiles are per user');
 });
 
 test('1:1 sub-resource: a PUT advances the parent record\'s ETag', async () => {
   const before = (await api.get(`/users/${bob}`)).headers.get('etag');
-  expectStatus(await api.put(`/users/${bob}/profile`, { bio: 'Bob' }), 200);
+  expectStatus(await api.put(`/users/${bob}/profile`, { bio: 'Bob' }, { token: await self(bob) }), 200);
   const after = (await api.get(`/users/${bob}`)).headers.get('etag');
   assert.ok(before && after, 'users have an ETag');
   assert.is.not(after, before, 'design.md 5: "a PUT advances the parent\'s ETag"');

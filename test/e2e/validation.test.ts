@@ -97,8 +97,10 @@ test('Email: stored lowercase on POST, PUT and PATCH; a bad address is 422', asy
   const user = dataOf(await api.post('/users', { email: 'Mixed.Case@Example.COM' }), 201);
   assert.is(user.email, 'mixed.case@example.com');
   assert.is(dataOf(await api.get('/users?email=mixed.case@example.com')).length, 1);
-  assert.is(dataOf(await api.put(`/users/${user.id}`, { email: 'PUT@Example.com' })).email, 'put@example.com');
-  assert.is(dataOf(await api.patch(`/users/${user.id}`, { email: 'Patch@EXAMPLE.com' })).email, 'patch@example.com');
+  // Users update themselves only ("Users manage themselves"): the token's sub is the user.
+  const token = await api.token({ sub: user.id });
+  assert.is(dataOf(await api.put(`/users/${user.id}`, { email: 'PUT@Example.com' }, { token })).email, 'put@example.com');
+  assert.is(dataOf(await api.patch(`/users/${user.id}`, { email: 'Patch@EXAMPLE.com' }, { token })).email, 'patch@example.com');
   for (const email of ['no-at-sign', 'two@@example.com', 'spaces in@example.com', `${'a'.repeat(65)}@example.com`, 'x@-bad-.com']) {
     const reply = await api.post('/users', { email });
     assert.is(reply.status, 422, `${email}: ${reply.text.slice(0, 200)}`);
@@ -112,7 +114,7 @@ test('unique: a duplicate is 409 E_UNIQUE_VIOLATION naming the property (case-in
   const body = assertProblem(dup, 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['email'] });
   assert.is(body.type, `${api.docsUrl}/errors/unique-violation`);
   const b = dataOf(await api.post('/users', { email: 'free@example.com' }), 201);
-  assertProblem(await api.patch(`/users/${b.id}`, { email: 'taken@example.com' }), 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['email'] });
+  assertProblem(await api.patch(`/users/${b.id}`, { email: 'taken@example.com' }, { token: await api.token({ sub: b.id }) }), 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['email'] });
   assertProblem(await api.post('/tags', { slug: 'dup', label: 'x' }).then(() => api.post('/tags', { slug: 'dup', label: 'y' })), 409, api.docsUrl, { code: 'E_UNIQUE_VIOLATION', names: ['slug'] });
   assert.is(dataOf(await api.get(`/users/${a.id}`)).email, 'taken@example.com');
   const [row] = await api.db.sql`select count(*)::int as n from app.users where email = 'taken@example.com'`;

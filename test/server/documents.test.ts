@@ -2,23 +2,26 @@
 // the merged document before commit, so a patch cannot leave a document its schema rejects.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startApi, type Api } from './setup.ts';
+import { call, startApi, token, type Api } from './setup.ts';
 import { testApi } from '../harness/fixtures.ts';
 
 let api: Api;
 let project: string;
+// The publishing model's access scenarios let an administrator create and edit every post.
+let bearer: string;
 test.before(async () => {
   api = await startApi();
-  project = (await call(api.app, 'POST', '/projects', { body: { name: 'Docs' } })).json.data.id;
+  bearer = await token({ sub: 'u1', roles: ['admin'] });
+  project = (await call(api.app, 'POST', '/projects', { body: { name: 'Docs' }, bearer })).json.data.id;
 });
 test.after(async () => api?.close());
 
 const post = async (id: string, meta: unknown) =>
-  call(api.app, 'POST', '/posts', { body: { id, title: id, project_id: project, meta } });
+  call(api.app, 'POST', '/posts', { body: { id, title: id, project_id: project, meta }, bearer });
 
 test('a merge patch whose result matches the schema is applied', async () => {
   await post('m1', { priority: 1, address: { city: 'Oslo' } });
-  const res = await call(api.app, 'PATCH', '/posts/m1', { body: { meta: { address: { zip: '0150' }, priority: null } } });
+  const res = await call(api.app, 'PATCH', '/posts/m1', { body: { meta: { address: { zip: '0150' }, priority: null } }, bearer });
   assert.is(res.status, 200, res.text);
   assert.equal(res.json.data.meta, { address: { city: 'Oslo', zip: '0150' } });
 });
@@ -57,14 +60,14 @@ test('a merge patch whose result breaks the schema is 422 and rolled back', asyn
 test('If-Match: strong list compared in SQL; weak tags never match; malformed is 400', async () => {
   const created = await post('m3', {});
   assert.is(created.headers.get('etag'), '"1"');
-  const ok = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'x' }, headers: { 'If-Match': '"9", "1"' } });
+  const ok = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'x' }, bearer, headers: { 'If-Match': '"9", "1"' } });
   assert.is(ok.status, 200, ok.text);
   assert.is(ok.headers.get('etag'), '"2"');
-  const weak = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'y' }, headers: { 'If-Match': 'W/"2"' } });
+  const weak = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'y' }, bearer, headers: { 'If-Match': 'W/"2"' } });
   assert.is(weak.status, 412, weak.text);
   assert.is(weak.json.title, 'Precondition Failed');
   assert.ok(weak.json.hint, 'the 412 carries the recovery hint');
-  const bad = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'y' }, headers: { 'If-Match': '2' } });
+  const bad = await call(api.app, 'PATCH', '/posts/m3', { body: { title: 'y' }, bearer, headers: { 'If-Match': '2' } });
   assert.is(bad.status, 400, bad.text);
 });
 

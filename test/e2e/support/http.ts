@@ -23,9 +23,13 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Claims that pass every scenario of the example models once access rules land (admin, org owner). */
+/**
+ * The suites' default caller: an administrator and editor in publishing (Tag create is for editors only),
+ * an owner and accountant of organization o1 in billing (Invoice delete is for accountants only), with an
+ * example.com email (comments). Scenarios judging the record (owner, stakeholder) still apply to it.
+ */
 export const DEFAULT_CLAIMS = {
-  sub: 'u-admin', email: 'admin@example.com', roles: ['admin', 'editor'], org: 'o1', org_roles: ['owner'],
+  sub: 'u-admin', email: 'admin@example.com', roles: ['admin', 'editor'], org: 'o1', org_roles: ['owner', 'accountant'],
 };
 
 export class Client {

@@ -9,16 +9,32 @@ import { loadManifest } from '../../../server/query/manifest.ts';
 import { freshDatabase, installModel, type TestDatabase } from '../../harness/db.ts';
 import { freePort } from '../../harness/net.ts';
 import { Client } from './http.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Files } from '../../../server/files/service.ts';
+import { LocalStorage } from '../../../server/files/local.ts';
+import type { Storage } from '../../../server/files/storage.ts';
 
 export const JWT_SECRET = 'e2e-test-secret-0123456789abcdef-0123456789abcdef';
 
 export interface StartOptions {
   maxBodyBytes?: number;
+  /** Answer with an Access-Scenario header naming the winning scenario (EXPLAIN_ACCESS). */
+  explainAccess?: boolean;
+  /** Take the caller's IP from X-Forwarded-For (TRUST_PROXY); without the header, the socket's. */
+  trustProxy?: boolean;
+  /** File storage (default: the local driver in a temporary folder, removed on close). */
+  storage?: Storage;
+  /** The clock of file signatures and expiries (default Date.now). */
+  clock?: () => number;
 }
 
 export interface RunningApi extends Client {
   db: TestDatabase;
   manifest: Manifest;
+  /** The gateway's file handling: drain() and sweep() run the outbox now. */
+  files: Files;
   /** 5xx causes the gateway logged while the suite ran (each a bug: no input may cause one). */
   serverErrors: string[];
   close(): Promise<void>;
@@ -28,17 +44,25 @@ export interface RunningApi extends Client {
 export async function startApi(modelFile: string, options: StartOptions = {}): Promise<RunningApi> {
   const db = await freshDatabase();
   let gatewaySql: postgres.Sql | undefined;
+  const fileDir = options.storage ? undefined : mkdtempSync(join(tmpdir(), 'modelapi-files-'));
+  const removeFiles = () => fileDir && rmSync(fileDir, { recursive: true, force: true });
   try {
     await installModel(db, modelFile);
     gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
     const manifest = await loadManifest(gatewaySql);
     const serverErrors: string[] = [];
+    const log = (message: string, err: unknown) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`);
+    const storage = options.storage ?? new LocalStorage({ dir: fileDir!, secret: 'e2e-file-secret', basePath: manifest.api.basePath });
+    const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}) });
     const app = createApp({
+      files,
       sql: gatewaySql,
       manifest,
       jwtSecret: JWT_SECRET,
       ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-      log: (message, err) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`),
+      ...(options.explainAccess ? { explainAccess: true } : {}),
+      ...(options.trustProxy ? { trustProxy: true } : {}),
+      log,
     });
     const port = await freePort();
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -52,19 +76,23 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
     return Object.assign(client, {
       db,
       manifest,
+      files,
       serverErrors,
       async close() {
+        await files.stop();
         await new Promise<void>((resolve) => {
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           server.close(() => resolve());
         });
         await sqlForGateway.end({ timeout: 5 });
         await db.close();
+        removeFiles();
       },
     });
   } catch (err) {
     await gatewaySql?.end({ timeout: 5 }).catch(() => {});
     await db.close().catch(() => {});
+    removeFiles();
     throw err;
   }
 }

@@ -1,0 +1,49 @@
+// What the manifest says about files: the file properties an endpoint writes or returns, the largest
+// upload the model allows, and the one way MIME types are compared (lowercase, `; ` between parameters).
+import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import type { Endpoint } from '../plan/routes.ts';
+
+export type FileSpec = NonNullable<PropertyManifest['file']>;
+
+/** Upload cap when a file property sets no maxSizeInBytes. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+export function normalizeType(type: string): string {
+  return type.trim().toLowerCase().split(';').map((p) => p.trim()).filter(Boolean).join('; ');
+}
+
+/** The media type without parameters (what allowedMimeTypes lists). */
+export const essence = (type: string) => normalizeType(type).split(';')[0]!;
+
+function filesOf(props: Record<string, PropertyManifest>): Record<string, FileSpec> {
+  return Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[name, p.file]] : [])));
+}
+
+/** File properties in the body an endpoint writes (create, replace, patch, sub-resource PUT). */
+export function writtenFiles(e: Endpoint): Record<string, FileSpec> {
+  if (e.action === 'subReplace') return e.relation?.def.kind === 'oneToOne' ? filesOf(e.relation.def.properties) : {};
+  return ['create', 'replace', 'patch'].includes(e.action) ? filesOf(e.resource.properties) : {};
+}
+
+/** File properties in the rows an endpoint returns. */
+export function returnedFiles(manifest: Manifest, e: Endpoint): Record<string, FileSpec> {
+  const rel = e.relation?.def;
+  if (e.action === 'link' || e.action === 'unlink' || e.action === 'delete') return {};
+  if (rel?.kind === 'oneToOne') return filesOf(rel.properties);
+  if (rel?.kind === 'manyToMany') return filesOf(manifest.resources[rel.target]?.properties ?? {});
+  return filesOf(e.resource.properties);
+}
+
+/** Every file property of the model. */
+export function allFiles(manifest: Manifest): FileSpec[] {
+  return Object.values(manifest.resources).flatMap((r) => [
+    ...Object.values(filesOf(r.properties)),
+    ...Object.values(r.relations).flatMap((rel) => (rel.kind === 'oneToOne' ? Object.values(filesOf(rel.properties)) : [])),
+  ]);
+}
+
+/** The largest file any property accepts: the cap of a gateway-served upload. */
+export function maxUploadBytes(manifest: Manifest): number {
+  const limits = allFiles(manifest).map((f) => f.maxSizeInBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
+  return limits.length ? Math.max(...limits) : DEFAULT_MAX_UPLOAD_BYTES;
+}

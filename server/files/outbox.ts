@@ -1,0 +1,76 @@
+// Deletes what lib.file_outbox queues (replaced and deleted files, attached tmp/ objects, swept intents)
+// after commit: drained after each write and on an interval, a failed deletion retried with backoff.
+import type { Sql } from 'postgres';
+import type { Storage } from './storage.ts';
+
+export interface DrainReport { deleted: number; failed: number }
+
+export class Outbox {
+  #queued: Promise<DrainReport> | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  #timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly storage: Storage,
+    private readonly clock: () => number,
+    private readonly log: (message: string, err: unknown) => void,
+  ) {}
+
+  /** One pass over the due deletions, started after any pass already running (calls made meanwhile share it). */
+  drain(): Promise<DrainReport> {
+    if (this.#queued) return this.#queued;
+    const pass = this.#tail.then(() => {
+      this.#queued = undefined;
+      return this.#pass();
+    });
+    this.#queued = pass;
+    this.#tail = pass.catch(() => {});
+    return pass;
+  }
+
+  /** A drain in the background (after a write); failures are logged, the interval tries again. */
+  kick(): void {
+    this.drain().catch((err) => this.log('file outbox drain failed', err));
+  }
+
+  /** Intents never attached and past their window: their tmp/ objects go to the outbox, then a drain. */
+  async sweep(): Promise<number> {
+    const [row] = await this.sql`select lib.files_sweep() as n`;
+    const n = Number(row?.n ?? 0);
+    if (n > 0) await this.drain();
+    return n;
+  }
+
+  start(drainEveryMs: number, sweepEveryMs: number): void {
+    if (this.#timers.length) return;
+    const every = (ms: number, fn: () => Promise<unknown>, what: string) =>
+      this.#timers.push(setInterval(() => void fn().catch((err) => this.log(what, err)), ms).unref());
+    every(drainEveryMs, () => this.drain(), 'file outbox drain failed');
+    every(sweepEveryMs, () => this.sweep(), 'upload sweep failed');
+  }
+
+  async stop(): Promise<void> {
+    this.#timers.forEach(clearInterval);
+    this.#timers = [];
+    await this.#tail;
+  }
+
+  async #pass(): Promise<DrainReport> {
+    const report: DrainReport = { deleted: 0, failed: 0 };
+    for (;;) {
+      const now = new Date(this.clock());
+      const due = await this.sql<Array<{ location: string; attempts: number }>>`select * from lib.files_due(${now}, 50)`;
+      await Promise.all(due.map(async ({ location, attempts }) => {
+        try {
+          await this.storage.delete(location);
+          report.deleted++;
+        } catch (err) {
+          report.failed++;
+          await this.sql`select lib.files_retry(${location}, ${attempts + 1}, ${String((err as Error)?.message ?? err)}, ${now})`;
+        }
+      }));
+      if (due.length < 50) return report;
+    }
+  }
+}

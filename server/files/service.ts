@@ -1,0 +1,93 @@
+// The gateway's file handling in one object: upload intents, attach before a write (undone when the write
+// fails), signed links in responses, the outbox worker, and the routes (upload intent, local driver).
+import type { Sql } from 'postgres';
+import type { Hono } from 'hono';
+import type { Manifest } from '../../compiler/manifest/types.ts';
+import type { Plan } from '../plan/plan.ts';
+import { dispatch, type Call } from '../query/dispatch.ts';
+import { attachFiles } from './attach.ts';
+import { allFiles, maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
+import { Outbox, type DrainReport } from './outbox.ts';
+import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
+import { fileRoutes, type RouteContext } from './routes.ts';
+import type { SignOptions, Storage } from './storage.ts';
+
+export interface FilesOptions {
+  sql: Sql;
+  manifest: Manifest;
+  storage: Storage;
+  /** The clock signatures and expiries use (ms since the epoch; default Date.now): tests move it. */
+  clock?: () => number;
+  /** Absolute base URL of the gateway for the addresses it signs (PUBLIC_URL); default: the request's origin. */
+  publicUrl?: string;
+  /** Cap of a gateway-served upload (default: the largest maxSizeInBytes of the model). */
+  maxUploadBytes?: number;
+  log?: (message: string, err: unknown) => void;
+}
+
+export interface UploadIntent { file_reference: string; upload_url: string; expires_at: string }
+
+const WRITES = new Set(['create', 'replace', 'patch', 'delete', 'subReplace']);
+
+export class Files {
+  readonly storage: Storage;
+  readonly clock: () => number;
+  readonly maxUploadBytes: number;
+  readonly outbox: Outbox;
+  readonly #hasFiles: boolean;
+
+  constructor(private readonly o: FilesOptions) {
+    this.storage = o.storage;
+    this.clock = o.clock ?? Date.now;
+    this.maxUploadBytes = o.maxUploadBytes ?? maxUploadBytes(o.manifest);
+    this.#hasFiles = allFiles(o.manifest).length > 0;
+    this.outbox = new Outbox(o.sql, o.storage, this.clock, o.log ?? ((m, err) => console.error(m, err)));
+  }
+
+  get manifest(): Manifest { return this.o.manifest; }
+
+  /** PUBLIC_URL, else the origin the request came to. */
+  origin(requestUrl: string): string {
+    return (this.o.publicUrl ?? new URL(requestUrl).origin).replace(/\/+$/, '');
+  }
+
+  sign(origin: string): SignOptions {
+    const now = this.clock();
+    return { now: new Date(now), expiresAt: new Date(now + LINK_LIFETIME_MS), origin };
+  }
+
+  /** POST /.well-known/upload: the intent in SQL (as the caller), then its signed upload address. */
+  async intent(call: Omit<Call, 'fn' | 'args'>, filename: string, contentType: string, origin: string): Promise<UploadIntent> {
+    const made = (await dispatch(this.o.sql, { ...call, fn: 'upload_intent', args: { filename, contentType: normalizeType(contentType) } })) as
+      { file_reference: string; tmp_key: string };
+    const sign = this.sign(origin);
+    // Signed with the type as the client wrote it (S3 compares the header exactly); compared normalized.
+    const upload_url = await this.storage.signPut(made.tmp_key, contentType.trim(), sign);
+    return { file_reference: made.file_reference, upload_url, expires_at: sign.expiresAt.toISOString() };
+  }
+
+  /** Runs one request's call: files attached before it (undone if it fails), links signed in its result. */
+  async around(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
+    const attached = await attachFiles(this.o.sql, this.storage, plan, call);
+    let result: unknown;
+    try {
+      result = await run();
+    } catch (err) {
+      await attached?.undo();
+      throw err;
+    }
+    if (this.#hasFiles && WRITES.has(plan.endpoint.action)) this.outbox.kick();
+    return presentFiles(this.storage, returnedFiles(this.o.manifest, plan.endpoint), result, this.sign(this.origin(requestUrl)));
+  }
+
+  routes(ctx: RouteContext): Hono {
+    return fileRoutes(this, ctx);
+  }
+
+  /** Deletes what is due in the outbox now (tests await it; the worker and writes call it too). */
+  drain(): Promise<DrainReport> { return this.outbox.drain(); }
+  sweep(): Promise<number> { return this.outbox.sweep(); }
+  /** The background worker: drain every `drainEveryMs`, sweep every `sweepEveryMs` (timers do not hold the process). */
+  start(drainEveryMs = 10_000, sweepEveryMs = 60_000): void { this.outbox.start(drainEveryMs, sweepEveryMs); }
+  stop(): Promise<void> { return this.outbox.stop(); }
+}

@@ -1,0 +1,123 @@
+// Every 422 file error on POST, PUT and PATCH with both drivers; references used twice, by another caller
+// or past their window; a valid copy beside a refused reference is undone.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { assertProblem } from '../e2e/support/problem.ts';
+import { startApi, type RunningApi } from '../e2e/support/server.ts';
+import type { Reply } from '../e2e/support/http.ts';
+import { dataOf, intent, PDF, startS3, storedBlock, upload, type FakeS3 } from './support.ts';
+
+const SLUG: Record<string, [string, string]> = {
+  E_FILE_TOO_LARGE: ['file-too-large', 'File Too Large'],
+  E_FILE_TYPE_NOT_ALLOWED: ['file-type-not-allowed', 'File Type Not Allowed'],
+  E_FILE_NOT_UPLOADED: ['file-not-uploaded', 'File Not Uploaded'],
+};
+
+function errors(driver: 'local' | 's3') {
+  const test = suite(`file errors (${driver})`);
+  let api: RunningApi;
+  let s3: FakeS3 | undefined;
+  let project = '';
+  let n = 0;
+  test.before(async () => {
+    s3 = driver === 's3' ? await startS3() : undefined;
+    api = await startApi('examples/publishing.model.json', s3 ? { storage: s3.storage } : {});
+    project = dataOf(await api.post('/projects', { name: 'Errors' }), 201).id;
+    dataOf(await api.post(`/projects/${project}/posts`, { id: 'target', title: 'Target' }), 201);
+  });
+  test.after(async () => {
+    await api?.close();
+    await s3?.close();
+  });
+
+  /** Writes `ref` as the cover with each method: POST (a new post), PUT and PATCH of "target". */
+  const writes: Array<[string, (ref: string, token?: string) => Promise<Reply>]> = [
+    ['POST', (ref, token) => api.post('/posts', { id: `new-${++n}`, project_id: project, title: 'New', cover: ref }, token ? { token } : {})],
+    ['PUT', (ref, token) => api.put('/posts/target', { title: 'Target', cover: ref }, token ? { token } : {})],
+    ['PATCH', (ref, token) => api.patch('/posts/target', { cover: ref }, token ? { token } : {})],
+  ];
+
+  function assertFileProblem(reply: Reply, code: string, property = 'cover'): void {
+    const body = assertProblem(reply, 422, api.docsUrl, { code, names: [property] });
+    assert.equal([body.type, body.title], [`${api.docsUrl}/errors/${SLUG[code]![0]}`, SLUG[code]![1]]);
+    assert.is(body.errors?.[0]?.property, property);
+  }
+
+  async function unchanged(): Promise<void> {
+    assert.is(await storedBlock(api, 'posts', 'id', 'target', 'cover'), null, 'the record is unchanged');
+    assert.is((await api.db.sql`select count(*)::int as n from app.posts where id like 'new-%'`)[0]!.n, 0, 'no post was created');
+  }
+
+  test('E_FILE_TOO_LARGE on POST, PUT and PATCH: a file over maxSizeInBytes (2 MiB for cover)', async () => {
+    const big = new Uint8Array(2 * 1024 * 1024 + 1);
+    for (const [method, write] of writes) {
+      const up = await upload(api, { bytes: big });
+      const reply = await write(up.ref);
+      assertFileProblem(reply, 'E_FILE_TOO_LARGE');
+      assert.match(reply.body.detail, '2097152', method);
+    }
+    await unchanged();
+  });
+
+  test('E_FILE_TYPE_NOT_ALLOWED on POST, PUT and PATCH: a type outside allowedMimeTypes', async () => {
+    for (const [method, write] of writes) {
+      const up = await upload(api, { name: 'doc.pdf', type: 'application/pdf', bytes: PDF });
+      const reply = await write(up.ref);
+      assertFileProblem(reply, 'E_FILE_TYPE_NOT_ALLOWED');
+      assert.match(reply.body.detail, 'application/pdf', method);
+    }
+    await unchanged();
+  });
+
+  test('E_FILE_NOT_UPLOADED on POST, PUT and PATCH: no bytes were PUT, or the reference is unknown', async () => {
+    for (const [method, write] of writes) {
+      const ref = dataOf(await intent(api, 'never.png', 'image/png'), 201).file_reference;
+      assertFileProblem(await write(ref), 'E_FILE_NOT_UPLOADED');
+      assertFileProblem(await write(`unknown-${method}`), 'E_FILE_NOT_UPLOADED');
+    }
+    await unchanged();
+  });
+
+  test('a reference attached twice is refused (POST, PUT, PATCH), also twice in one body', async () => {
+    const up = await upload(api);
+    dataOf(await api.post(`/projects/${project}/posts`, { id: 'first', title: 'First', cover: up.ref }), 201);
+    for (const [, write] of writes) assertFileProblem(await write(up.ref), 'E_FILE_NOT_UPLOADED');
+    const both = await upload(api, { type: 'image/png' });
+    const twice = await api.post(`/projects/${project}/posts`, { id: 'twice', title: 'Twice', cover: both.ref, attachment: both.ref });
+    assertFileProblem(twice, 'E_FILE_NOT_UPLOADED', 'attachment');
+    await api.db.sql`delete from app.posts where id = 'first'`;
+    await unchanged();
+  });
+
+  test('a reference of another caller is refused on POST, PUT and PATCH; nothing is left copied', async () => {
+    const other = await api.token({ sub: 'u-other', roles: ['admin'] });
+    for (const [, write] of writes) {
+      const up = await upload(api);
+      assertFileProblem(await write(up.ref, other), 'E_FILE_NOT_UPLOADED');
+      assert.is((await api.db.sql`select used_at from lib.uploads where token = ${up.ref}`)[0]!.used_at, null);
+    }
+    // A valid file beside a refused one: its copy is removed when the write fails.
+    const mine = await upload(api, { token: other });
+    const theirs = await upload(api);
+    const reply = await api.patch('/posts/target', { cover: mine.ref, attachment: theirs.ref }, { token: other });
+    assertFileProblem(reply, 'E_FILE_NOT_UPLOADED', 'attachment');
+    const [reserved] = await api.db.sql`select location from lib.file_outbox where token = ${mine.ref}`;
+    assert.ok(reserved, 'the copy target stays reserved (deleted later if nothing claims it)');
+    assert.is(await api.files.storage.head(reserved!.location), undefined, 'the copy was undone');
+    await unchanged();
+  });
+
+  test('a reference past its attach window (upload address expired over an hour ago) is refused', async () => {
+    const up = await upload(api);
+    await api.db.sql`update lib.uploads set expires_at = now() - interval '61 minutes' where token = ${up.ref}`;
+    for (const [, write] of writes) assertFileProblem(await write(up.ref), 'E_FILE_NOT_UPLOADED');
+  });
+
+  test('no request caused a server error', () => {
+    assert.equal(api.serverErrors, []);
+  });
+  return test;
+}
+
+errors('local').run();
+errors('s3').run();
