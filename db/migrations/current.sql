@@ -1092,6 +1092,21 @@ BEGIN
   END LOOP;
 END $$;
 
+-- PRE_FETCH: the key of the scenario that wins `action` on the entity `d`; none is 401 for an anonymous
+-- caller and 403 otherwise, before any row is read.
+CREATE OR REPLACE FUNCTION lib.winner(d jsonb, action text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE winner text;
+BEGIN
+  EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
+  IF winner IS NULL THEN
+    IF auth.uid() IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, d ->> 'entity');
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, d ->> 'entity');
+  END IF;
+  RETURN winner;
+END $$;
+
 -- Runs `op` of the engine on `resource` as `action` of the entity `owner` (the entity itself, or the owner
 -- of a join or sub-resource table), after PRE_FETCH. The result carries the winning scenario's key.
 CREATE OR REPLACE FUNCTION lib.run(owner text, action text, op text, resource text, args jsonb) RETURNS jsonb
@@ -1102,13 +1117,7 @@ DECLARE
   result jsonb;
 BEGIN
   PERFORM set_config('request.action', action, true);
-  EXECUTE format('SELECT app.%I($1)', o ->> 'table' || '_access') INTO winner USING action;
-  IF winner IS NULL THEN
-    IF auth.uid() IS NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, o ->> 'entity');
-    END IF;
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, o ->> 'entity');
-  END IF;
+  winner := lib.winner(o, action);
   PERFORM set_config('request.scenario', winner, true);
   result := CASE op
     WHEN 'list' THEN lib.list(resource, args)
@@ -1180,13 +1189,7 @@ DECLARE
   s jsonb;
   failing text;
 BEGIN
-  EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
-  IF winner IS NULL THEN
-    IF auth.uid() IS NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s this %s: sign in.', action, d ->> 'entity');
-    END IF;
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s this %s.', action, d ->> 'entity');
-  END IF;
+  winner := lib.winner(d, action);
   s := d -> 'scenarios' -> winner;
   failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules');
   IF coalesce(failing, '') <> '' THEN
