@@ -119,15 +119,26 @@ BEGIN
   END IF;
 END $$;
 
--- A record the caller cannot see as `action`: 403 (as above) when it exists, else 404. Existence is
--- judged inside the caller's organization (organization strategies) and under the parent of a nested path.
+-- Whether record `id` exists for the caller's API: live (softDelete), inside the caller's organization
+-- (organization strategies) and under the parent of a nested path, whatever the policies say.
+CREATE OR REPLACE FUNCTION lib.record_exists(d jsonb, id text, parent_key text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT lib.castable(id, d ->> 'pk_type') THEN RETURN false; END IF;  -- not a key: no such record
+  RETURN lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
+    coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false));
+END $$;
+
+-- An existing record the caller may not `action`: 403 naming the failing rules where there are any.
+CREATE OR REPLACE FUNCTION lib.forbidden(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM lib.refuse_if_denied(d, id, action);
+  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
+END $$;
+
+-- A record the caller cannot see as `action`: 403 when it exists, else 404.
 CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
-       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false)) THEN
-    PERFORM lib.refuse_if_denied(d, id, action);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
-  END IF;
+  IF lib.record_exists(d, id, parent_key) THEN PERFORM lib.forbidden(d, id, action); END IF;
   PERFORM lib.not_found(d, id);
 END $$;

@@ -50,17 +50,14 @@ BEGIN
   EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE %s',
     lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
   IF cur IS NULL THEN
-    -- A record the caller may not touch is 403 whatever the preconditions say.
-    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false,
-         d -> 'parent' ->> 'column', args ->> 'parent', coalesce((d ->> 'org')::boolean, false)) THEN
-      PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
-    END IF;
+    -- Hidden from the caller: 403 whatever the preconditions say. Absent: If-Match * is 412, else 404.
+    IF lib.record_exists(d, args ->> 'id', args ->> 'parent') THEN PERFORM lib.forbidden(d, args ->> 'id', lib.action()); END IF;
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
         DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
         HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
     END IF;
-    PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
+    PERFORM lib.not_found(d, args ->> 'id');
   END IF;
   -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
   PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());

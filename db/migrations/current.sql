@@ -665,17 +665,14 @@ BEGIN
   EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE %s',
     lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
   IF cur IS NULL THEN
-    -- A record the caller may not touch is 403 whatever the preconditions say.
-    IF lib.castable(args ->> 'id', d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', args ->> 'id', false,
-         d -> 'parent' ->> 'column', args ->> 'parent', coalesce((d ->> 'org')::boolean, false)) THEN
-      PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
-    END IF;
+    -- Hidden from the caller: 403 whatever the preconditions say. Absent: If-Match * is 412, else 404.
+    IF lib.record_exists(d, args ->> 'id', args ->> 'parent') THEN PERFORM lib.forbidden(d, args ->> 'id', lib.action()); END IF;
     IF args -> 'if_match' ? '*' THEN
       RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
         DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
         HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
     END IF;
-    PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent');
+    PERFORM lib.not_found(d, args ->> 'id');
   END IF;
   -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
   PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());
@@ -1200,16 +1197,27 @@ BEGIN
   END IF;
 END $$;
 
--- A record the caller cannot see as `action`: 403 (as above) when it exists, else 404. Existence is
--- judged inside the caller's organization (organization strategies) and under the parent of a nested path.
+-- Whether record `id` exists for the caller's API: live (softDelete), inside the caller's organization
+-- (organization strategies) and under the parent of a nested path, whatever the policies say.
+CREATE OR REPLACE FUNCTION lib.record_exists(d jsonb, id text, parent_key text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT lib.castable(id, d ->> 'pk_type') THEN RETURN false; END IF;  -- not a key: no such record
+  RETURN lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
+    coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false));
+END $$;
+
+-- An existing record the caller may not `action`: 403 naming the failing rules where there are any.
+CREATE OR REPLACE FUNCTION lib.forbidden(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM lib.refuse_if_denied(d, id, action);
+  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
+END $$;
+
+-- A record the caller cannot see as `action`: 403 when it exists, else 404.
 CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF lib.castable(id, d ->> 'pk_type') AND lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
-       coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false)) THEN
-    PERFORM lib.refuse_if_denied(d, id, action);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
-  END IF;
+  IF lib.record_exists(d, id, parent_key) THEN PERFORM lib.forbidden(d, id, action); END IF;
   PERFORM lib.not_found(d, id);
 END $$;
 

@@ -103,6 +103,14 @@ for (const kind of ['post', 'project'] as const) {
   });
 }
 
+test('If-Match * on a soft-deleted record is 412: it no longer exists for the API', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  assert.is((await api.call('DELETE', path)).status, 204);
+  assertPrecondition(await api.call('PATCH', path, { body: { title: 'x' }, headers: { 'If-Match': '*' } }), '*');
+  assert.is((await api.call('PATCH', path, { body: { title: 'x' } })).status, 404);
+});
+
 test('post body version: the current one applies (not written as the version); a stale one is 409; others 422', async () => {
   const created = await kinds.post.create();
   const path = kinds.post.path(created.body.data.id);
