@@ -7,12 +7,12 @@ import { tableName } from './model/names.ts';
 import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
 import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
-import { functionsDdl } from './sql/functions.ts';
+import { functionsDdl, refusalsSection } from './sql/functions.ts';
 import { accessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'records.sql', 'relations.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
 
 export function emitMigration(model: Model): string {
   const { tables } = buildSchema(model);
@@ -37,8 +37,9 @@ export function emitMigration(model: Model): string {
     })]),
     section('Files: claim of file references, outbox of replaced and deleted files', tables.map(fileTriggersDdl)),
     section('Privileges of the request roles', tables.map(grantDdl)),
-    section('API functions, engine descriptors and the manifest', [functionsDdl(model, tables)]),
+    section('API functions: compiled per table and action, dispatch, filter fields, the manifest', [functionsDdl(model, tables)]),
     section('Access scenarios: PRE_FETCH functions and row-level security policies', [accessDdl(model, tables)]),
+    section('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', [refusalsSection(model, tables)]),
     section('Removed from the model', [...tables.map(staleDdl), staleTablesDdl(tables)]),
     '',
   ].join('\n\n');

@@ -4,7 +4,7 @@ import type { Entity, Model, PredicateGroup, Rule } from '../model/types.ts';
 import { IDENTITY_RULES, isGroup } from '../model/types.ts';
 import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
-import { ident, literal, scalarLiteral, textArray } from '../sql/ident.ts';
+import { ident, literal, qname, scalarLiteral, textArray } from '../sql/ident.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -91,17 +91,19 @@ function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
   }
 }
 
-/** app.<project table>_stakeholder(key): owner or member of the project this row belongs to. */
+/** app.<table>_stakeholder_keys(): the keys of that table's rows in the caller's projects. */
+export const stakeholderKeys = (table: string) => qname('app', `${table}_stakeholder_keys`);
+
+/** The row's project (itself, its parent chain, or the entity `via` references) is one the caller owns or is a member of. */
 function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
   const projectEntity = ctx.model.api.projects!.entity;
-  const projectTable = tableName(ctx.model.entities[projectEntity]!);
   if (ctx.entityName === projectEntity && !via) {
     const pk = Object.entries(ctx.entity.properties).find(([, p]) => p.primary)![0];
-    return `app.${ident(`${projectTable}_stakeholder`)}((${ident(pk)})::text)`;
+    return `(${ident(pk)} IN (SELECT ${stakeholderKeys(tableName(ctx.entity))}()))`;
   }
   const hop = via ?? ctx.entity.parent!.property;
   const target = via ? ctx.entity.properties[via]!.references!.split('.')[0]! : ctx.entity.parent!.entity;
-  return `app.${ident(`${tableName(ctx.model.entities[target]!)}_stakeholder`)}((${ident(hop)})::text)`;
+  return `(${ident(hop)} IN (SELECT ${stakeholderKeys(tableName(ctx.model.entities[target]!))}()))`;
 }
 
 export function ruleSql(rule: Rule, ctx: RuleContext, mode: Mode): string {
@@ -109,8 +111,12 @@ export function ruleSql(rule: Rule, ctx: RuleContext, mode: Mode): string {
   return mode === 'identity' ? 'true' : dataSql(rule, ctx, mode);
 }
 
+/** A scenario's tree as SQL, without `true` noise: true drops out of an AND and decides an OR. */
 export function treeSql(g: PredicateGroup, ctx: RuleContext, mode: Mode): string {
-  const parts = g.children.map((c) => (isGroup(c) ? treeSql(c, ctx, mode) : ruleSql(c, ctx, mode)));
+  const all = g.children.map((c) => (isGroup(c) ? treeSql(c, ctx, mode) : ruleSql(c, ctx, mode)));
+  if (g.style !== 'and' && all.includes('true')) return 'true';
+  const parts = g.style === 'and' ? all.filter((p) => p !== 'true') : all;
+  if (parts.length === 0) return g.style === 'and' ? 'true' : 'false';
   return parts.length === 1 ? parts[0]! : `(${parts.join(g.style === 'and' ? ' AND ' : ' OR ')})`;
 }
 

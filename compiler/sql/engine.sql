@@ -1,82 +1,131 @@
--- The request engine: generic pl/pgSQL that every api.<table>_<action> function delegates to.
--- It reads each resource's descriptor from lib.resources (written by the compiler) and builds its
--- SQL with format(%I) identifiers only from that descriptor; every client value stays inside the
--- jsonb argument ($1) and is read from it by path, never spliced into the statement text.
+-- The generic part of the request engine: what the compiled api.<table>_<action> functions share.
+-- PRE_FETCH bookkeeping (lib.enter), value checks, RFC 7396 merge, and the one emitter of request-shaped
+-- SQL (filters and sort), which builds text only from a table's compiled field list (lib.fields) and
+-- keeps every client value inside the jsonb argument ($1), read from it by path.
 
-CREATE TABLE IF NOT EXISTS lib.resources (
-  name text PRIMARY KEY,
-  descriptor jsonb NOT NULL
-);
-COMMENT ON TABLE lib.resources IS 'Compiled descriptor of every table the api.* functions serve (engine input).';
 CREATE TABLE IF NOT EXISTS lib.manifest (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   manifest jsonb NOT NULL
 );
 COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
-GRANT SELECT ON lib.resources, lib.manifest TO anon, authenticated;
+CREATE TABLE IF NOT EXISTS lib.fields (
+  tbl text PRIMARY KEY,
+  fields jsonb NOT NULL
+);
+COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter or sort may name, with their types (read by lib.filter_sql and lib.order_sql).';
+DROP TABLE IF EXISTS lib.resources;
+GRANT SELECT ON lib.fields, lib.manifest TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
 GRANT USAGE ON SCHEMA api, lib TO authenticator;
 GRANT SELECT ON lib.manifest TO authenticator;
-
-CREATE OR REPLACE FUNCTION lib.resource(resource text) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
-DECLARE d jsonb;
-BEGIN
-  SELECT descriptor INTO d FROM lib.resources WHERE name = resource;
-  IF d IS NULL THEN RAISE EXCEPTION 'no resource %', resource; END IF;
-  RETURN d;
-END $$;
 
 CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT manifest FROM lib.manifest
 $$;
 
--- The action being served (list, read, update, …) and its winning scenario, set per request.
+CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT f.fields FROM lib.fields f WHERE f.tbl = name
+$$;
+
+-- Access bookkeeping ------------------------------------------------------------------------------
+-- The action being served (list, read, update, …), and per table the scenario that won it. Policies
+-- read the winner (lib.scenario) and fall back to the table's access function for plain SQL.
 CREATE OR REPLACE FUNCTION lib.action() RETURNS text LANGUAGE sql STABLE AS $$
   SELECT nullif(current_setting('request.action', true), '')
 $$;
 
-CREATE OR REPLACE FUNCTION lib.scenario() RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT nullif(current_setting('request.scenario', true), '')
+CREATE OR REPLACE FUNCTION lib.scenario(tbl text) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT nullif(current_setting('request.scenario.' || tbl, true), '')
 $$;
 
--- One statement per request: switch to the request role, set the claims, run the function.
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb)
-RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE result jsonb;
+-- No scenario lets the caller `action` the entity: 401 for an anonymous caller, 403 otherwise.
+CREATE OR REPLACE FUNCTION lib.no_scenario(action text, entity text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF req_role NOT IN ('anon', 'authenticated') THEN
-    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  IF auth.uid() IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, entity);
   END IF;
-  IF fn !~ '^[a-z0-9_]+$' OR to_regprocedure(format('api.%I(jsonb)', fn)) IS NULL OR fn IN ('dispatch', 'manifest') THEN
-    PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END IF;
-  PERFORM set_config('role', req_role, true);
-  -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  EXECUTE format('SELECT api.%I($1)', fn) INTO result USING args;
-  RETURN result;
+  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, entity);
 END $$;
+
+-- PRE_FETCH: records the action and the scenario that wins it on `tbl` (from app.<tbl>_access), before
+-- any row is read; no winner is 401/403. Returns the winner.
+CREATE OR REPLACE FUNCTION lib.enter(tbl text, action text, winner text, entity text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  IF winner IS NULL THEN PERFORM lib.no_scenario(action, entity); END IF;
+  PERFORM set_config('request.action', action, true);
+  PERFORM set_config('request.scenario.' || tbl, winner, true);
+  RETURN winner;
+END $$;
+
+-- Checks a body's members: each must be one of `allowed`, and never one of `read_only` (spec 2.2: 400).
+CREATE OR REPLACE FUNCTION lib.check_body(body jsonb, allowed text[], read_only text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE k text;
+BEGIN
+  IF jsonb_typeof(body) IS DISTINCT FROM 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    IF k = ANY (read_only) THEN
+      PERFORM lib.bad_request(format('readOnly property "%s" cannot be supplied', k), k, 'readOnly');
+    ELSIF NOT k = ANY (allowed) THEN
+      PERFORM lib.bad_request(format('unknown property "%s"', k), k, 'unknown');
+    END IF;
+  END LOOP;
+END $$;
+
+-- Checks the body of a link: an object whose members are edge properties holding strings (or null).
+CREATE OR REPLACE FUNCTION lib.check_edge(body jsonb, edge text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE k text;
+BEGIN
+  IF jsonb_typeof(body) <> 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    IF NOT k = ANY (edge) THEN PERFORM lib.bad_request(format('unknown edge property "%s"', k), k, 'unknown'); END IF;
+    IF jsonb_typeof(body -> k) NOT IN ('string', 'null') THEN
+      PERFORM lib.refuse('PT422', format('edge property "%s" must be a string', k), k, 'type');
+    END IF;
+  END LOOP;
+END $$;
+
+-- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
+CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE page int := coalesce((args ->> 'page')::int, 1);
+BEGIN
+  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;
+  RETURN page;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE per_page int := coalesce((args ->> 'per_page')::int, 25);
+BEGIN
+  IF per_page < 1 OR per_page > 100 THEN PERFORM lib.bad_request('per_page must be between 1 and 100'); END IF;
+  RETURN per_page;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.not_found(entity text, pk text, id text) RETURNS void LANGUAGE sql AS $$
+  SELECT lib.refuse('PT404', format('no %s with %s "%s"', entity, pk, coalesce(id, '')), NULL, NULL)
+$$;
 
 -- Values -----------------------------------------------------------------------------------------
 
 -- True when `v` is a valid input for `typ` (a compiler-owned type name). Numbers, dates and times must
 -- be written as in JSON and ISO 8601: PostgreSQL's own extras ('NaN', 'now', 'epoch', 'allballs') are not.
-CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- pg_input_is_valid caches its type per call site, so each type has a call of its own.
+CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE number text := '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$';
 BEGIN
-  IF v IS NULL THEN RETURN true; END IF;
-  IF (CASE
-      WHEN typ IN ('integer', 'bigint', 'numeric', 'double precision') THEN v !~ '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$'
-      WHEN typ = 'date' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-      WHEN typ = 'time without time zone' THEN v !~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$'
-      WHEN typ = 'timestamp with time zone' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
-      ELSE false END) THEN
-    RETURN false;
-  END IF;
-  EXECUTE format('SELECT %L::%s', v, typ);
-  RETURN true;
-EXCEPTION WHEN data_exception THEN
-  RETURN false;
+  RETURN v IS NULL OR CASE typ
+    WHEN 'text' THEN true
+    WHEN 'character varying(255)' THEN true  -- compared as text: any string is a value
+    WHEN 'integer' THEN v ~ number AND pg_input_is_valid(v, 'integer')
+    WHEN 'bigint' THEN v ~ number AND pg_input_is_valid(v, 'bigint')
+    WHEN 'numeric' THEN v ~ number AND pg_input_is_valid(v, 'numeric')
+    WHEN 'double precision' THEN v ~ number AND pg_input_is_valid(v, 'double precision')
+    WHEN 'boolean' THEN pg_input_is_valid(v, 'boolean')
+    WHEN 'date' THEN v ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' AND pg_input_is_valid(v, 'date')
+    WHEN 'time without time zone' THEN v ~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$' AND pg_input_is_valid(v, 'time without time zone')
+    WHEN 'timestamp with time zone' THEN
+      v ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
+      AND pg_input_is_valid(v, 'timestamp with time zone')
+    WHEN 'jsonb' THEN pg_input_is_valid(v, 'jsonb')
+    ELSE false END;
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.as_text_array(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
@@ -93,22 +142,16 @@ CREATE OR REPLACE FUNCTION lib.jsonb_nest(path text[], v jsonb) RETURNS jsonb LA
 $$;
 
 -- RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else replaces.
+-- One pass over each object (its kept members, then the patch's), so linear in the documents' size.
 CREATE OR REPLACE FUNCTION lib.merge_patch(target jsonb, patch jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  k text;
-  v jsonb;
-  result jsonb;
 BEGIN
   IF jsonb_typeof(patch) IS DISTINCT FROM 'object' THEN RETURN patch; END IF;
-  result := CASE WHEN jsonb_typeof(target) = 'object' THEN target ELSE '{}'::jsonb END;
-  FOR k, v IN SELECT * FROM jsonb_each(patch) LOOP
-    IF jsonb_typeof(v) = 'null' THEN
-      result := result - k;
-    ELSE
-      result := jsonb_set(result, ARRAY[k], lib.merge_patch(result -> k, v));
-    END IF;
-  END LOOP;
-  RETURN result;
+  IF jsonb_typeof(target) IS DISTINCT FROM 'object' THEN target := '{}'; END IF;
+  RETURN (SELECT coalesce(jsonb_object_agg(m.key, m.value), '{}'::jsonb) FROM (
+    SELECT t.key, t.value FROM jsonb_each(target) t WHERE NOT patch ? t.key
+    UNION ALL
+    SELECT p.key, CASE WHEN jsonb_typeof(p.value) = 'object' THEN lib.merge_patch(target -> p.key, p.value) ELSE p.value END
+    FROM jsonb_each(patch) p WHERE jsonb_typeof(p.value) <> 'null') m);
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.bad_request(message text, property text DEFAULT NULL, rule text DEFAULT NULL)

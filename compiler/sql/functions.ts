@@ -1,85 +1,89 @@
-// The api.* functions, one per entity (or relation) and action, each a one-line call into the
-// engine with its table's descriptor name; the descriptors and the manifest they serve.
+// The api.* functions, compiled per table and action (compiler/sql/engine/*), api.dispatch over them,
+// each entity's field list for filters and sort (lib.fields), and the manifest the gateway reads.
 import type { Model } from '../model/types.ts';
 import type { ColumnIR, TableIR } from '../ir/types.ts';
-import { serverManaged } from '../ir/columns.ts';
 import { buildManifest } from '../manifest/build.ts';
 import { literal, qname } from './ident.ts';
-import { scenarioDescriptors } from './policies.ts';
+import { shapeOf, type Shape } from './engine/shape.ts';
+import { recordFunctions } from './engine/records.ts';
+import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
+import { refusalsDdl } from './engine/refusals.ts';
 
-type Descriptor = Record<string, unknown>;
+/** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
+const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
 
-function columnDescriptor(c: ColumnIR, primaryKey: string): Descriptor {
-  const p = c.prop;
-  if (!p) return { type: c.sqlType, kind: 'String', readable: true, read_only: false, managed: false, primary: c.name === primaryKey,
-    immutable: false, multiple: false, json: false, search: false, has_default: c.defaultSql !== undefined };
+/** What a filter or sort may name on a column, and how to compare it (read by lib.field_expr). */
+function fieldOf(c: ColumnIR): Record<string, unknown> {
+  const p = c.prop!;
   const casts = p.type === 'JSON' ? Object.fromEntries((p.index?.paths ?? []).filter((e) => e.cast).map((e) => [e.path, e.cast])) : {};
   return {
     type: c.sqlType, kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
-    readable: !(p.writeOnly || p.modules?.Password), read_only: Boolean(p.readOnly), managed: serverManaged(p),
-    primary: Boolean(p.primary), immutable: Boolean(p.immutable), search: Boolean(p.searchIndexed),
-    has_default: c.defaultSql !== undefined || c.identity, casts,
+    readable: !(p.writeOnly || p.modules?.Password), search: Boolean(p.searchIndexed),
+    ...(Object.keys(casts).length ? { casts } : {}),
   };
 }
 
-/** What the engine needs to know about a table (lib.resources). */
-export function descriptor(model: Model, t: TableIR, all: TableIR[]): Descriptor {
-  const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
-  if (t.kind === 'join') {
-    const r = t.relation!;
-    return { kind: 'join', table: t.name, entity: `${t.entityName}.${r.name}`, edge: r.edge ?? [],
-      source: { column: r.ownerColumn, resource: entityTable(t.entityName).name },
-      target: { column: r.targetColumn, resource: entityTable(r.target!).name } };
-  }
-  const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
-  const pk = t.kind === 'subresource' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
-  const columns = Object.fromEntries(props.map((c) => [c.name, columnDescriptor(c, pk)]));
-  const parent = t.kind === 'entity' && t.entity.parent ? { column: t.entity.parent.property, resource: entityTable(t.entity.parent.entity).name } : null;
-  return {
-    kind: t.kind, table: t.name, entity: t.kind === 'entity' ? t.entityName : `${t.entityName}.${t.relation!.name}`,
-    pk, pk_type: props.find((c) => c.name === pk)!.sqlType,
-    soft_delete: t.kind === 'entity' && Boolean(t.entity.softDelete),
-    version: Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version && t.kind === 'entity')?.[0] ?? null,
-    parent, owner: t.kind === 'subresource' ? entityTable(t.entityName).name : null,
-    columns, output: props.filter((c) => (columns[c.name] as Descriptor).readable).map((c) => c.name),
-    ...(t.kind === 'entity' ? { scenarios: scenarioDescriptors(model, t), org: t.columns.some((c) => c.name === 'organization_id') } : {}),
-  };
+function fieldsDdl(s: Shape): string {
+  const fields = { pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])) };
+  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(JSON.stringify(fields, null, 2))}::jsonb);`;
 }
 
-/** [function suffix, access action of the owning entity, engine operation, what it does] for a table. */
-function actions(t: TableIR): Array<[string, string, string, string]> {
-  if (t.kind === 'join') {
-    return [['list', 'read', 'linked', 'list linked records'], ['link', 'link', 'link', 'link a record'], ['unlink', 'unlink', 'unlink', 'unlink a record']];
-  }
-  if (t.kind === 'subresource') return [['read', 'read', 'sub_read', 'read the sub-resource'], ['replace', 'update', 'sub_replace', 'replace the sub-resource']];
-  const list: Array<[string, string, string, string]> = [
-    ['list', 'list', 'list', 'list'], ['search', 'search', 'list', 'search'], ['read', 'read', 'read', 'read one'],
-    ['create', 'create', 'create', 'create'], ['replace', 'update', 'replace', 'replace (PUT)'],
-    ['patch', 'update', 'patch', 'patch (PATCH)'], ['delete', 'delete', 'delete', 'delete'],
-  ];
-  if (t.entity.softDelete) list.push(['restore', 'restore', 'restore', 'restore']);
-  return list;
+/** [function suffix, definition] of every api.* function of a table. */
+function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[]): Array<[string, string]> {
+  const s = shapes.get(t.name)!;
+  const owner = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name)!;
+  if (t.kind === 'entity') return recordFunctions(s);
+  if (t.kind === 'subresource') return subresourceFunctions(s, owner);
+  const r = t.relation!;
+  const target = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === r.target)!.name)!;
+  const j: JoinShape = { join: s, owner, target, ownerColumn: r.ownerColumn, targetColumn: r.targetColumn!, edge: r.edge ?? [] };
+  return joinFunctions(j);
 }
 
 export function functionNames(tables: TableIR[]): string[] {
-  return tables.flatMap((t) => actions(t).map(([a]) => `${t.name}_${a}`));
+  const suffixes = (t: TableIR) => t.kind === 'join' ? ['list', 'link', 'unlink'] : t.kind === 'subresource' ? ['read', 'replace']
+    : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : [])];
+  return tables.flatMap((t) => suffixes(t).map((a) => `${t.name}_${a}`));
+}
+
+/** One statement per request: switch to the request role, set the claims, call the function `fn` names. */
+function dispatchDdl(names: string[]): string {
+  return [
+    'CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$',
+    'BEGIN',
+    "  IF req_role NOT IN ('anon', 'authenticated') THEN",
+    "    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';",
+    '  END IF;',
+    "  PERFORM set_config('role', req_role, true);",
+    '  -- An anonymous call carries no identity, whatever claims came with it.',
+    "  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);",
+    "  PERFORM set_config('request.ip', coalesce(ip, ''), true);",
+    '  CASE fn',
+    ...names.map((n) => `    WHEN ${literal(n)} THEN RETURN ${qname('api', n)}(args);`),
+    "    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);",
+    '  END CASE;',
+    '  RETURN NULL;',
+    'END $fn$;',
+    "COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';",
+  ].join('\n');
 }
 
 export function functionsDdl(model: Model, tables: TableIR[]): string {
-  const out: string[] = ['DELETE FROM lib.resources;'];
+  const shapes = new Map(tables.map((t) => [t.name, shapeOf(t, tables)]));
+  const out: string[] = ['DELETE FROM lib.fields;'];
   for (const t of tables) {
-    out.push(`INSERT INTO lib.resources (name, descriptor) VALUES (${literal(t.name)}, ${literal(JSON.stringify(descriptor(model, t, tables)))}::jsonb);`);
-    const owner = tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name;
-    for (const [suffix, action, op, what] of actions(t)) {
-      const fn = qname('api', `${t.name}_${suffix}`);
-      const call = `lib.run(${[owner, action, op, t.name].map(literal).join(', ')}, args)`;
-      out.push(`CREATE OR REPLACE FUNCTION ${fn}(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT ${call} $$;`,
-        `COMMENT ON FUNCTION ${fn}(jsonb) IS ${literal(`${what}: ${t.kind === 'entity' ? t.entityName : `${t.entityName}.${t.relation!.name}`}`)};`);
-    }
+    if (t.kind === 'entity') out.push(fieldsDdl(shapes.get(t.name)!));
+    for (const [, ddl] of tableFunctions(t, shapes, tables)) out.push(ddl);
   }
-  out.push(`INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify(buildManifest(model)))}::jsonb)`,
+  out.push(dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS]),
+    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify(buildManifest(model), null, 2))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
     `SELECT meta.drop_stale_functions(ARRAY[${functionNames(tables).map(literal).join(', ')}]::text[]);`,
     'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;');
-  return out.join('\n');
+  return out.join('\n\n');
+}
+
+/** Per entity: existence past the policies, failing rules, refusals and pre-flights (after the access functions). */
+export function refusalsSection(model: Model, tables: TableIR[]): string {
+  return tables.filter((t) => t.kind === 'entity').map((t) => refusalsDdl(shapeOf(t, tables), model)).join('\n\n');
 }

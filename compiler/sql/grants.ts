@@ -12,5 +12,7 @@ export function grantDdl(t: TableIR): string {
     `REVOKE ALL ON ${rel} FROM ${ROLES};`,
     `GRANT SELECT (${readable.join(', ')}) ON ${rel} TO ${ROLES};`,
     `GRANT INSERT, UPDATE, DELETE ON ${rel} TO ${ROLES};`,
+    // A link tells a new row from an updated one by its xmax (0 when the INSERT itself wrote it).
+    ...(t.kind === 'join' ? [`GRANT SELECT (xmax) ON ${rel} TO ${ROLES};`] : []),
   ].join('\n');
 }

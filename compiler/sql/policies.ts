@@ -4,8 +4,7 @@
 import type { ActionName, Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
-import { dataRules, ownerProperty, treeSql, type RuleContext } from '../access/rules.ts';
-import { tableName } from '../model/names.ts';
+import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { ident, literal, pgName, qname } from './ident.ts';
 
 const ROLES = 'anon, authenticated';
@@ -48,7 +47,9 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       if (!uses.length) continue;
       const name = pgName(`${key} [${command}]`);
       const tree = treeSql(placed.scenario.predicate, ctx, command === 'select' ? 'select' : 'row');
-      const cond = `((SELECT ${accessFunction(t)}((SELECT lib.action()))) = ${literal(key)} AND ${tree})`;
+      // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
+      const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())))`;
+      const cond = tree === 'true' ? `(${winner} = ${literal(key)})` : `(${winner} = ${literal(key)} AND ${tree})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
       const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
       out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${ROLES} ${clause};`,
@@ -77,33 +78,35 @@ function ownedTableDdl(t: TableIR, owner: TableIR): string[] {
     `COMMENT ON POLICY ${ident(name)} ON ${qname('app', t.name)} IS ${literal(`Rows of ${t.entityName}.${t.relation!.name} follow the access to their ${t.entityName}.`)};`];
 }
 
-/** app.<table>_stakeholder(key): is the caller owner or member of the project that row belongs to. */
+/**
+ * app.<table>_stakeholder_keys(): the keys of the rows whose project the caller owns or is a member of,
+ * for the project entity and every entity whose parent chain reaches it. Policies test
+ * `<column> IN (SELECT …)`, which PostgreSQL evaluates once per statement as a hashed subplan.
+ */
 function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const projects = model.api.projects;
   if (!projects) return [];
   const out: string[] = [];
   const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
-  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)!;
-  const fn = (t: TableIR) => qname('app', `${t.name}_stakeholder`);
-  const define = (t: TableIR, body: string) => out.push(
-    `CREATE OR REPLACE FUNCTION ${fn(t)}(key text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
-    `  ${body}`, '$fn$;');
+  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
+  const define = (t: TableIR, body: string[]) => out.push(
+    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    ...body.map((l) => `  ${l}`), '$fn$;',
+    `COMMENT ON FUNCTION ${stakeholderKeys(t.name)}() IS ${literal(`matchProjectStakeholder: keys of the ${t.entityName} rows in projects the caller owns or is a member of.`)};`);
   const project = entityTable(projects.entity);
-  const [pk, pkProp] = keyOf(project);
   const members = tables.find((t) => t.kind === 'join' && t.entityName === projects.entity && t.relation!.name === projects.members)!;
   const owner = ownerProperty(project.entity);
-  const cast = (p: typeof pkProp) => `key::${p.type === 'Number' ? 'numeric' : 'text'}`;
   define(project, [
-    ...(owner ? [`SELECT EXISTS (SELECT 1 FROM ${qname('app', project.name)} p WHERE p.${ident(pk)} = ${cast(pkProp)} AND p.${ident(owner)} = auth.uid())`] : ['SELECT false']),
-    `OR EXISTS (SELECT 1 FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.ownerColumn)} = ${cast(pkProp)} AND m.${ident(members.relation!.targetColumn!)} = auth.uid())`,
-  ].join('\n  '));
-  // Every entity whose parent chain reaches the project: ask the parent about the row's parent key.
+    ...(owner ? [`SELECT p.${ident(keyOf(project))} FROM ${qname('app', project.name)} p WHERE p.${ident(owner)} = auth.uid()`, 'UNION'] : []),
+    `SELECT m.${ident(members.relation!.ownerColumn)} FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.targetColumn!)} = auth.uid()`,
+  ]);
+  // Every entity whose parent chain reaches the project: its rows under the parent's keys.
   const reaches = (name: string, seen = new Set<string>()): boolean =>
     name === projects.entity || (!seen.has(name) && !!model.entities[name]?.parent && reaches(model.entities[name]!.parent!.entity, seen.add(name)));
   for (const t of tables.filter((x) => x.kind === 'entity' && x.entityName !== projects.entity && reaches(x.entityName))) {
     const parent = entityTable(t.entity.parent!.entity);
-    const [k, kp] = keyOf(t);
-    define(t, `SELECT ${fn(parent)}((SELECT x.${ident(t.entity.parent!.property)}::text FROM ${qname('app', t.name)} x WHERE x.${ident(k)} = ${cast(kp)}))`);
+    define(t, [`SELECT x.${ident(keyOf(t))} FROM ${qname('app', t.name)} x WHERE x.${ident(t.entity.parent!.property)} IN (SELECT ${stakeholderKeys(parent.name)}())`]);
   }
   return out;
 }
@@ -131,5 +134,7 @@ export function accessDdl(model: Model, tables: TableIR[]): string {
       out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
     }
   }
+  // The per-row stakeholder checks of earlier versions, replaced by the key sets above.
+  out.push(...tables.filter((t) => t.kind === 'entity').map((t) => `DROP FUNCTION IF EXISTS ${qname('app', `${t.name}_stakeholder`)}(text);`));
   return out.join('\n');
 }

@@ -1,20 +1,11 @@
 -- Preconditions of writes (spec 2.6, 3.2, 4.4): If-Match (a list of ETags, or *), If-Unmodified-Since
--- (ignored when If-Match is present, RFC 9110 13.2.2) and the body version lock. They are conditions
--- of the write statement itself, so one statement decides; a miss is explained afterwards.
-
--- A row's ETag: the Version property when the entity has one, else the revision token.
-CREATE OR REPLACE FUNCTION lib.etag_sql(d jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN d ->> 'version' IS NOT NULL THEN format('t.%I::text', d ->> 'version') ELSE 't._rev::text' END
-$$;
+-- (ignored when If-Match is present, RFC 9110 13.2.2) and the body version lock are conditions of the
+-- compiled write statement itself, so one statement decides; these helpers read them and explain a miss.
 
 -- The version the body expects (spec 4.4): absent, or a positive integer (anything else: 422).
-CREATE OR REPLACE FUNCTION lib.expected_version(d jsonb, args jsonb) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-  prop text := d ->> 'version';
-  v jsonb;
+CREATE OR REPLACE FUNCTION lib.expected_version(prop text, body jsonb) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE v jsonb := body -> prop;
 BEGIN
-  IF prop IS NULL THEN RETURN NULL; END IF;
-  v := args -> 'body' -> prop;
   IF v IS NULL OR v = 'null'::jsonb THEN RETURN NULL; END IF;
   IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) OR v::numeric < 1 THEN
     PERFORM lib.refuse('PT422', format('%s must be a positive integer (the version the update expects)', prop), prop, 'version');
@@ -22,65 +13,49 @@ BEGIN
   RETURN v::numeric;
 END $$;
 
--- Extra conditions on the row for the write to apply ('true' when there are none).
-CREATE OR REPLACE FUNCTION lib.precondition_sql(d jsonb, args jsonb) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  parts text[] := '{}';
+-- The If-Match list of a request (NULL when absent).
+CREATE OR REPLACE FUNCTION lib.if_match(args jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN args ? 'if_match' THEN lib.as_text_array(args -> 'if_match') END
+$$;
+
+-- If-Unmodified-Since of a request, unless If-Match is present (NULL when it does not apply).
+CREATE OR REPLACE FUNCTION lib.if_unmodified_since(args jsonb) RETURNS timestamptz LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN NOT args ? 'if_match' THEN (args ->> 'if_unmodified_since')::timestamptz END
+$$;
+
+-- If-Match: * on a record that does not exist (RFC 9110 13.1.1): 412.
+CREATE OR REPLACE FUNCTION lib.absent_for_star(entity text, pk text, id text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF args ? 'if_match' THEN
-    IF NOT (args -> 'if_match') ? '*' THEN
-      parts := parts || format('%s = ANY (lib.as_text_array($1 -> ''if_match''))', lib.etag_sql(d));
-    END IF;
-  ELSIF args ? 'if_unmodified_since' THEN
-    parts := parts || 'date_trunc(''second'', t._modified_at) <= ($1 ->> ''if_unmodified_since'')::timestamptz'::text;
-  END IF;
-  IF lib.expected_version(d, args) IS NOT NULL THEN
-    parts := parts || format('t.%I = ($1 -> ''body'' ->> %L)::numeric', d ->> 'version', d ->> 'version');
-  END IF;
-  RETURN CASE WHEN cardinality(parts) = 0 THEN 'true' ELSE array_to_string(parts, ' AND ') END;
+  RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', entity, pk, id),
+    DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
+    HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
--- A write with preconditions matched no row: says why, from the record as it is now.
-CREATE OR REPLACE FUNCTION lib.explain_miss(d jsonb, args jsonb, where_sql text) RETURNS void LANGUAGE plpgsql AS $$
+-- A visible, writable record whose write matched no row: which precondition failed, from its current
+-- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
+CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  cur jsonb;
   supplied text;
-  expected numeric := lib.expected_version(d, args);
+  hint text := 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
 BEGIN
-  EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE %s',
-    lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
-  IF cur IS NULL THEN
-    -- Hidden from the caller: 403 whatever the preconditions say. Absent: If-Match * is 412, else 404.
-    IF lib.record_exists(d, args ->> 'id', args ->> 'parent') THEN PERFORM lib.forbidden(d, args ->> 'id', lib.action()); END IF;
-    IF args -> 'if_match' ? '*' THEN
-      RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
-        DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
-        HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
-    END IF;
-    PERFORM lib.not_found(d, args ->> 'id');
-  END IF;
-  -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
-  PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT (cur ->> 'etag') = ANY (lib.as_text_array(args -> 'if_match')) THEN
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT etag = ANY (lib.as_text_array(args -> 'if_match')) THEN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
-      MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', d ->> 'entity', cur ->> 'etag', supplied),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', args -> 'if_match')::text,
-      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
+      MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', entity, etag, supplied),
+      DETAIL = jsonb_build_object('current', etag, 'supplied', args -> 'if_match')::text, HINT = hint;
   END IF;
-  IF NOT args ? 'if_match' AND args ? 'if_unmodified_since'
-     AND date_trunc('second', (cur ->> 'modified')::timestamptz) > (args ->> 'if_unmodified_since')::timestamptz THEN
+  IF date_trunc('second', modified) > lib.if_unmodified_since(args) THEN
     RAISE EXCEPTION USING ERRCODE = 'PT412',
-      MESSAGE = format('The %s was modified at %s, after If-Unmodified-Since %s (current ETag "%s")', d ->> 'entity',
-        to_char((cur ->> 'modified')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-        to_char((args ->> 'if_unmodified_since')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), cur ->> 'etag'),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'modified', cur -> 'modified')::text,
-      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
+      MESSAGE = format('The %s was modified at %s, after If-Unmodified-Since %s (current ETag "%s")', entity,
+        to_char(modified AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+        to_char(lib.if_unmodified_since(args) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), etag),
+      DETAIL = jsonb_build_object('current', etag, 'modified', modified)::text, HINT = hint;
   END IF;
   -- What remains is the body version lock (or a change that landed between the write and this read).
   RAISE EXCEPTION USING ERRCODE = 'PT409',
     MESSAGE = format('The %s was modified by another user: its current version is %s, the request expected %s',
-      d ->> 'entity', cur ->> 'etag', coalesce(expected::text, 'the version it read')),
-    DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', expected)::text,
+      entity, etag, coalesce(expected::text, 'the version it read')),
+    DETAIL = jsonb_build_object('current', etag, 'supplied', expected)::text,
     HINT = 'Fetch the record again and resend the update with its current version.';
 END $$;

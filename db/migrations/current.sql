@@ -324,85 +324,134 @@ BEGIN
 END $$;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA meta FROM PUBLIC;
 
--- The request engine: generic pl/pgSQL that every api.<table>_<action> function delegates to.
--- It reads each resource's descriptor from lib.resources (written by the compiler) and builds its
--- SQL with format(%I) identifiers only from that descriptor; every client value stays inside the
--- jsonb argument ($1) and is read from it by path, never spliced into the statement text.
+-- The generic part of the request engine: what the compiled api.<table>_<action> functions share.
+-- PRE_FETCH bookkeeping (lib.enter), value checks, RFC 7396 merge, and the one emitter of request-shaped
+-- SQL (filters and sort), which builds text only from a table's compiled field list (lib.fields) and
+-- keeps every client value inside the jsonb argument ($1), read from it by path.
 
-CREATE TABLE IF NOT EXISTS lib.resources (
-  name text PRIMARY KEY,
-  descriptor jsonb NOT NULL
-);
-COMMENT ON TABLE lib.resources IS 'Compiled descriptor of every table the api.* functions serve (engine input).';
 CREATE TABLE IF NOT EXISTS lib.manifest (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   manifest jsonb NOT NULL
 );
 COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
-GRANT SELECT ON lib.resources, lib.manifest TO anon, authenticated;
+CREATE TABLE IF NOT EXISTS lib.fields (
+  tbl text PRIMARY KEY,
+  fields jsonb NOT NULL
+);
+COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter or sort may name, with their types (read by lib.filter_sql and lib.order_sql).';
+DROP TABLE IF EXISTS lib.resources;
+GRANT SELECT ON lib.fields, lib.manifest TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
 GRANT USAGE ON SCHEMA api, lib TO authenticator;
 GRANT SELECT ON lib.manifest TO authenticator;
-
-CREATE OR REPLACE FUNCTION lib.resource(resource text) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
-DECLARE d jsonb;
-BEGIN
-  SELECT descriptor INTO d FROM lib.resources WHERE name = resource;
-  IF d IS NULL THEN RAISE EXCEPTION 'no resource %', resource; END IF;
-  RETURN d;
-END $$;
 
 CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT manifest FROM lib.manifest
 $$;
 
--- The action being served (list, read, update, …) and its winning scenario, set per request.
+CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT f.fields FROM lib.fields f WHERE f.tbl = name
+$$;
+
+-- Access bookkeeping ------------------------------------------------------------------------------
+-- The action being served (list, read, update, …), and per table the scenario that won it. Policies
+-- read the winner (lib.scenario) and fall back to the table's access function for plain SQL.
 CREATE OR REPLACE FUNCTION lib.action() RETURNS text LANGUAGE sql STABLE AS $$
   SELECT nullif(current_setting('request.action', true), '')
 $$;
 
-CREATE OR REPLACE FUNCTION lib.scenario() RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT nullif(current_setting('request.scenario', true), '')
+CREATE OR REPLACE FUNCTION lib.scenario(tbl text) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT nullif(current_setting('request.scenario.' || tbl, true), '')
 $$;
 
--- One statement per request: switch to the request role, set the claims, run the function.
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb)
-RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE result jsonb;
+-- No scenario lets the caller `action` the entity: 401 for an anonymous caller, 403 otherwise.
+CREATE OR REPLACE FUNCTION lib.no_scenario(action text, entity text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF req_role NOT IN ('anon', 'authenticated') THEN
-    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  IF auth.uid() IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, entity);
   END IF;
-  IF fn !~ '^[a-z0-9_]+$' OR to_regprocedure(format('api.%I(jsonb)', fn)) IS NULL OR fn IN ('dispatch', 'manifest') THEN
-    PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END IF;
-  PERFORM set_config('role', req_role, true);
-  -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  EXECUTE format('SELECT api.%I($1)', fn) INTO result USING args;
-  RETURN result;
+  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, entity);
 END $$;
+
+-- PRE_FETCH: records the action and the scenario that wins it on `tbl` (from app.<tbl>_access), before
+-- any row is read; no winner is 401/403. Returns the winner.
+CREATE OR REPLACE FUNCTION lib.enter(tbl text, action text, winner text, entity text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  IF winner IS NULL THEN PERFORM lib.no_scenario(action, entity); END IF;
+  PERFORM set_config('request.action', action, true);
+  PERFORM set_config('request.scenario.' || tbl, winner, true);
+  RETURN winner;
+END $$;
+
+-- Checks a body's members: each must be one of `allowed`, and never one of `read_only` (spec 2.2: 400).
+CREATE OR REPLACE FUNCTION lib.check_body(body jsonb, allowed text[], read_only text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE k text;
+BEGIN
+  IF jsonb_typeof(body) IS DISTINCT FROM 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    IF k = ANY (read_only) THEN
+      PERFORM lib.bad_request(format('readOnly property "%s" cannot be supplied', k), k, 'readOnly');
+    ELSIF NOT k = ANY (allowed) THEN
+      PERFORM lib.bad_request(format('unknown property "%s"', k), k, 'unknown');
+    END IF;
+  END LOOP;
+END $$;
+
+-- Checks the body of a link: an object whose members are edge properties holding strings (or null).
+CREATE OR REPLACE FUNCTION lib.check_edge(body jsonb, edge text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE k text;
+BEGIN
+  IF jsonb_typeof(body) <> 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
+  FOR k IN SELECT jsonb_object_keys(body) LOOP
+    IF NOT k = ANY (edge) THEN PERFORM lib.bad_request(format('unknown edge property "%s"', k), k, 'unknown'); END IF;
+    IF jsonb_typeof(body -> k) NOT IN ('string', 'null') THEN
+      PERFORM lib.refuse('PT422', format('edge property "%s" must be a string', k), k, 'type');
+    END IF;
+  END LOOP;
+END $$;
+
+-- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
+CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE page int := coalesce((args ->> 'page')::int, 1);
+BEGIN
+  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;
+  RETURN page;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE per_page int := coalesce((args ->> 'per_page')::int, 25);
+BEGIN
+  IF per_page < 1 OR per_page > 100 THEN PERFORM lib.bad_request('per_page must be between 1 and 100'); END IF;
+  RETURN per_page;
+END $$;
+
+CREATE OR REPLACE FUNCTION lib.not_found(entity text, pk text, id text) RETURNS void LANGUAGE sql AS $$
+  SELECT lib.refuse('PT404', format('no %s with %s "%s"', entity, pk, coalesce(id, '')), NULL, NULL)
+$$;
 
 -- Values -----------------------------------------------------------------------------------------
 
 -- True when `v` is a valid input for `typ` (a compiler-owned type name). Numbers, dates and times must
 -- be written as in JSON and ISO 8601: PostgreSQL's own extras ('NaN', 'now', 'epoch', 'allballs') are not.
-CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- pg_input_is_valid caches its type per call site, so each type has a call of its own.
+CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE number text := '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$';
 BEGIN
-  IF v IS NULL THEN RETURN true; END IF;
-  IF (CASE
-      WHEN typ IN ('integer', 'bigint', 'numeric', 'double precision') THEN v !~ '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$'
-      WHEN typ = 'date' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-      WHEN typ = 'time without time zone' THEN v !~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$'
-      WHEN typ = 'timestamp with time zone' THEN v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
-      ELSE false END) THEN
-    RETURN false;
-  END IF;
-  EXECUTE format('SELECT %L::%s', v, typ);
-  RETURN true;
-EXCEPTION WHEN data_exception THEN
-  RETURN false;
+  RETURN v IS NULL OR CASE typ
+    WHEN 'text' THEN true
+    WHEN 'character varying(255)' THEN true  -- compared as text: any string is a value
+    WHEN 'integer' THEN v ~ number AND pg_input_is_valid(v, 'integer')
+    WHEN 'bigint' THEN v ~ number AND pg_input_is_valid(v, 'bigint')
+    WHEN 'numeric' THEN v ~ number AND pg_input_is_valid(v, 'numeric')
+    WHEN 'double precision' THEN v ~ number AND pg_input_is_valid(v, 'double precision')
+    WHEN 'boolean' THEN pg_input_is_valid(v, 'boolean')
+    WHEN 'date' THEN v ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' AND pg_input_is_valid(v, 'date')
+    WHEN 'time without time zone' THEN v ~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$' AND pg_input_is_valid(v, 'time without time zone')
+    WHEN 'timestamp with time zone' THEN
+      v ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)?)?$'
+      AND pg_input_is_valid(v, 'timestamp with time zone')
+    WHEN 'jsonb' THEN pg_input_is_valid(v, 'jsonb')
+    ELSE false END;
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.as_text_array(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
@@ -419,22 +468,16 @@ CREATE OR REPLACE FUNCTION lib.jsonb_nest(path text[], v jsonb) RETURNS jsonb LA
 $$;
 
 -- RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else replaces.
+-- One pass over each object (its kept members, then the patch's), so linear in the documents' size.
 CREATE OR REPLACE FUNCTION lib.merge_patch(target jsonb, patch jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  k text;
-  v jsonb;
-  result jsonb;
 BEGIN
   IF jsonb_typeof(patch) IS DISTINCT FROM 'object' THEN RETURN patch; END IF;
-  result := CASE WHEN jsonb_typeof(target) = 'object' THEN target ELSE '{}'::jsonb END;
-  FOR k, v IN SELECT * FROM jsonb_each(patch) LOOP
-    IF jsonb_typeof(v) = 'null' THEN
-      result := result - k;
-    ELSE
-      result := jsonb_set(result, ARRAY[k], lib.merge_patch(result -> k, v));
-    END IF;
-  END LOOP;
-  RETURN result;
+  IF jsonb_typeof(target) IS DISTINCT FROM 'object' THEN target := '{}'; END IF;
+  RETURN (SELECT coalesce(jsonb_object_agg(m.key, m.value), '{}'::jsonb) FROM (
+    SELECT t.key, t.value FROM jsonb_each(target) t WHERE NOT patch ? t.key
+    UNION ALL
+    SELECT p.key, CASE WHEN jsonb_typeof(p.value) = 'object' THEN lib.merge_patch(target -> p.key, p.value) ELSE p.value END
+    FROM jsonb_each(patch) p WHERE jsonb_typeof(p.value) <> 'null') m);
 END $$;
 
 CREATE OR REPLACE FUNCTION lib.bad_request(message text, property text DEFAULT NULL, rule text DEFAULT NULL)
@@ -614,22 +657,13 @@ BEGIN
 END $$;
 
 -- Preconditions of writes (spec 2.6, 3.2, 4.4): If-Match (a list of ETags, or *), If-Unmodified-Since
--- (ignored when If-Match is present, RFC 9110 13.2.2) and the body version lock. They are conditions
--- of the write statement itself, so one statement decides; a miss is explained afterwards.
-
--- A row's ETag: the Version property when the entity has one, else the revision token.
-CREATE OR REPLACE FUNCTION lib.etag_sql(d jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN d ->> 'version' IS NOT NULL THEN format('t.%I::text', d ->> 'version') ELSE 't._rev::text' END
-$$;
+-- (ignored when If-Match is present, RFC 9110 13.2.2) and the body version lock are conditions of the
+-- compiled write statement itself, so one statement decides; these helpers read them and explain a miss.
 
 -- The version the body expects (spec 4.4): absent, or a positive integer (anything else: 422).
-CREATE OR REPLACE FUNCTION lib.expected_version(d jsonb, args jsonb) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-  prop text := d ->> 'version';
-  v jsonb;
+CREATE OR REPLACE FUNCTION lib.expected_version(prop text, body jsonb) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE v jsonb := body -> prop;
 BEGIN
-  IF prop IS NULL THEN RETURN NULL; END IF;
-  v := args -> 'body' -> prop;
   IF v IS NULL OR v = 'null'::jsonb THEN RETURN NULL; END IF;
   IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) OR v::numeric < 1 THEN
     PERFORM lib.refuse('PT422', format('%s must be a positive integer (the version the update expects)', prop), prop, 'version');
@@ -637,448 +671,55 @@ BEGIN
   RETURN v::numeric;
 END $$;
 
--- Extra conditions on the row for the write to apply ('true' when there are none).
-CREATE OR REPLACE FUNCTION lib.precondition_sql(d jsonb, args jsonb) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  parts text[] := '{}';
+-- The If-Match list of a request (NULL when absent).
+CREATE OR REPLACE FUNCTION lib.if_match(args jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN args ? 'if_match' THEN lib.as_text_array(args -> 'if_match') END
+$$;
+
+-- If-Unmodified-Since of a request, unless If-Match is present (NULL when it does not apply).
+CREATE OR REPLACE FUNCTION lib.if_unmodified_since(args jsonb) RETURNS timestamptz LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN NOT args ? 'if_match' THEN (args ->> 'if_unmodified_since')::timestamptz END
+$$;
+
+-- If-Match: * on a record that does not exist (RFC 9110 13.1.1): 412.
+CREATE OR REPLACE FUNCTION lib.absent_for_star(entity text, pk text, id text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  IF args ? 'if_match' THEN
-    IF NOT (args -> 'if_match') ? '*' THEN
-      parts := parts || format('%s = ANY (lib.as_text_array($1 -> ''if_match''))', lib.etag_sql(d));
-    END IF;
-  ELSIF args ? 'if_unmodified_since' THEN
-    parts := parts || 'date_trunc(''second'', t._modified_at) <= ($1 ->> ''if_unmodified_since'')::timestamptz'::text;
-  END IF;
-  IF lib.expected_version(d, args) IS NOT NULL THEN
-    parts := parts || format('t.%I = ($1 -> ''body'' ->> %L)::numeric', d ->> 'version', d ->> 'version');
-  END IF;
-  RETURN CASE WHEN cardinality(parts) = 0 THEN 'true' ELSE array_to_string(parts, ' AND ') END;
+  RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', entity, pk, id),
+    DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
+    HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
--- A write with preconditions matched no row: says why, from the record as it is now.
-CREATE OR REPLACE FUNCTION lib.explain_miss(d jsonb, args jsonb, where_sql text) RETURNS void LANGUAGE plpgsql AS $$
+-- A visible, writable record whose write matched no row: which precondition failed, from its current
+-- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
+CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  cur jsonb;
   supplied text;
-  expected numeric := lib.expected_version(d, args);
+  hint text := 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
 BEGIN
-  EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE %s',
-    lib.etag_sql(d), d ->> 'table', where_sql) INTO cur USING args;
-  IF cur IS NULL THEN
-    -- Hidden from the caller: 403 whatever the preconditions say. Absent: If-Match * is 412, else 404.
-    IF lib.record_exists(d, args ->> 'id', args ->> 'parent') THEN PERFORM lib.forbidden(d, args ->> 'id', lib.action()); END IF;
-    IF args -> 'if_match' ? '*' THEN
-      RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = format('If-Match: * requires an existing %s, and there is none with %s "%s"', d ->> 'entity', d ->> 'pk', args ->> 'id'),
-        DETAIL = jsonb_build_object('current', NULL, 'supplied', '*')::text,
-        HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
-    END IF;
-    PERFORM lib.not_found(d, args ->> 'id');
-  END IF;
-  -- Visible but not writable: the write's own policy judged the existing record (lifecycle, attributes).
-  PERFORM lib.refuse_if_denied(d, args ->> 'id', lib.action());
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT (cur ->> 'etag') = ANY (lib.as_text_array(args -> 'if_match')) THEN
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT etag = ANY (lib.as_text_array(args -> 'if_match')) THEN
     SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
-      MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', d ->> 'entity', cur ->> 'etag', supplied),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', args -> 'if_match')::text,
-      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
+      MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', entity, etag, supplied),
+      DETAIL = jsonb_build_object('current', etag, 'supplied', args -> 'if_match')::text, HINT = hint;
   END IF;
-  IF NOT args ? 'if_match' AND args ? 'if_unmodified_since'
-     AND date_trunc('second', (cur ->> 'modified')::timestamptz) > (args ->> 'if_unmodified_since')::timestamptz THEN
+  IF date_trunc('second', modified) > lib.if_unmodified_since(args) THEN
     RAISE EXCEPTION USING ERRCODE = 'PT412',
-      MESSAGE = format('The %s was modified at %s, after If-Unmodified-Since %s (current ETag "%s")', d ->> 'entity',
-        to_char((cur ->> 'modified')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-        to_char((args ->> 'if_unmodified_since')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), cur ->> 'etag'),
-      DETAIL = jsonb_build_object('current', cur ->> 'etag', 'modified', cur -> 'modified')::text,
-      HINT = 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
+      MESSAGE = format('The %s was modified at %s, after If-Unmodified-Since %s (current ETag "%s")', entity,
+        to_char(modified AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+        to_char(lib.if_unmodified_since(args) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), etag),
+      DETAIL = jsonb_build_object('current', etag, 'modified', modified)::text, HINT = hint;
   END IF;
   -- What remains is the body version lock (or a change that landed between the write and this read).
   RAISE EXCEPTION USING ERRCODE = 'PT409',
     MESSAGE = format('The %s was modified by another user: its current version is %s, the request expected %s',
-      d ->> 'entity', cur ->> 'etag', coalesce(expected::text, 'the version it read')),
-    DETAIL = jsonb_build_object('current', cur ->> 'etag', 'supplied', expected)::text,
+      entity, etag, coalesce(expected::text, 'the version it read')),
+    DETAIL = jsonb_build_object('current', etag, 'supplied', expected)::text,
     HINT = 'Fetch the record again and resend the update with its current version.';
 END $$;
 
--- Record actions of the request engine: list/search, read, create, replace, patch, delete, restore.
--- Each takes the resource name and the jsonb argument of the api.* protocol (compiler/manifest/types.ts).
-
--- t.<col>, … for the readable columns, plus the revision token and last-modified time.
-CREATE OR REPLACE FUNCTION lib.select_list(d jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT string_agg(format('t.%I', c), ', ') || ', t._rev, t._modified_at'
-  FROM jsonb_array_elements_text(d -> 'output') AS c
-$$;
-
--- {data, id, etag, last_modified} from a row selected with lib.select_list.
-CREATE OR REPLACE FUNCTION lib.single(d jsonb, r jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-  SELECT jsonb_build_object(
-    'data', r - '_rev' - '_modified_at',
-    'id', r ->> (d ->> 'pk'),
-    'etag', coalesce(r ->> (d ->> 'version'), r ->> '_rev'),
-    'last_modified', r -> '_modified_at')
-$$;
-
--- The key of a record from its text form; a value that cannot be a key finds no record (404).
-CREATE OR REPLACE FUNCTION lib.require_key(d jsonb, id text, what text) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  IF id IS NULL OR NOT lib.castable(id, d ->> 'pk_type') THEN
-    PERFORM lib.refuse('PT404', format('no %s with %s "%s"', what, d ->> 'pk', coalesce(id, '')), NULL, NULL);
-  END IF;
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.not_found(d jsonb, id text) RETURNS void LANGUAGE sql AS $$
-  SELECT lib.refuse('PT404', format('no %s with %s "%s"', d ->> 'entity', d ->> 'pk', id), NULL, NULL)
-$$;
-
--- For nested paths: the parent must exist; returns the condition tying rows to it.
-CREATE OR REPLACE FUNCTION lib.parent_sql(d jsonb, args jsonb) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  IF args ->> 'parent' IS NULL THEN RETURN 'true'; END IF;
-  IF d -> 'parent' IS NULL OR d -> 'parent' = 'null'::jsonb THEN
-    PERFORM lib.bad_request(format('%s has no parent', d ->> 'entity'));
-  END IF;
-  -- Parent pre-flight: the caller must be able to read the parent (404 missing, 403 hidden).
-  PERFORM lib.require_owner(d -> 'parent' ->> 'resource', args ->> 'parent', 'read');
-  RETURN format('t.%I = ($1 ->> ''parent'')::%s', d -> 'parent' ->> 'column', (d -> 'columns' -> (d -> 'parent' ->> 'column')) ->> 'type');
-END $$;
-
--- Key, parent and soft-delete condition of a single-record action; `rows` is live, deleted or any.
-CREATE OR REPLACE FUNCTION lib.record_sql(d jsonb, args jsonb, rows text DEFAULT 'live') RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM lib.require_key(d, args ->> 'id', d ->> 'entity');
-  RETURN format('t.%I = ($1 ->> ''id'')::%s AND %s%s', d ->> 'pk', d ->> 'pk_type', lib.parent_sql(d, args),
-    CASE WHEN NOT (d ->> 'soft_delete')::boolean OR rows = 'any' THEN ''
-      WHEN rows = 'deleted' THEN ' AND t.deleted_at IS NOT NULL' ELSE ' AND t.deleted_at IS NULL' END);
-END $$;
-
--- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
-CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE page int := coalesce((args ->> 'page')::int, 1);
-BEGIN
-  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;
-  RETURN page;
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE per_page int := coalesce((args ->> 'per_page')::int, 25);
-BEGIN
-  IF per_page < 1 OR per_page > 100 THEN PERFORM lib.bad_request('per_page must be between 1 and 100'); END IF;
-  RETURN per_page;
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.list(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  page int := lib.page(args);
-  per_page int := lib.per_page(args);
-  cond text;
-  total bigint;
-  rows jsonb;
-BEGIN
-  cond := lib.parent_sql(d, args) || ' AND ' || lib.filter_sql(d, args -> 'filter', '{filter}')
-    || CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END;
-  EXECUTE format('SELECT count(*) FROM app.%I t WHERE %s', d ->> 'table', cond) INTO total USING args;
-  EXECUTE format('SELECT coalesce(jsonb_agg(to_jsonb(s) - ''_rev'' - ''_modified_at''), ''[]'') FROM (SELECT %s FROM app.%I t WHERE %s ORDER BY %s LIMIT %s OFFSET %s) s',
-    lib.select_list(d), d ->> 'table', cond, lib.order_sql(d, args -> 'sort'), per_page, (page - 1)::bigint * per_page)
-    INTO rows USING args;
-  RETURN jsonb_build_object('data', rows, 'meta', jsonb_build_object('total', total, 'page', page, 'per_page', per_page));
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.read(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  r jsonb;
-BEGIN
-  EXECUTE format('SELECT to_jsonb(s) FROM (SELECT %s FROM app.%I t WHERE %s) s', lib.select_list(d), d ->> 'table', lib.record_sql(d, args))
-    INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.missing(d, args ->> 'id', lib.action(), args ->> 'parent'); END IF;
-  RETURN lib.single(d, r);
-END $$;
-
--- Checks a body's keys: each must be a property, and never a readOnly one (spec 2.2: 400).
-CREATE OR REPLACE FUNCTION lib.check_body(d jsonb, body jsonb) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  k text;
-  c jsonb;
-BEGIN
-  IF jsonb_typeof(body) IS DISTINCT FROM 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
-  FOR k IN SELECT jsonb_object_keys(body) LOOP
-    c := d -> 'columns' -> k;
-    IF c IS NULL THEN PERFORM lib.bad_request(format('unknown property "%s"', k), k, 'unknown'); END IF;
-    IF (c ->> 'read_only')::boolean THEN
-      PERFORM lib.bad_request(format('readOnly property "%s" cannot be supplied', k), k, 'readOnly');
-    END IF;
-  END LOOP;
-END $$;
-
--- The body with the parent key of a nested path filled in (a different one in the body is refused).
-CREATE OR REPLACE FUNCTION lib.with_parent(d jsonb, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  col text := d -> 'parent' ->> 'column';
-  body jsonb := args -> 'body';
-BEGIN
-  IF args ->> 'parent' IS NULL THEN RETURN body; END IF;
-  IF body ? col AND body ->> col IS DISTINCT FROM args ->> 'parent' THEN
-    PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', col, args ->> 'parent'), col, 'parent');
-  END IF;
-  RETURN body || jsonb_build_object(col, args ->> 'parent');
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.create(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  body jsonb;
-  cols text;
-  r jsonb;
-BEGIN
-  PERFORM lib.check_body(d, args -> 'body');
-  PERFORM lib.parent_sql(d, args);
-  body := lib.with_parent(d, args);
-  SELECT string_agg(format('%I', k), ', ') INTO cols FROM jsonb_object_keys(body) k;
-  BEGIN
-  EXECUTE format('WITH ins AS (INSERT INTO app.%I AS t %s RETURNING %s) SELECT to_jsonb(ins) FROM ins', d ->> 'table',
-    CASE WHEN cols IS NULL THEN 'DEFAULT VALUES'
-      ELSE format('(%s) SELECT %s FROM jsonb_populate_record(NULL::app.%I, $1) r', cols,
-        (SELECT string_agg(format('r.%I', k), ', ') FROM jsonb_object_keys(body) k), d ->> 'table') END,
-    lib.select_list(d))
-    INTO r USING body;
-  EXCEPTION WHEN insufficient_privilege THEN
-    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
-    RAISE EXCEPTION USING ERRCODE = 'PT403',
-      MESSAGE = format('Scenario "%s" does not allow you to create this %s.',
-        coalesce(d -> 'scenarios' -> lib.scenario() ->> 'label', lib.scenario()), d ->> 'entity'),
-      DETAIL = jsonb_build_object('scenario', d -> 'scenarios' -> lib.scenario() ->> 'label',
-        'rules', (SELECT string_agg(x ->> 'rule', ', ') FROM jsonb_array_elements(d -> 'scenarios' -> lib.scenario() -> 'rules') x))::text;
-  END;
-  RETURN lib.single(d, r);
-END $$;
-
--- replace (PUT) and patch: `patch` sets only the body's properties and merges JSON ones (RFC 7396);
--- replace resets every omitted writable property to its default (or null).
-CREATE OR REPLACE FUNCTION lib.update(resource text, args jsonb, patch boolean) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  body jsonb := args -> 'body';
-  sets text[] := '{}';
-  k text;
-  c jsonb;
-  r jsonb;
-  where_sql text;
-BEGIN
-  PERFORM lib.check_body(d, body);
-  where_sql := lib.record_sql(d, args);
-  FOR k, c IN SELECT * FROM jsonb_each(d -> 'columns') LOOP
-    IF (c ->> 'read_only')::boolean OR (c ->> 'managed')::boolean THEN CONTINUE; END IF;
-    IF body ? k THEN
-      IF (c ->> 'primary')::boolean THEN
-        IF body ->> k IS DISTINCT FROM args ->> 'id' THEN
-          PERFORM lib.bad_request(format('primary key "%s" cannot be changed', k), k, 'primary');
-        END IF;
-        CONTINUE;
-      END IF;
-      sets := sets || CASE
-        WHEN patch AND (c ->> 'json')::boolean AND jsonb_typeof(body -> k) = 'object'
-          THEN format('%I = lib.merge_patch(t.%I, $1 -> ''body'' -> %L)', k, k, k)
-        ELSE format('%I = r.%I', k, k) END;
-    ELSIF NOT patch AND NOT (c ->> 'primary')::boolean AND NOT (c ->> 'immutable')::boolean THEN
-      sets := sets || format('%I = %s', k, CASE WHEN (c ->> 'has_default')::boolean THEN 'DEFAULT' ELSE 'NULL' END);
-    END IF;
-  END LOOP;
-  -- An empty PATCH still counts as a write (new revision, version + 1), like any other update.
-  IF cardinality(sets) = 0 THEN sets := ARRAY[format('%I = t.%I', d ->> 'pk', d ->> 'pk')]; END IF;
-  EXECUTE format('WITH upd AS (UPDATE app.%I t SET %s FROM jsonb_populate_record(NULL::app.%I, $1 -> ''body'') r WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
-    d ->> 'table', array_to_string(sets, ', '), d ->> 'table', where_sql || ' AND ' || lib.precondition_sql(d, args), lib.select_list(d))
-    INTO r USING args;
-  IF r IS NULL THEN PERFORM lib.explain_miss(d, args, where_sql); END IF;
-  RETURN lib.single(d, r);
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.delete(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  soft boolean := (d ->> 'soft_delete')::boolean AND NOT coalesce((args ->> 'permanent')::boolean, false);
-  -- A permanent delete also removes a record that is already soft-deleted.
-  where_sql text := lib.record_sql(d, args, CASE WHEN soft THEN 'live' ELSE 'any' END);
-  n bigint;
-BEGIN
-  EXECUTE format(CASE WHEN soft THEN 'UPDATE app.%I t SET deleted_at = now() WHERE %s' ELSE 'DELETE FROM app.%I t WHERE %s' END,
-    d ->> 'table', where_sql || ' AND ' || lib.precondition_sql(d, args)) USING args;
-  GET DIAGNOSTICS n = ROW_COUNT;
-  IF n = 0 THEN PERFORM lib.explain_miss(d, args, where_sql); END IF;
-  RETURN '{}'::jsonb;
-END $$;
-
--- Restore a soft-deleted record; restoring one that is not deleted returns it unchanged.
-CREATE OR REPLACE FUNCTION lib.restore(resource text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  r jsonb;
-BEGIN
-  IF NOT (d ->> 'soft_delete')::boolean THEN PERFORM lib.bad_request(format('%s has no soft delete', d ->> 'entity')); END IF;
-  EXECUTE format('WITH upd AS (UPDATE app.%I t SET deleted_at = NULL WHERE %s RETURNING %s) SELECT to_jsonb(upd) FROM upd',
-    d ->> 'table', lib.record_sql(d, args, 'deleted'), lib.select_list(d)) INTO r USING args;
-  IF r IS NULL THEN RETURN lib.read(resource, args); END IF;
-  RETURN lib.single(d, r);
-END $$;
-
--- Relation actions of the request engine: list linked records, link and unlink (manyToMany), and
--- read and replace a oneToOne sub-resource. The owning record must exist (else 404).
-
--- The record a relation hangs off (or links to) must be visible to the caller as `action` (the request's
--- own, or `read` for a link target): 404 when missing, 403 when hidden. Returns its descriptor.
-CREATE OR REPLACE FUNCTION lib.require_owner(resource text, id text, action text DEFAULT lib.action()) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := lib.resource(resource);
-  found boolean;
-BEGIN
-  PERFORM lib.require_key(d, id, d ->> 'entity');
-  found := lib.exists_as(action, format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s)', d ->> 'table', d ->> 'pk', d ->> 'pk_type',
-    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END), id);
-  IF NOT found THEN PERFORM lib.missing(d, id, action); END IF;
-  RETURN d;
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.edge_sql(j jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT 'jsonb_build_object(' || coalesce(string_agg(format('%L, j.%I', e, e), ', '), '') || ')'
-  FROM jsonb_array_elements_text(j -> 'edge') AS e
-$$;
-
--- GET /<collection>/<id>/<relation>: the linked records, each with its `edge` properties.
-CREATE OR REPLACE FUNCTION lib.linked(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  j jsonb := lib.resource(relation);
-  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
-  d jsonb := lib.resource(j -> 'target' ->> 'resource');
-  page int := lib.page(args);
-  per_page int := lib.per_page(args);
-  joined text;
-  total bigint;
-  rows jsonb;
-BEGIN
-  joined := format('app.%I j JOIN app.%I t ON t.%I = j.%I WHERE j.%I = ($1 ->> ''id'')::%s%s', j ->> 'table', d ->> 'table',
-    d ->> 'pk', j -> 'target' ->> 'column', j -> 'source' ->> 'column', src ->> 'pk_type',
-    CASE WHEN (d ->> 'soft_delete')::boolean THEN ' AND t.deleted_at IS NULL' ELSE '' END);
-  EXECUTE format('SELECT count(*) FROM %s', joined) INTO total USING args;
-  EXECUTE format('SELECT coalesce(jsonb_agg(to_jsonb(s) - ''_rev'' - ''_modified_at''), ''[]'') FROM (SELECT %s, %s AS edge FROM %s ORDER BY t.%I LIMIT %s OFFSET %s) s',
-    lib.select_list(d), lib.edge_sql(j), joined, d ->> 'pk', per_page, (page - 1)::bigint * per_page) INTO rows USING args;
-  RETURN jsonb_build_object('data', rows, 'meta', jsonb_build_object('total', total, 'page', page, 'per_page', per_page));
-END $$;
-
--- PUT /<collection>/<id>/<relation>/<target>: creates the link or replaces its edge properties.
-CREATE OR REPLACE FUNCTION lib.link(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  j jsonb := lib.resource(relation);
-  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
-  tgt jsonb := lib.require_owner(j -> 'target' ->> 'resource', args ->> 'target', 'read');
-  body jsonb := coalesce(args -> 'body', '{}'::jsonb);
-  edge text[] := ARRAY(SELECT jsonb_array_elements_text(j -> 'edge'));
-  k text;
-  r jsonb;
-  created boolean;
-BEGIN
-  IF jsonb_typeof(body) <> 'object' THEN PERFORM lib.bad_request('the body must be a JSON object'); END IF;
-  FOR k IN SELECT jsonb_object_keys(body) LOOP
-    IF NOT k = ANY (edge) THEN PERFORM lib.bad_request(format('unknown edge property "%s"', k), k, 'unknown'); END IF;
-    IF jsonb_typeof(body -> k) NOT IN ('string', 'null') THEN
-      PERFORM lib.refuse('PT422', format('edge property "%s" must be a string', k), k, 'type');
-    END IF;
-  END LOOP;
-  EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM app.%I j WHERE j.%I = ($1 ->> ''id'')::%s AND j.%I = ($1 ->> ''target'')::%s)',
-    j ->> 'table', j -> 'source' ->> 'column', src ->> 'pk_type', j -> 'target' ->> 'column', tgt ->> 'pk_type') INTO created USING args;
-  EXECUTE format('INSERT INTO app.%I AS j (%I, %I%s) VALUES (($1 ->> ''id'')::%s, ($1 ->> ''target'')::%s%s) '
-    'ON CONFLICT (%I, %I) DO UPDATE SET _rev = gen_random_uuid()%s RETURNING %s',
-    j ->> 'table', j -> 'source' ->> 'column', j -> 'target' ->> 'column',
-    (SELECT coalesce(string_agg(format(', %I', e), ''), '') FROM unnest(edge) e),
-    src ->> 'pk_type', tgt ->> 'pk_type',
-    (SELECT coalesce(string_agg(format(', $1 -> ''body'' ->> %L', e), ''), '') FROM unnest(edge) e),
-    j -> 'source' ->> 'column', j -> 'target' ->> 'column',
-    (SELECT coalesce(string_agg(format(', %I = EXCLUDED.%I', e, e), ''), '') FROM unnest(edge) e),
-    lib.edge_sql(j)) INTO r USING jsonb_set(args, '{body}', body);
-  RETURN jsonb_build_object('data', jsonb_build_object(j -> 'source' ->> 'column', args ->> 'id', j -> 'target' ->> 'column', args ->> 'target')
-    || r, 'created', created);
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.unlink(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  j jsonb := lib.resource(relation);
-  src jsonb := lib.require_owner(j -> 'source' ->> 'resource', args ->> 'id');
-  tgt jsonb := lib.resource(j -> 'target' ->> 'resource');
-  n bigint;
-BEGIN
-  PERFORM lib.require_key(tgt, args ->> 'target', tgt ->> 'entity');
-  EXECUTE format('DELETE FROM app.%I j WHERE j.%I = ($1 ->> ''id'')::%s AND j.%I = ($1 ->> ''target'')::%s', j ->> 'table',
-    j -> 'source' ->> 'column', src ->> 'pk_type', j -> 'target' ->> 'column', tgt ->> 'pk_type') USING args;
-  GET DIAGNOSTICS n = ROW_COUNT;
-  IF n = 0 THEN
-    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', tgt ->> 'entity', args ->> 'target', src ->> 'entity', args ->> 'id'), NULL, NULL);
-  END IF;
-  RETURN '{}'::jsonb;
-END $$;
-
--- A sub-resource is part of its owner: its responses carry the owner's ETag and Last-Modified.
-CREATE OR REPLACE FUNCTION lib.owner_single(s jsonb, owner jsonb, r jsonb, id text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE state jsonb;
-BEGIN
-  EXECUTE format('SELECT jsonb_build_object(''etag'', %s, ''modified'', t._modified_at) FROM app.%I t WHERE t.%I = $1::%s',
-    lib.etag_sql(owner), owner ->> 'table', owner ->> 'pk', owner ->> 'pk_type') INTO state USING id;
-  RETURN jsonb_build_object('data', r - '_rev' - '_modified_at', 'id', id, 'etag', state ->> 'etag', 'last_modified', state -> 'modified');
-END $$;
-
--- GET /<collection>/<id>/<relation> (oneToOne): the sub-resource; every property null until written.
-CREATE OR REPLACE FUNCTION lib.sub_read(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  s jsonb := lib.resource(relation);
-  owner jsonb := lib.require_owner(s ->> 'owner', args ->> 'id');
-  r jsonb;
-BEGIN
-  EXECUTE format('SELECT to_jsonb(x) FROM (SELECT %s FROM app.%I t WHERE t.%I = ($1 ->> ''id'')::%s) x',
-    lib.select_list(s), s ->> 'table', s ->> 'pk', owner ->> 'pk_type') INTO r USING args;
-  IF r IS NULL THEN
-    r := (SELECT jsonb_object_agg(c, NULL) FROM jsonb_array_elements_text(s -> 'output') c)
-      || jsonb_build_object(s ->> 'pk', args ->> 'id');
-  END IF;
-  RETURN lib.owner_single(s, owner, r, args ->> 'id');
-END $$;
-
--- PUT /<collection>/<id>/<relation> (oneToOne): creates or replaces the sub-resource.
-CREATE OR REPLACE FUNCTION lib.sub_replace(relation text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  s jsonb := lib.resource(relation);
-  owner jsonb := lib.require_owner(s ->> 'owner', args ->> 'id');
-  body jsonb := args -> 'body';
-  cols text[];
-  given text[];
-  owner_where text;
-  locked boolean;
-  r jsonb;
-BEGIN
-  PERFORM lib.check_body(s, body);
-  IF body ? (s ->> 'pk') AND body ->> (s ->> 'pk') IS DISTINCT FROM args ->> 'id' THEN
-    PERFORM lib.bad_request(format('"%s" is the owner''s key and cannot differ from the path', s ->> 'pk'), s ->> 'pk', 'primary');
-  END IF;
-  body := body || jsonb_build_object(s ->> 'pk', args ->> 'id');
-  -- Preconditions apply to the owner's ETag; its row stays locked until the write commits.
-  owner_where := lib.record_sql(owner, args - 'body');
-  EXECUTE format('SELECT true FROM app.%I t WHERE %s AND %s FOR UPDATE', owner ->> 'table', owner_where,
-    lib.precondition_sql(owner, args - 'body')) INTO locked USING args - 'body';
-  IF locked IS NULL THEN PERFORM lib.explain_miss(owner, args - 'body', owner_where); END IF;
-  cols := ARRAY(SELECT k FROM jsonb_each(s -> 'columns') AS c(k, v) WHERE NOT (v ->> 'read_only')::boolean);
-  -- Omitted properties go back to their default: left out of the insert, set to DEFAULT on update.
-  given := ARRAY(SELECT c FROM unnest(cols) c WHERE body ? c OR NOT ((s -> 'columns' -> c ->> 'has_default')::boolean));
-  EXECUTE format('WITH up AS (INSERT INTO app.%I AS t (%s) SELECT %s FROM jsonb_populate_record(NULL::app.%I, $1) r '
-    'ON CONFLICT (%I) DO UPDATE SET %s RETURNING %s) SELECT to_jsonb(up) FROM up',
-    s ->> 'table', (SELECT string_agg(format('%I', c), ', ') FROM unnest(given) c),
-    (SELECT string_agg(format('r.%I', c), ', ') FROM unnest(given) c),
-    s ->> 'table', s ->> 'pk',
-    (SELECT string_agg(CASE WHEN c = ANY (given) THEN format('%I = EXCLUDED.%I', c, c) ELSE format('%I = DEFAULT', c) END, ', ')
-      FROM unnest(cols) c WHERE c <> s ->> 'pk'),
-    lib.select_list(s)) INTO r USING body;
-  RETURN lib.owner_single(s, owner, r, args ->> 'id');
-END $$;
-
--- Access control in the engine (spec 5.2): PRE_FETCH picks the winning scenario before any row is read
--- (none: 401 anonymous, 403 otherwise); RLS policies do FETCH and POST_FETCH; a record the policies hide
--- is told apart from a missing one (403 vs 404) by a narrow definer check, only when no row came back.
+-- Access control helpers shared by every table (spec 5.2). PRE_FETCH, the policies and the 403/404 split
+-- are compiled per table (app.<table>_access, _exists, _failing, _refuse); these are the generic parts.
 
 -- Drops every policy of app.<tbl>; the migration then creates the model's policies afresh.
 CREATE OR REPLACE FUNCTION meta.drop_policies(tbl text) RETURNS void LANGUAGE plpgsql AS $$
@@ -1087,63 +728,6 @@ BEGIN
   FOR r IN SELECT policyname FROM pg_policies WHERE schemaname = 'app' AND tablename = tbl LOOP
     EXECUTE format('DROP POLICY %I ON app.%I', r.policyname, tbl);
   END LOOP;
-END $$;
-
--- PRE_FETCH: the key of the scenario that wins `action` on the entity `d`; none is 401 for an anonymous
--- caller and 403 otherwise, before any row is read.
-CREATE OR REPLACE FUNCTION lib.winner(d jsonb, action text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE winner text;
-BEGIN
-  EXECUTE format('SELECT app.%I($1)', d ->> 'table' || '_access') INTO winner USING action;
-  IF winner IS NULL THEN
-    IF auth.uid() IS NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'PT401', MESSAGE = format('No access scenario lets an anonymous caller %s %s: sign in.', action, d ->> 'entity');
-    END IF;
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('No access scenario lets you %s %s.', action, d ->> 'entity');
-  END IF;
-  RETURN winner;
-END $$;
-
--- Runs `op` of the engine on `resource` as `action` of the entity `owner` (the entity itself, or the owner
--- of a join or sub-resource table), after PRE_FETCH. The result carries the winning scenario's key.
-CREATE OR REPLACE FUNCTION lib.run(owner text, action text, op text, resource text, args jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-  o jsonb := lib.resource(owner);
-  winner text;
-  result jsonb;
-BEGIN
-  PERFORM set_config('request.action', action, true);
-  winner := lib.winner(o, action);
-  PERFORM set_config('request.scenario', winner, true);
-  result := CASE op
-    WHEN 'list' THEN lib.list(resource, args)
-    WHEN 'read' THEN lib.read(resource, args)
-    WHEN 'create' THEN lib.create(resource, args)
-    WHEN 'replace' THEN lib.update(resource, args, false)
-    WHEN 'patch' THEN lib.update(resource, args, true)
-    WHEN 'delete' THEN lib.delete(resource, args)
-    WHEN 'restore' THEN lib.restore(resource, args)
-    WHEN 'linked' THEN lib.linked(resource, args)
-    WHEN 'link' THEN lib.link(resource, args)
-    WHEN 'unlink' THEN lib.unlink(resource, args)
-    WHEN 'sub_read' THEN lib.sub_read(resource, args)
-    WHEN 'sub_replace' THEN lib.sub_replace(resource, args)
-  END;
-  RETURN result || jsonb_build_object('scenario', (o -> 'scenarios' -> winner) ->> 'label');
-END $$;
-
--- Runs `sql` (a query of the engine) with request.action set to `action`, then restores it: a parent or
--- a link target is looked up as its `read`, whatever the request does to the child.
-CREATE OR REPLACE FUNCTION lib.exists_as(action text, sql text, key text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  before text := lib.action();
-  found boolean;
-BEGIN
-  PERFORM set_config('request.action', action, true);
-  EXECUTE sql INTO found USING key;
-  PERFORM set_config('request.action', coalesce(before, ''), true);
-  RETURN found;
 END $$;
 
 -- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
@@ -1160,65 +744,6 @@ BEGIN
     CASE WHEN org THEN ' AND t.organization_id = auth.org()' ELSE '' END)
     INTO found USING key, parent_key;
   RETURN found;
-END $$;
-
--- The data rules of the winning scenario that the row breaks (definer: evaluates compiled rule SQL).
-CREATE OR REPLACE FUNCTION lib.failing_rules(tbl text, pk text, pk_type text, key text, rules jsonb)
-RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-DECLARE
-  r jsonb;
-  ok boolean;
-  failed text[] := '{}';
-BEGIN
-  FOR r IN SELECT * FROM jsonb_array_elements(coalesce(rules, '[]'::jsonb)) LOOP
-    EXECUTE format('SELECT NOT (%s) OR coalesce(%s, false) FROM app.%I WHERE %I = $1::%s', coalesce(r ->> 'guard', 'true'), r ->> 'sql', tbl, pk, pk_type)
-      INTO ok USING key;
-    IF ok IS NOT TRUE THEN failed := failed || (r ->> 'rule'); END IF;
-  END LOOP;
-  RETURN array_to_string(failed, ', ');
-END $$;
-
--- Refuses with 403 (401 for an anonymous caller no scenario admits) when the winning scenario of
--- `action` rejects the existing record `id`, naming the scenario, its level and the failing data rules.
-CREATE OR REPLACE FUNCTION lib.refuse_if_denied(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  winner text;
-  s jsonb;
-  failing text;
-BEGIN
-  winner := lib.winner(d, action);
-  s := d -> 'scenarios' -> winner;
-  failing := lib.failing_rules(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id, s -> 'rules');
-  IF coalesce(failing, '') <> '' THEN
-    RAISE EXCEPTION USING ERRCODE = 'PT403',
-      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.',
-        coalesce(s ->> 'label', winner), coalesce(s ->> 'level', 'unknown'), action, d ->> 'entity', failing),
-      DETAIL = jsonb_build_object('scenario', s ->> 'label', 'rules', failing)::text;
-  END IF;
-END $$;
-
--- Whether record `id` exists for the caller's API: live (softDelete), inside the caller's organization
--- (organization strategies) and under the parent of a nested path, whatever the policies say.
-CREATE OR REPLACE FUNCTION lib.record_exists(d jsonb, id text, parent_key text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  IF NOT lib.castable(id, d ->> 'pk_type') THEN RETURN false; END IF;  -- not a key: no such record
-  RETURN lib.row_exists(d ->> 'table', d ->> 'pk', d ->> 'pk_type', id,
-    coalesce((d ->> 'soft_delete')::boolean, false), d -> 'parent' ->> 'column', parent_key, coalesce((d ->> 'org')::boolean, false));
-END $$;
-
--- An existing record the caller may not `action`: 403 naming the failing rules where there are any.
-CREATE OR REPLACE FUNCTION lib.forbidden(d jsonb, id text, action text) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM lib.refuse_if_denied(d, id, action);
-  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', action, d ->> 'entity');
-END $$;
-
--- A record the caller cannot see as `action`: 403 when it exists, else 404.
-CREATE OR REPLACE FUNCTION lib.missing(d jsonb, id text, action text DEFAULT lib.action(), parent_key text DEFAULT NULL)
-RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  IF lib.record_exists(d, id, parent_key) THEN PERFORM lib.forbidden(d, id, action); END IF;
-  PERFORM lib.not_found(d, id);
 END $$;
 
 -- Files (spec 2.7, 3.3; design 6): upload intents, the claim of a file reference by the write that stores
@@ -1848,6 +1373,7 @@ GRANT INSERT, UPDATE, DELETE ON "app"."projects" TO anon, authenticated;
 REVOKE ALL ON "app"."projects_members" FROM anon, authenticated;
 GRANT SELECT ("project_id", "user_id", "role", "status", "_rev", "_modified_at") ON "app"."projects_members" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."projects_members" TO anon, authenticated;
+GRANT SELECT (xmax) ON "app"."projects_members" TO anon, authenticated;
 
 REVOKE ALL ON "app"."posts" FROM anon, authenticated;
 GRANT SELECT ("id", "project_id", "title", "body", "status", "version", "author_id", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note", "created_at", "updated_at", "_rev", "_modified_at", "deleted_at") ON "app"."posts" TO anon, authenticated;
@@ -1856,6 +1382,7 @@ GRANT INSERT, UPDATE, DELETE ON "app"."posts" TO anon, authenticated;
 REVOKE ALL ON "app"."posts_tags" FROM anon, authenticated;
 GRANT SELECT ("post_id", "tag_slug", "_rev", "_modified_at") ON "app"."posts_tags" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."posts_tags" TO anon, authenticated;
+GRANT SELECT (xmax) ON "app"."posts_tags" TO anon, authenticated;
 
 REVOKE ALL ON "app"."comments" FROM anon, authenticated;
 GRANT SELECT ("id", "post_id", "body", "author_id", "created_at", "_rev", "_modified_at") ON "app"."comments" TO anon, authenticated;
@@ -1865,156 +1392,3848 @@ REVOKE ALL ON "app"."tags" FROM anon, authenticated;
 GRANT SELECT ("slug", "label", "_rev", "_modified_at") ON "app"."tags" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."tags" TO anon, authenticated;
 
--- API functions, engine descriptors and the manifest --------------------------------------------
+-- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
 
-DELETE FROM lib.resources;
-INSERT INTO lib.resources (name, descriptor) VALUES ('users', '{"kind":"entity","table":"users","entity":"User","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"email":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"password":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":false,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"display_name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","email","display_name","created_at","updated_at"],"scenarios":{"Signed-in users see users":{"label":"Signed-in users see users","level":"action","rules":[]},"Users manage themselves":{"label":"Users manage themselves","level":"entity","rules":[{"rule":"matchResourceOwner (id)","sql":"(\"id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Anyone signs up":{"label":"Anyone signs up","level":"action","rules":[]}},"org":false}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'list', 'list', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list: User';
-CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'search', 'list', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search: User';
-CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'read', 'read', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one: User';
-CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'create', 'create', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create: User';
-CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'update', 'replace', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT): User';
-CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'update', 'patch', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH): User';
-CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'delete', 'delete', 'users', args) $$;
-COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete: User';
-INSERT INTO lib.resources (name, descriptor) VALUES ('users_profile', '{"kind":"subresource","table":"users_profile","entity":"User.profile","pk":"user_id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":"users","columns":{"user_id":{"type":"character varying(255)","kind":"String","readable":true,"read_only":false,"managed":false,"primary":true,"immutable":false,"multiple":false,"json":false,"search":false,"has_default":false},"bio":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"avatar":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["user_id","bio","avatar"]}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'read', 'sub_read', 'users_profile', args) $$;
-COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource: User.profile';
-CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('users', 'update', 'sub_replace', 'users_profile', args) $$;
-COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-resource: User.profile';
-INSERT INTO lib.resources (name, descriptor) VALUES ('projects', '{"kind":"entity","table":"projects","entity":"Project","pk":"id","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":false,"casts":{}},"name":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"owner_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","name","owner_id"],"scenarios":{"Stakeholders work on their projects":{"label":"Stakeholders work on their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"id\")::text)","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Any signed-in user starts a project":{"label":"Any signed-in user starts a project","level":"action","rules":[]}},"org":false}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'list', 'list', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list: Project';
-CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'search', 'list', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search: Project';
-CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'read', 'read', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one: Project';
-CREATE OR REPLACE FUNCTION "api"."projects_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'create', 'create', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_create"(jsonb) IS 'create: Project';
-CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'update', 'replace', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT): Project';
-CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'update', 'patch', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH): Project';
-CREATE OR REPLACE FUNCTION "api"."projects_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'delete', 'delete', 'projects', args) $$;
-COMMENT ON FUNCTION "api"."projects_delete"(jsonb) IS 'delete: Project';
-INSERT INTO lib.resources (name, descriptor) VALUES ('projects_members', '{"kind":"join","table":"projects_members","entity":"Project.members","edge":["role","status"],"source":{"column":"project_id","resource":"projects"},"target":{"column":"user_id","resource":"users"}}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'read', 'linked', 'projects_members', args) $$;
+DELETE FROM lib.fields;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "email": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "password": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": false,
+      "search": false
+    },
+    "display_name": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": true
+    },
+    "created_at": {
+      "type": "timestamp with time zone",
+      "kind": "DateTime",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "updated_at": {
+      "type": "timestamp with time zone",
+      "kind": "DateTime",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."users" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
+
+CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'create', "app"."users_access"('create'), 'User');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."users" AS t ("email", "password", "display_name")
+    SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
+    CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."users_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'User'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."users" t SET
+    "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    "password" = CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
+    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."users", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('update', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  IF _body ? 'password' THEN
+    UPDATE "app"."users" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
+    "password" = r."password",
+    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  ELSE
+    UPDATE "app"."users" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
+    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  END IF;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('update', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'delete', "app"."users_access"('delete'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."users" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('delete', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _row jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM "app"."users_require"(_key, 'read');
+  SELECT jsonb_build_object('user_id', t."user_id", 'bio', t."bio", 'avatar', t."avatar") INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
+  -- Never written: every property null.
+  _row := coalesce(_row, jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', _key));
+  SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource User.profile';
+
+CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _row jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM "app"."users_require"(_key, 'update');
+  PERFORM lib.check_body(_body, ARRAY['user_id', 'bio', 'avatar']::text[], ARRAY[]::text[]);
+  IF _body ? 'user_id' AND _body ->> 'user_id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('"user_id" is the owner''s key and cannot differ from the path', 'user_id', 'primary');
+  END IF;
+  _body := _body || jsonb_build_object('user_id', _key);
+  _if_match := lib.if_match((args - 'body'));
+  _since := lib.if_unmodified_since((args - 'body'));
+  PERFORM FROM "app"."users" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    FOR UPDATE;
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('update', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, NULL);
+  END IF;
+  -- Omitted properties go back to their default.
+  INSERT INTO "app"."users_profile" AS t ("user_id", "bio", "avatar")
+  SELECT CASE WHEN _body ? 'user_id' THEN r."user_id" ELSE NULL END,
+    CASE WHEN _body ? 'bio' THEN r."bio" ELSE NULL END,
+    CASE WHEN _body ? 'avatar' THEN r."avatar" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."users_profile", _body) r
+  ON CONFLICT ("user_id") DO UPDATE SET "bio" = EXCLUDED."bio", "avatar" = EXCLUDED."avatar"
+  RETURNING jsonb_build_object('user_id', t."user_id", 'bio', t."bio", 'avatar', t."avatar") INTO _row;
+  SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-resource User.profile';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "name": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "owner_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'list', "app"."projects_access"('list'), 'Project');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'search', "app"."projects_access"('search'), 'Project');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'read', "app"."projects_access"('read'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."projects" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
+
+CREATE OR REPLACE FUNCTION "api"."projects_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'create', "app"."projects_access"('create'), 'Project');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."projects" AS t ("name")
+    SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."projects", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."projects_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Project'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_create"(jsonb) IS 'create a Project';
+
+CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."projects" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."projects", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."projects_deny"('update', _key);
+    PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT) a Project';
+
+CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."projects" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
+  FROM jsonb_populate_record(NULL::"app"."projects", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."projects_deny"('update', _key);
+    PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH) a Project';
+
+CREATE OR REPLACE FUNCTION "api"."projects_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'delete', "app"."projects_access"('delete'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."projects" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."projects_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_delete"(jsonb) IS 'delete a Project';
+
+CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'read', "app"."projects_access"('read'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  PERFORM "app"."projects_require"(_key, 'read');
+  SELECT count(*) INTO _total FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+    WHERE j."project_id" = _key;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id", 'email', x."email", 'display_name', x."display_name", 'created_at', x."created_at", 'updated_at', x."updated_at") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
+    SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at, jsonb_build_object('role', j."role", 'status', j."status") AS edge FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+    WHERE j."project_id" = _key
+    ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."projects_members_list"(jsonb) IS 'list linked records: Project.members';
-CREATE OR REPLACE FUNCTION "api"."projects_members_link"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'link', 'link', 'projects_members', args) $$;
+
+CREATE OR REPLACE FUNCTION "api"."projects_members_link"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'link', "app"."projects_access"('link'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+  _body jsonb := coalesce(args -> 'body', '{}'::jsonb);
+  _edge jsonb;
+  _created boolean;
+BEGIN
+  PERFORM "app"."projects_require"(_key, 'link');
+  PERFORM "app"."users_require"(_target, 'read');
+  PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
+  INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
+  ON CONFLICT ("project_id", "user_id") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role", "status" = EXCLUDED."status"
+  RETURNING jsonb_build_object('role', j."role", 'status', j."status"), j.xmax = 0 INTO _edge, _created;
+  RETURN jsonb_build_object('data', jsonb_build_object('project_id', _key, 'user_id', _target) || _edge,
+    'created', _created) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."projects_members_link"(jsonb) IS 'link a record: Project.members';
-CREATE OR REPLACE FUNCTION "api"."projects_members_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('projects', 'unlink', 'unlink', 'projects_members', args) $$;
+
+CREATE OR REPLACE FUNCTION "api"."projects_members_unlink"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'unlink', "app"."projects_access"('unlink'), 'Project');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+BEGIN
+  PERFORM "app"."projects_require"(_key, 'unlink');
+  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
+  DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
+    AND j."user_id" = _target;
+  IF NOT FOUND THEN
+    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', 'User', _target, 'Project', _key), NULL, NULL);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."projects_members_unlink"(jsonb) IS 'unlink a record: Project.members';
-INSERT INTO lib.resources (name, descriptor) VALUES ('posts', '{"kind":"entity","table":"posts","entity":"Post","pk":"id","pk_type":"character varying(255)","soft_delete":true,"version":"version","parent":{"column":"project_id","resource":"projects"},"owner":null,"columns":{"id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"project_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"title":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":true,"has_default":false,"casts":{}},"status":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"version":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"rating":{"type":"numeric","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"word_count":{"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"published_on":{"type":"date","kind":"Date","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"reading_slot":{"type":"time without time zone","kind":"Time","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"featured":{"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":true,"casts":{}},"tags_cache":{"type":"character varying(255)[]","kind":"String","multiple":true,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"cover":{"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"attachment":{"type":"jsonb","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"meta":{"type":"jsonb","kind":"JSON","multiple":false,"json":true,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"internal_note":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"updated_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","project_id","title","body","status","version","author_id","rating","word_count","published_on","reading_slot","featured","tags_cache","cover","attachment","meta","legacy_code","internal_note","created_at","updated_at"],"scenarios":{"Readers":{"label":"Readers","level":"action","rules":[{"rule":"lifecycleStatus (allowed: published)","sql":"((SELECT lib.action()) = ANY (ARRAY[''create'']::text[]) OR ((\"status\"::text = ANY (ARRAY[''published'']::text[]))))","guard":"true"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Editors and authors manage posts of their projects":{"label":"Editors and authors manage posts of their projects","level":"entity","rules":[{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''editor'']::text[])"},{"rule":"matchProjectStakeholder","sql":"app.\"projects_stakeholder\"((\"project_id\")::text)","guard":"((SELECT auth.roles()) && ARRAY[''author'']::text[])"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Administrators edit anything":{"label":"Administrators edit anything","level":"action","rules":[]},"Reviewers move posts through review":{"label":"Reviewers move posts through review","level":"action","rules":[{"rule":"matchResourceAttribute (status in in_review, published)","sql":"(\"status\" = ANY (ARRAY[''in_review'', ''published'']::character varying(255)[]))","guard":"((SELECT auth.roles()) && ARRAY[''reviewer'']::text[])"}]},"Authors edit their posts until they are published":{"label":"Authors edit their posts until they are published","level":"action","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"},{"rule":"lifecycleStatus (denied: published, archived)","sql":"((SELECT lib.action()) = ANY (ARRAY[''create'']::text[]) OR ((\"status\" IS NULL OR NOT (\"status\"::text = ANY (ARRAY[''published'', ''archived'']::text[])))))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]}},"org":false}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'list', 'list', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list: Post';
-CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'search', 'list', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search: Post';
-CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'read', 'read', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one: Post';
-CREATE OR REPLACE FUNCTION "api"."posts_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'create', 'create', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_create"(jsonb) IS 'create: Post';
-CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'update', 'replace', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT): Post';
-CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'update', 'patch', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH): Post';
-CREATE OR REPLACE FUNCTION "api"."posts_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'delete', 'delete', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_delete"(jsonb) IS 'delete: Post';
-CREATE OR REPLACE FUNCTION "api"."posts_restore"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'restore', 'restore', 'posts', args) $$;
-COMMENT ON FUNCTION "api"."posts_restore"(jsonb) IS 'restore: Post';
-INSERT INTO lib.resources (name, descriptor) VALUES ('posts_tags', '{"kind":"join","table":"posts_tags","entity":"Post.tags","edge":[],"source":{"column":"post_id","resource":"posts"},"target":{"column":"tag_slug","resource":"tags"}}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'read', 'linked', 'posts_tags', args) $$;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "project_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "title": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": true
+    },
+    "body": {
+      "type": "text",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": true
+    },
+    "status": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "version": {
+      "type": "integer",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "author_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "rating": {
+      "type": "numeric",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "word_count": {
+      "type": "integer",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "published_on": {
+      "type": "date",
+      "kind": "Date",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "reading_slot": {
+      "type": "time without time zone",
+      "kind": "Time",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "featured": {
+      "type": "boolean",
+      "kind": "Boolean",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "tags_cache": {
+      "type": "character varying(255)[]",
+      "kind": "String",
+      "multiple": true,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "cover": {
+      "type": "jsonb",
+      "kind": "Binary",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "attachment": {
+      "type": "jsonb",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "meta": {
+      "type": "jsonb",
+      "kind": "JSON",
+      "multiple": false,
+      "json": true,
+      "readable": true,
+      "search": false,
+      "casts": {
+        "address.city": "Text",
+        "priority": "Integer"
+      }
+    },
+    "legacy_code": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "internal_note": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "created_at": {
+      "type": "timestamp with time zone",
+      "kind": "DateTime",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "updated_at": {
+      "type": "timestamp with time zone",
+      "kind": "DateTime",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'list', "app"."posts_access"('list'), 'Post');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'search', "app"."posts_access"('search'), 'Post');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'read', "app"."posts_access"('read'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+  IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
+
+CREATE OR REPLACE FUNCTION "api"."posts_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'create', "app"."posts_access"('create'), 'Post');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN
+    IF _body ? 'project_id' AND _body ->> 'project_id' IS DISTINCT FROM _parent THEN
+      PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'project_id', _parent), 'project_id', 'parent');
+    END IF;
+    _body := _body || jsonb_build_object('project_id', _parent);
+  END IF;
+  BEGIN
+    INSERT INTO "app"."posts" AS t ("id", "project_id", "title", "body", "status", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note", "version")
+    SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
+    CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
+    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
+    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+    CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
+    CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
+    CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
+    CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
+    CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
+    CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
+    CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
+    CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
+    CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
+    CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
+    CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END,
+    CASE WHEN _body ? 'version' THEN r."version" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."posts", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."posts_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Post'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_create"(jsonb) IS 'create a Post';
+
+CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('version', args -> 'body');
+  UPDATE "app"."posts" t SET
+    "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
+    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
+    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
+    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
+    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
+    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
+    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
+    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
+    "meta" = CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
+    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
+    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."posts", _body) r
+  WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."version" = _expected)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."posts_deny"('update', _key);
+    PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT) a Post';
+
+CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('version', args -> 'body');
+  UPDATE "app"."posts" t SET
+    "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END,
+    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE t."rating" END,
+    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE t."word_count" END,
+    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE t."published_on" END,
+    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE t."reading_slot" END,
+    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE t."featured" END,
+    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE t."tags_cache" END,
+    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE t."cover" END,
+    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE t."attachment" END,
+    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta') ELSE r."meta" END ELSE t."meta" END,
+    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE t."legacy_code" END,
+    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE t."internal_note" END
+  FROM jsonb_populate_record(NULL::"app"."posts", _body) r
+  WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."version" = _expected)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."posts_deny"('update', _key);
+    PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH) a Post';
+
+CREATE OR REPLACE FUNCTION "api"."posts_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'delete', "app"."posts_access"('delete'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _permanent boolean := coalesce((args ->> 'permanent')::boolean, false);
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('version', args -> 'body');
+  IF NOT _permanent THEN
+    UPDATE "app"."posts" t SET deleted_at = now() WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."version" = _expected);
+  ELSE
+    DELETE FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent)
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."version" = _expected);
+  END IF;
+  IF NOT FOUND AND NOT _permanent THEN
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."posts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."posts_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
+  ELSIF NOT FOUND THEN
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."posts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."posts_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_delete"(jsonb) IS 'delete a Post (soft delete unless permanent)';
+
+CREATE OR REPLACE FUNCTION "api"."posts_restore"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'restore', "app"."posts_access"('restore'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent); END IF;
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_restore"(jsonb) IS 'restore a Post';
+
+CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'read', "app"."posts_access"('read'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  PERFORM "app"."posts_require"(_key, 'read');
+  SELECT count(*) INTO _total FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
+    WHERE j."post_id" = _key;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'label', x."label") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
+    SELECT t."slug", t."label", t._rev, t._modified_at, jsonb_build_object() AS edge FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
+    WHERE j."post_id" = _key
+    ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."posts_tags_list"(jsonb) IS 'list linked records: Post.tags';
-CREATE OR REPLACE FUNCTION "api"."posts_tags_link"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'link', 'link', 'posts_tags', args) $$;
+
+CREATE OR REPLACE FUNCTION "api"."posts_tags_link"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'link', "app"."posts_access"('link'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+  _body jsonb := coalesce(args -> 'body', '{}'::jsonb);
+  _edge jsonb;
+  _created boolean;
+BEGIN
+  PERFORM "app"."posts_require"(_key, 'link');
+  PERFORM "app"."tags_require"(_target, 'read');
+  PERFORM lib.check_edge(_body, ARRAY[]::text[]);
+  INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
+  ON CONFLICT ("post_id", "tag_slug") DO UPDATE SET _rev = gen_random_uuid()
+  RETURNING jsonb_build_object(), j.xmax = 0 INTO _edge, _created;
+  RETURN jsonb_build_object('data', jsonb_build_object('post_id', _key, 'tag_slug', _target) || _edge,
+    'created', _created) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."posts_tags_link"(jsonb) IS 'link a record: Post.tags';
-CREATE OR REPLACE FUNCTION "api"."posts_tags_unlink"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('posts', 'unlink', 'unlink', 'posts_tags', args) $$;
+
+CREATE OR REPLACE FUNCTION "api"."posts_tags_unlink"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'unlink', "app"."posts_access"('unlink'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+BEGIN
+  PERFORM "app"."posts_require"(_key, 'unlink');
+  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _target); END IF;
+  DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
+    AND j."tag_slug" = _target;
+  IF NOT FOUND THEN
+    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', 'Tag', _target, 'Post', _key), NULL, NULL);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
 COMMENT ON FUNCTION "api"."posts_tags_unlink"(jsonb) IS 'unlink a record: Post.tags';
-INSERT INTO lib.resources (name, descriptor) VALUES ('comments', '{"kind":"entity","table":"comments","entity":"Comment","pk":"id","pk_type":"bigint","soft_delete":false,"version":null,"parent":{"column":"post_id","resource":"posts"},"owner":null,"columns":{"id":{"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":true,"immutable":false,"search":false,"has_default":true,"casts":{}},"post_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":true,"search":false,"has_default":false,"casts":{}},"body":{"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"author_id":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}},"created_at":{"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"read_only":true,"managed":true,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["id","post_id","body","author_id","created_at"],"scenarios":{"Everyone reads comments":{"label":"Everyone reads comments","level":"action","rules":[]},"Authors manage their comments":{"label":"Authors manage their comments","level":"entity","rules":[{"rule":"matchResourceOwner","sql":"(\"author_id\" = (SELECT auth.uid()))","guard":"((SELECT auth.uid()) IS NOT NULL)"}]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Signed-in users from trusted domains comment":{"label":"Signed-in users from trusted domains comment","level":"action","rules":[]}},"org":false}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'list', 'list', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list: Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'search', 'list', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search: Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'read', 'read', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one: Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'create', 'create', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_create"(jsonb) IS 'create: Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'update', 'replace', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT): Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'update', 'patch', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH): Comment';
-CREATE OR REPLACE FUNCTION "api"."comments_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('comments', 'delete', 'delete', 'comments', args) $$;
-COMMENT ON FUNCTION "api"."comments_delete"(jsonb) IS 'delete: Comment';
-INSERT INTO lib.resources (name, descriptor) VALUES ('tags', '{"kind":"entity","table":"tags","entity":"Tag","pk":"slug","pk_type":"character varying(255)","soft_delete":false,"version":null,"parent":null,"owner":null,"columns":{"slug":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":true,"immutable":true,"search":false,"has_default":true,"casts":{}},"label":{"type":"character varying(255)","kind":"String","multiple":false,"json":false,"readable":true,"read_only":false,"managed":false,"primary":false,"immutable":false,"search":false,"has_default":false,"casts":{}}},"output":["slug","label"],"scenarios":{"Everyone reads tags":{"label":"Everyone reads tags","level":"action","rules":[]},"Administrators can do anything":{"label":"Administrators can do anything","level":"api","rules":[]},"Only editors create tags":{"label":"Only editors create tags","level":"action","rules":[]}},"org":false}'::jsonb);
-CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'list', 'list', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list: Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'search', 'list', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search: Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'read', 'read', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one: Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_create"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'create', 'create', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_create"(jsonb) IS 'create: Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'update', 'replace', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT): Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'update', 'patch', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH): Tag';
-CREATE OR REPLACE FUNCTION "api"."tags_delete"(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT lib.run('tags', 'delete', 'delete', 'tags', args) $$;
-COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete: Tag';
-INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{"api":{"slug":"publishing","version":"v1","title":"Publishing API","docsUrl":"https://docs.example.com","basePath":"/api/publishing/v1"},"resources":{"User":{"entity":"User","collection":"users","table":"users","primaryKey":"id","softDelete":false,"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"email":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"password":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":true,"searchIndexed":false,"hidden":false},"display_name":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"updated_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"profile":{"kind":"oneToOne","table":"users_profile","functions":{"read":"users_profile_read","replace":"users_profile_replace"},"ownerColumn":"user_id","properties":{"bio":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"avatar":{"type":"Binary","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"ImageURL","maxSizeInBytes":1048576,"allowedMimeTypes":["image/png","image/jpeg"],"fileTypes":["image/png","image/jpeg"]}}},"schemas":{"replace":{"type":"object","properties":{"bio":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]}},"additionalProperties":false},"read":{"type":"object","properties":{"user_id":{"type":"string","maxLength":255,"readOnly":true},"bio":{"anyOf":[{"type":"string"},{"type":"null"}]},"avatar":{"anyOf":[{"type":"object","description":"Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.","properties":{"id":{"type":"string","description":"The file reference token."},"name":{"type":"string","description":"Original file name."},"mime":{"type":"string","enum":["image/png","image/jpeg"]},"url":{"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}},"required":["id","name","mime","url"]},{"type":"null"}]}}}}}},"functions":{"list":"users_list","search":"users_search","read":"users_read","create":"users_create","replace":"users_replace","patch":"users_patch","delete":"users_delete"},"schemas":{"create":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["email"],"additionalProperties":false},"replace":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["email"],"additionalProperties":false},"patch":{"type":"object","properties":{"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"additionalProperties":false},"read":{"type":"object","properties":{"id":{"type":"string","maxLength":255,"readOnly":true},"email":{"type":"string","maxLength":255},"display_name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","readOnly":true},"updated_at":{"type":"string","format":"date-time","readOnly":true}}}},"constraints":{"users_pkey":{"property":"id","rule":"primary"},"users_email_email":{"property":"email","rule":"email"},"users_email_key":{"property":"email","rule":"unique"},"users_profile_pkey":{"property":"user_id","rule":"primary"},"users_profile_user_id_fkey":{"property":"user_id","rule":"references"},"users_profile_avatar_file":{"property":"avatar","rule":"file"}}},"Project":{"entity":"Project","collection":"projects","table":"projects","primaryKey":"id","softDelete":false,"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"name":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"owner_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"members":{"kind":"manyToMany","target":"User","table":"projects_members","functions":{"list":"projects_members_list","link":"projects_members_link","unlink":"projects_members_unlink"},"ownerColumn":"project_id","targetColumn":"user_id","edge":{"role":{"enum":["editor","viewer"]},"status":{"enum":["invited","active"]}},"schemas":{"link":{"type":"object","properties":{"role":{"anyOf":[{"type":"string","maxLength":255,"enum":["editor","viewer"]},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["invited","active"]},{"type":"null"}]}},"additionalProperties":false}}}},"functions":{"list":"projects_list","search":"projects_search","read":"projects_read","create":"projects_create","replace":"projects_replace","patch":"projects_patch","delete":"projects_delete"},"schemas":{"create":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},"replace":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},"patch":{"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false},"read":{"type":"object","properties":{"id":{"type":"string","maxLength":255,"readOnly":true},"name":{"type":"string","maxLength":255},"owner_id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true}}}},"constraints":{"projects_pkey":{"property":"id","rule":"primary"},"projects_members_pkey":{"property":"members","rule":"primary"},"projects_members_project_id_fkey":{"property":"project_id","rule":"references"},"projects_members_user_id_fkey":{"property":"user_id","rule":"references"},"projects_members_role_enum":{"property":"role","rule":"enum"},"projects_members_status_enum":{"property":"status","rule":"enum"}}},"Post":{"entity":"Post","collection":"posts","table":"posts","primaryKey":"id","softDelete":true,"versionProperty":"version","parent":{"entity":"Project","property":"project_id"},"properties":{"id":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"project_id":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"title":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"body":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":true,"hidden":false},"status":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"enum":["draft","in_review","published","archived"],"defaultValue":"draft"},"version":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"format":"int32"},"author_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"rating":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"word_count":{"type":"Number","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"format":"int32"},"published_on":{"type":"Date","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"reading_slot":{"type":"Time","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"featured":{"type":"Boolean","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"defaultValue":false},"tags_cache":{"type":"String","multiple":true,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"cover":{"type":"Binary","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"ImageURL","maxSizeInBytes":2097152,"allowedMimeTypes":["image/png","image/jpeg","image/webp"],"fileTypes":["image/png","image/jpeg","image/webp"]}},"attachment":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"file":{"module":"FileURL","maxSizeInBytes":10485760,"allowedMimeTypes":["application/pdf"],"fileTypes":["application/pdf"]}},"meta":{"type":"JSON","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"casts":{"address.city":"Text","priority":"Integer"}},"legacy_code":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"deprecated":true,"webName":"legacyCode"},"internal_note":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":true},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"updated_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{"tags":{"kind":"manyToMany","target":"Tag","table":"posts_tags","functions":{"list":"posts_tags_list","link":"posts_tags_link","unlink":"posts_tags_unlink"},"ownerColumn":"post_id","targetColumn":"tag_slug","edge":{},"schemas":{"link":{"type":"object","properties":{},"additionalProperties":false}}}},"functions":{"list":"posts_list","search":"posts_search","read":"posts_read","create":"posts_create","replace":"posts_replace","patch":"posts_patch","delete":"posts_delete","restore":"posts_restore"},"schemas":{"create":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"description":"ignored: a new record starts at version 1"},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["project_id","title"],"additionalProperties":false},"replace":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"anyOf":[{"type":"integer","minimum":1},{"type":"null"}],"description":"the version this update expects (409 when it moved on)"},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"required":["title"],"additionalProperties":false},"patch":{"type":"object","properties":{"id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"anyOf":[{"type":"integer","minimum":1},{"type":"null"}],"description":"the version this update expects (409 when it moved on)"},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"attachment":{"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},"meta":{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},"legacy_code":{"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"additionalProperties":false},"read":{"type":"object","properties":{"id":{"type":"string","maxLength":255},"project_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255,"pattern":"^\\S.*$"},"body":{"anyOf":[{"type":"string"},{"type":"null"}]},"status":{"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},"version":{"type":"integer","minimum":1},"author_id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true},"rating":{"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},"word_count":{"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},"published_on":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"reading_slot":{"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},"featured":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"tags_cache":{"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},"cover":{"anyOf":[{"type":"object","description":"Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.","properties":{"id":{"type":"string","description":"The file reference token."},"name":{"type":"string","description":"Original file name."},"mime":{"type":"string","enum":["image/png","image/jpeg","image/webp"]},"url":{"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}},"required":["id","name","mime","url"]},{"type":"null"}]},"attachment":{"anyOf":[{"type":"object","description":"Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.","properties":{"id":{"type":"string","description":"The file reference token."},"name":{"type":"string","description":"Original file name."},"mime":{"type":"string","enum":["application/pdf"]},"url":{"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}},"required":["id","name","mime","url"]},{"type":"null"}]},"meta":{"anyOf":[{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},"priority":{"type":"integer","minimum":0},"labels":{"type":"array","items":{"type":"string"}}}},{"type":"null"}]},"legacy_code":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"deprecated":true},"internal_note":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","readOnly":true},"updated_at":{"type":"string","format":"date-time","readOnly":true}}}},"constraints":{"posts_pkey":{"property":"id","rule":"primary"},"posts_project_id_fkey":{"property":"project_id","rule":"references"},"posts_title_pattern":{"property":"title","rule":"pattern"},"posts_status_enum":{"property":"status","rule":"enum"},"posts_rating_minimum":{"property":"rating","rule":"minimum"},"posts_rating_maximum":{"property":"rating","rule":"maximum"},"posts_rating_multiple_of":{"property":"rating","rule":"multipleOf"},"posts_word_count_minimum":{"property":"word_count","rule":"minimum"},"posts_cover_file":{"property":"cover","rule":"file"},"posts_attachment_file":{"property":"attachment","rule":"file"},"posts_tags_pkey":{"property":"tags","rule":"primary"},"posts_tags_post_id_fkey":{"property":"post_id","rule":"references"},"posts_tags_tag_slug_fkey":{"property":"tag_slug","rule":"references"}}},"Comment":{"entity":"Comment","collection":"comments","table":"comments","primaryKey":"id","softDelete":false,"parent":{"entity":"Post","property":"post_id"},"properties":{"id":{"type":"Number","multiple":false,"required":false,"primary":true,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false,"format":"int64"},"post_id":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"body":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"author_id":{"type":"String","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false},"created_at":{"type":"DateTime","multiple":false,"required":false,"primary":false,"readOnly":true,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{},"functions":{"list":"comments_list","search":"comments_search","read":"comments_read","create":"comments_create","replace":"comments_replace","patch":"comments_patch","delete":"comments_delete"},"schemas":{"create":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"required":["post_id","body"],"additionalProperties":false},"replace":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"required":["body"],"additionalProperties":false},"patch":{"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"additionalProperties":false},"read":{"type":"object","properties":{"id":{"type":"integer","readOnly":true},"post_id":{"type":"string","maxLength":255},"body":{"type":"string"},"author_id":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true},"created_at":{"type":"string","format":"date-time","readOnly":true}}}},"constraints":{"comments_pkey":{"property":"id","rule":"primary"},"comments_post_id_fkey":{"property":"post_id","rule":"references"}}},"Tag":{"entity":"Tag","collection":"tags","table":"tags","primaryKey":"slug","softDelete":false,"properties":{"slug":{"type":"String","multiple":false,"required":false,"primary":true,"readOnly":false,"immutable":true,"writeOnly":false,"searchIndexed":false,"hidden":false},"label":{"type":"String","multiple":false,"required":true,"primary":false,"readOnly":false,"immutable":false,"writeOnly":false,"searchIndexed":false,"hidden":false}},"relations":{},"functions":{"list":"tags_list","search":"tags_search","read":"tags_read","create":"tags_create","replace":"tags_replace","patch":"tags_patch","delete":"tags_delete"},"schemas":{"create":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"required":["label"],"additionalProperties":false},"replace":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"required":["label"],"additionalProperties":false},"patch":{"type":"object","properties":{"slug":{"anyOf":[{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},"label":{"type":"string","maxLength":255}},"additionalProperties":false},"read":{"type":"object","properties":{"slug":{"type":"string","maxLength":255,"pattern":"^[a-z0-9-]+$"},"label":{"type":"string","maxLength":255}}}},"constraints":{"tags_pkey":{"property":"slug","rule":"primary"},"tags_slug_pattern":{"property":"slug","rule":"pattern"}}}}}'::jsonb)
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "bigint",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "post_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "body": {
+      "type": "text",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "author_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "created_at": {
+      "type": "timestamp with time zone",
+      "kind": "DateTime",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'list', "app"."comments_access"('list'), 'Comment');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'search', "app"."comments_access"('search'), 'Comment');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'read', "app"."comments_access"('read'), 'Comment');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+  IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
+
+CREATE OR REPLACE FUNCTION "api"."comments_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'create', "app"."comments_access"('create'), 'Comment');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN
+    IF _body ? 'post_id' AND _body ->> 'post_id' IS DISTINCT FROM _parent THEN
+      PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'post_id', _parent), 'post_id', 'parent');
+    END IF;
+    _body := _body || jsonb_build_object('post_id', _parent);
+  END IF;
+  BEGIN
+    INSERT INTO "app"."comments" AS t ("post_id", "body")
+    SELECT CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE NULL END,
+    CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."comments", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."comments_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Comment'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_create"(jsonb) IS 'create a Comment';
+
+CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."comments" t SET
+    "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."comments", _body) r
+  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."comments_deny"('update', _key);
+    PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT) a Comment';
+
+CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."comments" t SET
+    "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END
+  FROM jsonb_populate_record(NULL::"app"."comments", _body) r
+  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."comments_deny"('update', _key);
+    PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH) a Comment';
+
+CREATE OR REPLACE FUNCTION "api"."comments_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'delete', "app"."comments_access"('delete'), 'Comment');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."comments_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_delete"(jsonb) IS 'delete a Comment';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
+  "pk": "slug",
+  "columns": {
+    "slug": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "label": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'list', "app"."tags_access"('list'), 'Tag');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'search', "app"."tags_access"('search'), 'Tag');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
+  EXECUTE $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where INTO _total USING args, _parent;
+  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
+    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'read', "app"."tags_access"('read'), 'Tag');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."tags" t WHERE t."slug" = _key;
+  IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';
+
+CREATE OR REPLACE FUNCTION "api"."tags_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'create', "app"."tags_access"('create'), 'Tag');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."tags" AS t ("slug", "label")
+    SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
+    CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."tags", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."tags_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Tag'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_create"(jsonb) IS 'create a Tag';
+
+CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."tags" t SET
+    "label" = CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."tags", _body) r
+  WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tags_deny"('update', _key);
+    PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT) a Tag';
+
+CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."tags" t SET
+    "label" = CASE WHEN _body ? 'label' THEN r."label" ELSE t."label" END
+  FROM jsonb_populate_record(NULL::"app"."tags", _body) r
+  WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tags_deny"('update', _key);
+    PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH) a Tag';
+
+CREATE OR REPLACE FUNCTION "api"."tags_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'delete', "app"."tags_access"('delete'), 'Tag');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."tags" t WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."tags_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tags_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete a Tag';
+
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  CASE fn
+    WHEN 'users_list' THEN RETURN "api"."users_list"(args);
+    WHEN 'users_search' THEN RETURN "api"."users_search"(args);
+    WHEN 'users_read' THEN RETURN "api"."users_read"(args);
+    WHEN 'users_create' THEN RETURN "api"."users_create"(args);
+    WHEN 'users_replace' THEN RETURN "api"."users_replace"(args);
+    WHEN 'users_patch' THEN RETURN "api"."users_patch"(args);
+    WHEN 'users_delete' THEN RETURN "api"."users_delete"(args);
+    WHEN 'users_profile_read' THEN RETURN "api"."users_profile_read"(args);
+    WHEN 'users_profile_replace' THEN RETURN "api"."users_profile_replace"(args);
+    WHEN 'projects_list' THEN RETURN "api"."projects_list"(args);
+    WHEN 'projects_search' THEN RETURN "api"."projects_search"(args);
+    WHEN 'projects_read' THEN RETURN "api"."projects_read"(args);
+    WHEN 'projects_create' THEN RETURN "api"."projects_create"(args);
+    WHEN 'projects_replace' THEN RETURN "api"."projects_replace"(args);
+    WHEN 'projects_patch' THEN RETURN "api"."projects_patch"(args);
+    WHEN 'projects_delete' THEN RETURN "api"."projects_delete"(args);
+    WHEN 'projects_members_list' THEN RETURN "api"."projects_members_list"(args);
+    WHEN 'projects_members_link' THEN RETURN "api"."projects_members_link"(args);
+    WHEN 'projects_members_unlink' THEN RETURN "api"."projects_members_unlink"(args);
+    WHEN 'posts_list' THEN RETURN "api"."posts_list"(args);
+    WHEN 'posts_search' THEN RETURN "api"."posts_search"(args);
+    WHEN 'posts_read' THEN RETURN "api"."posts_read"(args);
+    WHEN 'posts_create' THEN RETURN "api"."posts_create"(args);
+    WHEN 'posts_replace' THEN RETURN "api"."posts_replace"(args);
+    WHEN 'posts_patch' THEN RETURN "api"."posts_patch"(args);
+    WHEN 'posts_delete' THEN RETURN "api"."posts_delete"(args);
+    WHEN 'posts_restore' THEN RETURN "api"."posts_restore"(args);
+    WHEN 'posts_tags_list' THEN RETURN "api"."posts_tags_list"(args);
+    WHEN 'posts_tags_link' THEN RETURN "api"."posts_tags_link"(args);
+    WHEN 'posts_tags_unlink' THEN RETURN "api"."posts_tags_unlink"(args);
+    WHEN 'comments_list' THEN RETURN "api"."comments_list"(args);
+    WHEN 'comments_search' THEN RETURN "api"."comments_search"(args);
+    WHEN 'comments_read' THEN RETURN "api"."comments_read"(args);
+    WHEN 'comments_create' THEN RETURN "api"."comments_create"(args);
+    WHEN 'comments_replace' THEN RETURN "api"."comments_replace"(args);
+    WHEN 'comments_patch' THEN RETURN "api"."comments_patch"(args);
+    WHEN 'comments_delete' THEN RETURN "api"."comments_delete"(args);
+    WHEN 'tags_list' THEN RETURN "api"."tags_list"(args);
+    WHEN 'tags_search' THEN RETURN "api"."tags_search"(args);
+    WHEN 'tags_read' THEN RETURN "api"."tags_read"(args);
+    WHEN 'tags_create' THEN RETURN "api"."tags_create"(args);
+    WHEN 'tags_replace' THEN RETURN "api"."tags_replace"(args);
+    WHEN 'tags_patch' THEN RETURN "api"."tags_patch"(args);
+    WHEN 'tags_delete' THEN RETURN "api"."tags_delete"(args);
+    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END CASE;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
+  "api": {
+    "slug": "publishing",
+    "version": "v1",
+    "title": "Publishing API",
+    "docsUrl": "https://docs.example.com",
+    "basePath": "/api/publishing/v1"
+  },
+  "resources": {
+    "User": {
+      "entity": "User",
+      "collection": "users",
+      "table": "users",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "email": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "password": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": true,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "display_name": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": true,
+          "hidden": false
+        },
+        "created_at": {
+          "type": "DateTime",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "updated_at": {
+          "type": "DateTime",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {
+        "profile": {
+          "kind": "oneToOne",
+          "table": "users_profile",
+          "functions": {
+            "read": "users_profile_read",
+            "replace": "users_profile_replace"
+          },
+          "ownerColumn": "user_id",
+          "properties": {
+            "bio": {
+              "type": "String",
+              "multiple": false,
+              "required": false,
+              "primary": false,
+              "readOnly": false,
+              "immutable": false,
+              "writeOnly": false,
+              "searchIndexed": false,
+              "hidden": false
+            },
+            "avatar": {
+              "type": "Binary",
+              "multiple": false,
+              "required": false,
+              "primary": false,
+              "readOnly": false,
+              "immutable": false,
+              "writeOnly": false,
+              "searchIndexed": false,
+              "hidden": false,
+              "file": {
+                "module": "ImageURL",
+                "maxSizeInBytes": 1048576,
+                "allowedMimeTypes": [
+                  "image/png",
+                  "image/jpeg"
+                ],
+                "fileTypes": [
+                  "image/png",
+                  "image/jpeg"
+                ]
+              }
+            }
+          },
+          "schemas": {
+            "replace": {
+              "type": "object",
+              "properties": {
+                "bio": {
+                  "anyOf": [
+                    {
+                      "type": "string"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "avatar": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "minLength": 1,
+                      "description": "file_reference from the upload intent"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              },
+              "additionalProperties": false
+            },
+            "read": {
+              "type": "object",
+              "properties": {
+                "user_id": {
+                  "type": "string",
+                  "maxLength": 255,
+                  "readOnly": true
+                },
+                "bio": {
+                  "anyOf": [
+                    {
+                      "type": "string"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "avatar": {
+                  "anyOf": [
+                    {
+                      "type": "object",
+                      "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+                      "properties": {
+                        "id": {
+                          "type": "string",
+                          "description": "The file reference token."
+                        },
+                        "name": {
+                          "type": "string",
+                          "description": "Original file name."
+                        },
+                        "mime": {
+                          "type": "string",
+                          "enum": [
+                            "image/png",
+                            "image/jpeg"
+                          ]
+                        },
+                        "url": {
+                          "type": "string",
+                          "format": "uri-reference",
+                          "description": "Signed download link (15 minutes)."
+                        }
+                      },
+                      "required": [
+                        "id",
+                        "name",
+                        "mime",
+                        "url"
+                      ]
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "functions": {
+        "list": "users_list",
+        "search": "users_search",
+        "read": "users_read",
+        "create": "users_create",
+        "replace": "users_replace",
+        "patch": "users_patch",
+        "delete": "users_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "display_name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "email"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "display_name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "email"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "display_name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "display_name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time",
+              "readOnly": true
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time",
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "users_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "users_email_email": {
+          "property": "email",
+          "rule": "email"
+        },
+        "users_email_key": {
+          "property": "email",
+          "rule": "unique"
+        },
+        "users_profile_pkey": {
+          "property": "user_id",
+          "rule": "primary"
+        },
+        "users_profile_user_id_fkey": {
+          "property": "user_id",
+          "rule": "references"
+        },
+        "users_profile_avatar_file": {
+          "property": "avatar",
+          "rule": "file"
+        }
+      }
+    },
+    "Project": {
+      "entity": "Project",
+      "collection": "projects",
+      "table": "projects",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "name": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "owner_id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {
+        "members": {
+          "kind": "manyToMany",
+          "target": "User",
+          "table": "projects_members",
+          "functions": {
+            "list": "projects_members_list",
+            "link": "projects_members_link",
+            "unlink": "projects_members_unlink"
+          },
+          "ownerColumn": "project_id",
+          "targetColumn": "user_id",
+          "edge": {
+            "role": {
+              "enum": [
+                "editor",
+                "viewer"
+              ]
+            },
+            "status": {
+              "enum": [
+                "invited",
+                "active"
+              ]
+            }
+          },
+          "schemas": {
+            "link": {
+              "type": "object",
+              "properties": {
+                "role": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 255,
+                      "enum": [
+                        "editor",
+                        "viewer"
+                      ]
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "status": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 255,
+                      "enum": [
+                        "invited",
+                        "active"
+                      ]
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              },
+              "additionalProperties": false
+            }
+          }
+        }
+      },
+      "functions": {
+        "list": "projects_list",
+        "search": "projects_search",
+        "read": "projects_read",
+        "create": "projects_create",
+        "replace": "projects_replace",
+        "patch": "projects_patch",
+        "delete": "projects_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "owner_id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "projects_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "projects_members_pkey": {
+          "property": "members",
+          "rule": "primary"
+        },
+        "projects_members_project_id_fkey": {
+          "property": "project_id",
+          "rule": "references"
+        },
+        "projects_members_user_id_fkey": {
+          "property": "user_id",
+          "rule": "references"
+        },
+        "projects_members_role_enum": {
+          "property": "role",
+          "rule": "enum"
+        },
+        "projects_members_status_enum": {
+          "property": "status",
+          "rule": "enum"
+        }
+      }
+    },
+    "Post": {
+      "entity": "Post",
+      "collection": "posts",
+      "table": "posts",
+      "primaryKey": "id",
+      "softDelete": true,
+      "versionProperty": "version",
+      "parent": {
+        "entity": "Project",
+        "property": "project_id"
+      },
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "project_id": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "title": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": true,
+          "hidden": false
+        },
+        "body": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": true,
+          "hidden": false
+        },
+        "status": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "enum": [
+            "draft",
+            "in_review",
+            "published",
+            "archived"
+          ],
+          "defaultValue": "draft"
+        },
+        "version": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "format": "int32"
+        },
+        "author_id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "rating": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "word_count": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "format": "int32"
+        },
+        "published_on": {
+          "type": "Date",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "reading_slot": {
+          "type": "Time",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "featured": {
+          "type": "Boolean",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "defaultValue": false
+        },
+        "tags_cache": {
+          "type": "String",
+          "multiple": true,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "cover": {
+          "type": "Binary",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "file": {
+            "module": "ImageURL",
+            "maxSizeInBytes": 2097152,
+            "allowedMimeTypes": [
+              "image/png",
+              "image/jpeg",
+              "image/webp"
+            ],
+            "fileTypes": [
+              "image/png",
+              "image/jpeg",
+              "image/webp"
+            ]
+          }
+        },
+        "attachment": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "file": {
+            "module": "FileURL",
+            "maxSizeInBytes": 10485760,
+            "allowedMimeTypes": [
+              "application/pdf"
+            ],
+            "fileTypes": [
+              "application/pdf"
+            ]
+          }
+        },
+        "meta": {
+          "type": "JSON",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "casts": {
+            "address.city": "Text",
+            "priority": "Integer"
+          }
+        },
+        "legacy_code": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "deprecated": true,
+          "webName": "legacyCode"
+        },
+        "internal_note": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": true
+        },
+        "created_at": {
+          "type": "DateTime",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "updated_at": {
+          "type": "DateTime",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {
+        "tags": {
+          "kind": "manyToMany",
+          "target": "Tag",
+          "table": "posts_tags",
+          "functions": {
+            "list": "posts_tags_list",
+            "link": "posts_tags_link",
+            "unlink": "posts_tags_unlink"
+          },
+          "ownerColumn": "post_id",
+          "targetColumn": "tag_slug",
+          "edge": {},
+          "schemas": {
+            "link": {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": false
+            }
+          }
+        }
+      },
+      "functions": {
+        "list": "posts_list",
+        "search": "posts_search",
+        "read": "posts_read",
+        "create": "posts_create",
+        "replace": "posts_replace",
+        "patch": "posts_patch",
+        "delete": "posts_delete",
+        "restore": "posts_restore"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "project_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^\\S.*$"
+            },
+            "body": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "in_review",
+                    "published",
+                    "archived"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "version": {
+              "description": "ignored: a new record starts at version 1"
+            },
+            "rating": {
+              "anyOf": [
+                {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 5,
+                  "multipleOf": 0.5
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "word_count": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 2147483647
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "published_on": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "format": "date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "reading_slot": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "featured": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "tags_cache": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "items": {
+                    "type": "string",
+                    "maxLength": 255
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "cover": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "attachment": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "meta": {
+              "type": "object",
+              "properties": {
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            "legacy_code": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "deprecated": true
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "internal_note": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "project_id",
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "project_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^\\S.*$"
+            },
+            "body": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "in_review",
+                    "published",
+                    "archived"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "version": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "description": "the version this update expects (409 when it moved on)"
+            },
+            "rating": {
+              "anyOf": [
+                {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 5,
+                  "multipleOf": 0.5
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "word_count": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 2147483647
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "published_on": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "format": "date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "reading_slot": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "featured": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "tags_cache": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "items": {
+                    "type": "string",
+                    "maxLength": 255
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "cover": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "attachment": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "meta": {
+              "type": "object",
+              "properties": {
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            "legacy_code": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "deprecated": true
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "internal_note": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "project_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^\\S.*$"
+            },
+            "body": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "in_review",
+                    "published",
+                    "archived"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "version": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "description": "the version this update expects (409 when it moved on)"
+            },
+            "rating": {
+              "anyOf": [
+                {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 5,
+                  "multipleOf": 0.5
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "word_count": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 2147483647
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "published_on": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "format": "date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "reading_slot": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "featured": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "tags_cache": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "items": {
+                    "type": "string",
+                    "maxLength": 255
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "cover": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "attachment": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "meta": {
+              "type": "object",
+              "properties": {
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            "legacy_code": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "deprecated": true
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "internal_note": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "project_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^\\S.*$"
+            },
+            "body": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "in_review",
+                    "published",
+                    "archived"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "version": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "author_id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "readOnly": true
+            },
+            "rating": {
+              "anyOf": [
+                {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 5,
+                  "multipleOf": 0.5
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "word_count": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 2147483647
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "published_on": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "format": "date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "reading_slot": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "featured": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "tags_cache": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "items": {
+                    "type": "string",
+                    "maxLength": 255
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "cover": {
+              "anyOf": [
+                {
+                  "type": "object",
+                  "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "description": "The file reference token."
+                    },
+                    "name": {
+                      "type": "string",
+                      "description": "Original file name."
+                    },
+                    "mime": {
+                      "type": "string",
+                      "enum": [
+                        "image/png",
+                        "image/jpeg",
+                        "image/webp"
+                      ]
+                    },
+                    "url": {
+                      "type": "string",
+                      "format": "uri-reference",
+                      "description": "Signed download link (15 minutes)."
+                    }
+                  },
+                  "required": [
+                    "id",
+                    "name",
+                    "mime",
+                    "url"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "attachment": {
+              "anyOf": [
+                {
+                  "type": "object",
+                  "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "description": "The file reference token."
+                    },
+                    "name": {
+                      "type": "string",
+                      "description": "Original file name."
+                    },
+                    "mime": {
+                      "type": "string",
+                      "enum": [
+                        "application/pdf"
+                      ]
+                    },
+                    "url": {
+                      "type": "string",
+                      "format": "uri-reference",
+                      "description": "Signed download link (15 minutes)."
+                    }
+                  },
+                  "required": [
+                    "id",
+                    "name",
+                    "mime",
+                    "url"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "meta": {
+              "anyOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "address": {
+                      "type": "object",
+                      "properties": {
+                        "city": {
+                          "type": "string"
+                        },
+                        "zip": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "priority": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "labels": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "legacy_code": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "deprecated": true
+            },
+            "internal_note": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time",
+              "readOnly": true
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time",
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "posts_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "posts_project_id_fkey": {
+          "property": "project_id",
+          "rule": "references"
+        },
+        "posts_title_pattern": {
+          "property": "title",
+          "rule": "pattern"
+        },
+        "posts_status_enum": {
+          "property": "status",
+          "rule": "enum"
+        },
+        "posts_rating_minimum": {
+          "property": "rating",
+          "rule": "minimum"
+        },
+        "posts_rating_maximum": {
+          "property": "rating",
+          "rule": "maximum"
+        },
+        "posts_rating_multiple_of": {
+          "property": "rating",
+          "rule": "multipleOf"
+        },
+        "posts_word_count_minimum": {
+          "property": "word_count",
+          "rule": "minimum"
+        },
+        "posts_cover_file": {
+          "property": "cover",
+          "rule": "file"
+        },
+        "posts_attachment_file": {
+          "property": "attachment",
+          "rule": "file"
+        },
+        "posts_tags_pkey": {
+          "property": "tags",
+          "rule": "primary"
+        },
+        "posts_tags_post_id_fkey": {
+          "property": "post_id",
+          "rule": "references"
+        },
+        "posts_tags_tag_slug_fkey": {
+          "property": "tag_slug",
+          "rule": "references"
+        }
+      }
+    },
+    "Comment": {
+      "entity": "Comment",
+      "collection": "comments",
+      "table": "comments",
+      "primaryKey": "id",
+      "softDelete": false,
+      "parent": {
+        "entity": "Post",
+        "property": "post_id"
+      },
+      "properties": {
+        "id": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "format": "int64"
+        },
+        "post_id": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "body": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "author_id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "created_at": {
+          "type": "DateTime",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "comments_list",
+        "search": "comments_search",
+        "read": "comments_read",
+        "create": "comments_create",
+        "replace": "comments_replace",
+        "patch": "comments_patch",
+        "delete": "comments_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "post_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "body": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "post_id",
+            "body"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "post_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "body": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "body"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "post_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "body": {
+              "type": "string"
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "integer",
+              "readOnly": true
+            },
+            "post_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "body": {
+              "type": "string"
+            },
+            "author_id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "readOnly": true
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time",
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "comments_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "comments_post_id_fkey": {
+          "property": "post_id",
+          "rule": "references"
+        }
+      }
+    },
+    "Tag": {
+      "entity": "Tag",
+      "collection": "tags",
+      "table": "tags",
+      "primaryKey": "slug",
+      "softDelete": false,
+      "properties": {
+        "slug": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "label": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "tags_list",
+        "search": "tags_search",
+        "read": "tags_read",
+        "create": "tags_create",
+        "replace": "tags_replace",
+        "patch": "tags_patch",
+        "delete": "tags_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "pattern": "^[a-z0-9-]+$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "label": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "label"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "pattern": "^[a-z0-9-]+$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "label": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "label"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "pattern": "^[a-z0-9-]+$"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "label": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[a-z0-9-]+$"
+            },
+            "label": {
+              "type": "string",
+              "maxLength": 255
+            }
+          }
+        }
+      },
+      "constraints": {
+        "tags_pkey": {
+          "property": "slug",
+          "rule": "primary"
+        },
+        "tags_slug_pattern": {
+          "property": "slug",
+          "rule": "pattern"
+        }
+      }
+    }
+  }
+}'::jsonb)
+
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+
 SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete']::text[]);
+
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."projects_stakeholder"(key text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT EXISTS (SELECT 1 FROM "app"."projects" p WHERE p."id" = key::text AND p."owner_id" = auth.uid())
-  OR EXISTS (SELECT 1 FROM "app"."projects_members" m WHERE m."project_id" = key::text AND m."user_id" = auth.uid())
+CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = auth.uid()
+  UNION
+  SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = auth.uid()
 $fn$;
-CREATE OR REPLACE FUNCTION "app"."posts_stakeholder"(key text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT "app"."projects_stakeholder"((SELECT x."project_id"::text FROM "app"."posts" x WHERE x."id" = key::text))
+COMMENT ON FUNCTION "app"."projects_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Project rows in projects the caller owns or is a member of.';
+CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT x."id" FROM "app"."posts" x WHERE x."project_id" IN (SELECT "app"."projects_stakeholder_keys"())
 $fn$;
-CREATE OR REPLACE FUNCTION "app"."comments_stakeholder"(key text) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT "app"."posts_stakeholder"((SELECT x."post_id"::text FROM "app"."comments" x WHERE x."id" = key::numeric))
+COMMENT ON FUNCTION "app"."posts_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Post rows in projects the caller owns or is a member of.';
+CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"())
 $fn$;
+COMMENT ON FUNCTION "app"."comments_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Comment rows in projects the caller owns or is a member of.';
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
 CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN true THEN 'Anyone signs up' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'create' THEN CASE WHEN true THEN 'Anyone signs up' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Signed-in users see users [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Signed-in users see users' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Signed-in users see users [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Signed-in users see users' AND ((SELECT auth.uid()) IS NOT NULL));
 COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users" IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
-CREATE POLICY "Users manage themselves [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Users manage themselves [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Users manage themselves [select]" ON "app"."users" IS 'Scenario "Users manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."users" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Anyone signs up [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Anyone signs up' AND true);
+CREATE POLICY "Anyone signs up [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Anyone signs up');
 COMMENT ON POLICY "Anyone signs up [select]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
-CREATE POLICY "Users manage themselves [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Users manage themselves [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Users manage themselves [insert]" ON "app"."users" IS 'Scenario "Users manage themselves"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."users" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Anyone signs up [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Anyone signs up' AND true);
+CREATE POLICY "Anyone signs up [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Anyone signs up');
 COMMENT ON POLICY "Anyone signs up [insert]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
-CREATE POLICY "Users manage themselves [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Users manage themselves [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
 COMMENT ON POLICY "Users manage themselves [update]" ON "app"."users" IS 'Scenario "Users manage themselves"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."users" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Users manage themselves [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Users manage themselves [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Users manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Users manage themselves [delete]" ON "app"."users" IS 'Scenario "Users manage themselves"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."users_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."users" IS 'Scenario "Administrators can do anything"; delete (api)';
 ALTER TABLE "app"."users_profile" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users_profile');
@@ -2024,36 +5243,36 @@ ALTER TABLE "app"."projects" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects');
 CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'link' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'unlink' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'link' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."projects_access"(text) IS 'PRE_FETCH for Project: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND app."projects_stakeholder"(("id")::text)));
+CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
-CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Any signed-in user starts a project' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Any signed-in user starts a project' AND ((SELECT auth.uid()) IS NOT NULL));
 COMMENT ON POLICY "Any signed-in user starts a project [select]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
-CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND app."projects_stakeholder"(("id")::text)));
+CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Any signed-in user starts a project' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Any signed-in user starts a project' AND ((SELECT auth.uid()) IS NOT NULL));
 COMMENT ON POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
-CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND app."projects_stakeholder"(("id")::text))) WITH CHECK (true);
+CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))) WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders work on their projects [update]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND app."projects_stakeholder"(("id")::text)));
+CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Stakeholders work on their projects' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."projects_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; delete (api)';
 ALTER TABLE "app"."projects_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects_members');
@@ -2063,47 +5282,47 @@ ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts');
 CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((true AND true) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.uid()) IS NOT NULL) AND true) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])) THEN 'Readers' WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN ((true AND true) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.uid()) IS NOT NULL) AND true) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])) THEN 'Readers' WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN ((true AND true) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.uid()) IS NOT NULL) AND true) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])) THEN 'Readers' WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND true) THEN 'Reviewers move posts through review' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true AND true) THEN 'Authors edit their posts until they are published' WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'restore' THEN CASE WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'link' THEN CASE WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'unlink' THEN CASE WHEN ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND true) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND true)) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'search' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'create' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN ((SELECT auth.roles()) && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors edit their posts until they are published' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'delete' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'restore' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'link' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'unlink' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Readers' AND ((true AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status"::text = ANY (ARRAY['published']::text[]))))) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])));
+CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Readers' AND (((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR (((SELECT auth.roles()) && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR ((SELECT auth.roles()) && ARRAY['admin']::text[])));
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
+CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity), link (entity), unlink (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), unlink (api)';
-CREATE POLICY "Administrators edit anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators edit anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators edit anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators edit anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators edit anything [select]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
-CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ((SELECT lib.action()) = ANY (ARRAY['update', 'delete', 'restore']::text[]) OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
+CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ((SELECT lib.action()) = ANY (ARRAY['update', 'delete', 'restore']::text[]) OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
 COMMENT ON POLICY "Reviewers move posts through review [select]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
+CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
 COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
+CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text)))) WITH CHECK (true);
+CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))) WITH CHECK (true);
 COMMENT ON POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; update (api), delete (api), restore (api)';
-CREATE POLICY "Administrators edit anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators edit anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators edit anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators edit anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators edit anything [update]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
-CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))) WITH CHECK (true);
+CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Reviewers move posts through review' AND (((SELECT auth.roles()) && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))) WITH CHECK (true);
 COMMENT ON POLICY "Reviewers move posts through review [update]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))))) WITH CHECK (true);
+CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Authors edit their posts until they are published' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))))) WITH CHECK (true);
 COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND app."projects_stakeholder"(("project_id")::text)) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND app."projects_stakeholder"(("project_id")::text))));
+CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Editors and authors manage posts of their projects' AND ((((SELECT auth.roles()) && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR (((SELECT auth.roles()) && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."posts_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
 CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."posts" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
@@ -2115,36 +5334,36 @@ ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('comments');
 CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND true) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'create' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."comments_access"(text) IS 'PRE_FETCH for Comment: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone reads comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Everyone reads comments' AND true);
+CREATE POLICY "Everyone reads comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Everyone reads comments');
 COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Scenario "Everyone reads comments"; list (action), read (action)';
-CREATE POLICY "Authors manage their comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+CREATE POLICY "Authors manage their comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Signed-in users from trusted domains comment' AND (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))));
+CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Signed-in users from trusted domains comment' AND (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
-CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [insert]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Signed-in users from trusted domains comment' AND (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))));
+CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Signed-in users from trusted domains comment' AND (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
-CREATE POLICY "Authors manage their comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Authors manage their comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))) WITH CHECK (true);
 COMMENT ON POLICY "Authors manage their comments [update]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Authors manage their comments' AND (((SELECT auth.uid()) IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."comments_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; delete (api)';
 ALTER TABLE "app"."tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tags');
@@ -2159,18 +5378,390 @@ CREATE OR REPLACE FUNCTION "app"."tags_access"(action text) RETURNS text LANGUAG
   END
 $fn$;
 COMMENT ON FUNCTION "app"."tags_access"(text) IS 'PRE_FETCH for Tag: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone reads tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Everyone reads tags' AND true);
+CREATE POLICY "Everyone reads tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Everyone reads tags');
 COMMENT ON POLICY "Everyone reads tags [select]" ON "app"."tags" IS 'Scenario "Everyone reads tags"; list (action), read (action)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), update (api), delete (api)';
-CREATE POLICY "Only editors create tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Only editors create tags' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
+CREATE POLICY "Only editors create tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Only editors create tags' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Only editors create tags [select]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
-CREATE POLICY "Only editors create tags [insert]" ON "app"."tags" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Only editors create tags' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
+CREATE POLICY "Only editors create tags [insert]" ON "app"."tags" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Only editors create tags' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Only editors create tags [insert]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."tags" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."tags" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT "app"."tags_access"((SELECT lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
+
+-- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
+
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Signed-in users see users' THEN ARRAY['Signed-in users see users', 'action', '']
+    WHEN 'Users manage themselves' THEN ARRAY['Users manage themselves', 'entity', 'matchResourceOwner (id)']
+    WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
+    WHEN 'Anyone signs up' THEN ARRAY['Anyone signs up', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
+
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Signed-in users see users' THEN ''
+    WHEN 'Users manage themselves' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
+    WHEN 'Administrators can do anything' THEN ''
+    WHEN 'Anyone signs up' THEN ''
+  END
+  FROM "app"."users" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."users_failing"(text, text) IS 'The data rules of a User scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."users_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."users_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;
+  _failing := "app"."users_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."users_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'User', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."users_exists"(_key, _parent) THEN
+    PERFORM "app"."users_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'User');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('User', 'id', _key); END IF;
+  PERFORM lib.not_found('User', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('users');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.users', coalesce("app"."users_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_exists"(text, text) IS 'Whether Project _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."projects_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders work on their projects' THEN ARRAY['Stakeholders work on their projects', 'entity', 'matchProjectStakeholder']
+    WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
+    WHEN 'Any signed-in user starts a project' THEN ARRAY['Any signed-in user starts a project', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."projects_scenario"(text) IS 'Label, level and data rules of each scenario of Project.';
+
+CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders work on their projects' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Administrators can do anything' THEN ''
+    WHEN 'Any signed-in user starts a project' THEN ''
+  END
+  FROM "app"."projects" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."projects_failing"(text, text) IS 'The data rules of a Project scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."projects_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."projects_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Project'); END IF;
+  _failing := "app"."projects_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."projects_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Project', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Project _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."projects_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."projects_exists"(_key, _parent) THEN
+    PERFORM "app"."projects_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Project');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Project', 'id', _key); END IF;
+  PERFORM lib.not_found('Project', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_refuse"(text, text, text, boolean) IS 'A Project the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."projects_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('projects');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.projects', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."projects_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_require"(text, text) IS 'Pre-flight: the caller must be able to _action Project _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent));
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_exists"(text, text) IS 'Whether Post _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."posts_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Readers' THEN ARRAY['Readers', 'action', 'lifecycleStatus (allowed: published), matchProjectStakeholder, matchResourceOwner']
+    WHEN 'Editors and authors manage posts of their projects' THEN ARRAY['Editors and authors manage posts of their projects', 'entity', 'matchProjectStakeholder, matchProjectStakeholder']
+    WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
+    WHEN 'Administrators edit anything' THEN ARRAY['Administrators edit anything', 'action', '']
+    WHEN 'Reviewers move posts through review' THEN ARRAY['Reviewers move posts through review', 'action', 'matchResourceAttribute (status in in_review, published)']
+    WHEN 'Authors edit their posts until they are published' THEN ARRAY['Authors edit their posts until they are published', 'action', 'matchResourceOwner, lifecycleStatus (denied: published, archived)']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."posts_scenario"(text) IS 'Label, level and data rules of each scenario of Post.';
+
+CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Readers' THEN concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT (((SELECT auth.roles()) && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END)
+    WHEN 'Editors and authors manage posts of their projects' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.roles()) && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (((SELECT auth.roles()) && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Administrators can do anything' THEN ''
+    WHEN 'Administrators edit anything' THEN ''
+    WHEN 'Reviewers move posts through review' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.roles()) && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END)
+    WHEN 'Authors edit their posts until they are published' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END)
+  END
+  FROM "app"."posts" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."posts_failing"(text, text) IS 'The data rules of a Post scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."posts_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."posts_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Post'); END IF;
+  _failing := "app"."posts_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."posts_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Post', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Post _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."posts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."posts_exists"(_key, _parent) THEN
+    PERFORM "app"."posts_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Post');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Post', 'id', _key); END IF;
+  PERFORM lib.not_found('Post', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_refuse"(text, text, text, boolean) IS 'A Post the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."posts_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('posts');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.posts', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."posts_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Post _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent));
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_exists"(text, text) IS 'Whether Comment _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone reads comments' THEN ARRAY['Everyone reads comments', 'action', '']
+    WHEN 'Authors manage their comments' THEN ARRAY['Authors manage their comments', 'entity', 'matchResourceOwner']
+    WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
+    WHEN 'Signed-in users from trusted domains comment' THEN ARRAY['Signed-in users from trusted domains comment', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data rules of each scenario of Comment.';
+
+CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone reads comments' THEN ''
+    WHEN 'Authors manage their comments' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END)
+    WHEN 'Administrators can do anything' THEN ''
+    WHEN 'Signed-in users from trusted domains comment' THEN ''
+  END
+  FROM "app"."comments" WHERE "id" = _key::bigint
+$fn$;
+COMMENT ON FUNCTION "app"."comments_failing"(text, text) IS 'The data rules of a Comment scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."comments_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."comments_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Comment'); END IF;
+  _failing := "app"."comments_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."comments_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Comment', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Comment _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."comments_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."comments_exists"(_key, _parent) THEN
+    PERFORM "app"."comments_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Comment');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Comment', 'id', _key); END IF;
+  PERFORM lib.not_found('Comment', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_refuse"(text, text, text, boolean) IS 'A Comment the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."comments_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('comments');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.comments', coalesce("app"."comments_access"(_action), ''), true);
+  IF lib.castable(_key, 'bigint') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.comments', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."comments_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_require"(text, text) IS 'Pre-flight: the caller must be able to _action Comment _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_exists"(text, text) IS 'Whether Tag _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."tags_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone reads tags' THEN ARRAY['Everyone reads tags', 'action', '']
+    WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
+    WHEN 'Only editors create tags' THEN ARRAY['Only editors create tags', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."tags_scenario"(text) IS 'Label, level and data rules of each scenario of Tag.';
+
+CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone reads tags' THEN ''
+    WHEN 'Administrators can do anything' THEN ''
+    WHEN 'Only editors create tags' THEN ''
+  END
+  FROM "app"."tags" WHERE "slug" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."tags_failing"(text, text) IS 'The data rules of a Tag scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."tags_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Tag'); END IF;
+  _failing := "app"."tags_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."tags_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Tag', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Tag _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."tags_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."tags_exists"(_key, _parent) THEN
+    PERFORM "app"."tags_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Tag');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Tag', 'slug', _key); END IF;
+  PERFORM lib.not_found('Tag', 'slug', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_refuse"(text, text, text, boolean) IS 'A Tag the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."tags_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('tags');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.tags', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."tags_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_require"(text, text) IS 'Pre-flight: the caller must be able to _action Tag _key (404 when missing, 403 when hidden).';
 
 -- Removed from the model ------------------------------------------------------------------------
 

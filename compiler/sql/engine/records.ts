@@ -1,0 +1,217 @@
+// The compiled record actions of an entity table: list/search, read, create, replace, patch, delete and
+// restore, each an api.<table>_<action> function whose statements are written out for that table, so
+// PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
+import { ident, literal, qname, textArray } from '../ident.ts';
+import { fn } from './refusals.ts';
+import {
+  keyEquals, plpgsql, preconditionVars, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
+} from './shape.ts';
+
+export interface Head {
+  declare: string[];
+  /** The label of the winning scenario, merged into the result (Access-Scenario). */
+  scenario: string;
+}
+
+/** PRE_FETCH of `action` on the entity `owner` (before any row is read) and the request's common arguments. */
+export function head(owner: Shape, action: string): Head {
+  return {
+    declare: [
+      `_scenario text := lib.enter(${literal(owner.name)}, ${literal(action)}, ${fn(owner, 'access')}(${literal(action)}), ${literal(owner.entity)});`,
+      "_key text := args ->> 'id';",
+      "_parent text := args ->> 'parent';",
+    ],
+    scenario: `jsonb_build_object('scenario', (${fn(owner, 'scenario')}(_scenario))[1])`,
+  };
+}
+
+export const keyCheck = (s: Shape) =>
+  `IF NOT lib.castable(_key, ${literal(s.keyType)}) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, _key); END IF;`;
+
+/** Nested paths: the parent must exist and be readable (pre-flight), or the entity has none (400). */
+export function parentCheck(s: Shape): string {
+  return s.parent
+    ? `IF _parent IS NOT NULL THEN PERFORM ${fn(s.parent.table, 'require')}(_parent, 'read'); END IF;`
+    : `IF _parent IS NOT NULL THEN PERFORM lib.bad_request(${literal(`${s.entity} has no parent`)}); END IF;`;
+}
+
+/** After a write matched no row: 403/404 when the record is not visible, 403 when the write's policy rejects it, else 412/409. */
+export function explainMiss(s: Shape, action: string, rows: 'live' | 'any', expected: string): string[] {
+  return [
+    `SELECT ${s.version ? `t.${ident(s.version)}::text` : 't._rev::text'}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, rows)};`,
+    `IF NOT FOUND THEN PERFORM ${fn(s, 'refuse')}(${literal(action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
+    `PERFORM ${fn(s, 'deny')}(${literal(action)}, _key);`,
+    `PERFORM lib.precondition_failed(${literal(s.entity)}, _etag, _modified, args, ${expected});`,
+  ];
+}
+
+const api = (s: Shape, action: string) => qname('api', `${s.name}_${action}`);
+const ARGS: Array<[string, string]> = [['args', 'jsonb']];
+const bodyCheck = (s: Shape, body = '_body') =>
+  `PERFORM lib.check_body(${body}, ${textArray(s.writable.map((w) => w.name).concat(s.managed))}, ${textArray(s.readOnly)});`;
+
+function list(s: Shape, action: 'list' | 'search'): string {
+  const h = head(s, action);
+  const live = [...(s.soft ? ['t.deleted_at IS NULL'] : []),
+    ...(s.parent ? [`($2 IS NULL OR ${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '$2')})`] : [])];
+  const where = `${live.map((c) => `${c} AND `).join('')}`;
+  return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare.filter((l) => !l.startsWith('_key')),
+    '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_where text;', '_total bigint;', '_rows jsonb;'], [
+    parentCheck(s),
+    `_where := lib.filter_sql(lib.fields(${literal(s.name)}), args -> 'filter', '{filter}');`,
+    `EXECUTE $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where INTO _total USING args, _parent;`,
+    `EXECUTE $q$SELECT coalesce(jsonb_agg(${rowJson(s)}), '[]') FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
+    `  || ' ORDER BY ' || lib.order_sql(lib.fields(${literal(s.name)}), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'`,
+    '  INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;',
+    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
+  ], `${action} ${s.entity}: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).`);
+}
+
+function read(s: Shape): string {
+  const h = head(s, 'read');
+  return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
+    keyCheck(s),
+    parentCheck(s),
+    `SELECT ${singleJson(s)} INTO _result`,
+    `  FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+    `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}('read', _key, _parent); END IF;`,
+    `RETURN _result || ${h.scenario};`,
+  ], `read one ${s.entity}`);
+}
+
+/** `CASE WHEN body ? c THEN r.c ELSE <fallback> END` for each column a create may set. */
+function create(s: Shape): string {
+  const h = head(s, 'create');
+  const cols = s.writable.concat(s.managed.map((name) => ({ name, json: false, primary: false, immutable: false, fallback: 'NULL' })));
+  const parent = s.parent ? [
+    'IF _parent IS NOT NULL THEN',
+    `  IF _body ? ${literal(s.parent.column)} AND _body ->> ${literal(s.parent.column)} IS DISTINCT FROM _parent THEN`,
+    `    PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', ${literal(s.parent.column)}, _parent), ${literal(s.parent.column)}, 'parent');`,
+    '  END IF;',
+    `  _body := _body || jsonb_build_object(${literal(s.parent.column)}, _parent);`,
+    'END IF;'] : [];
+  return plpgsql(api(s, 'create'), ARGS, 'jsonb', [...h.declare.filter((l) => !l.startsWith('_key')), "_body jsonb := args -> 'body';", '_result jsonb;', '_about text[];'], [
+    bodyCheck(s),
+    parentCheck(s),
+    ...parent,
+    'BEGIN',
+    `  INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
+    `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
+    `  FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+    `  RETURNING ${singleJson(s)} INTO _result;`,
+    'EXCEPTION WHEN insufficient_privilege THEN',
+    '  -- The row-level policy\'s WITH CHECK: the new record does not satisfy the winning scenario.',
+    `  _about := ${fn(s, 'scenario')}(_scenario);`,
+    `  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], ${literal(s.entity)}),`,
+    "    DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;",
+    'END;',
+    `RETURN _result || ${h.scenario};`,
+  ], `create a ${s.entity}`);
+}
+
+/** Every subset of `xs` (Password columns a PATCH body may name), the empty one first. */
+function subsets(xs: string[]): string[][] {
+  return xs.reduce<string[][]>((acc, x) => acc.concat(acc.map((sub) => [...sub, x])), [[]]);
+}
+
+/**
+ * PUT (`patch` false: omitted writable properties reset) and PATCH (only the body's, JSON merged per RFC 7396).
+ * A request role may write a Password column but never read it, so a PATCH keeps one by leaving it out of
+ * SET: one statement per set of Password columns the body names.
+ */
+function update(s: Shape, patch: boolean): string {
+  const action = patch ? 'patch' : 'replace';
+  const h = head(s, 'update');
+  const hidden = new Set(s.table.hiddenColumns);
+  const setsFor = (present: string[]) => {
+    const sets = s.writable.filter((c) => !c.primary && (!patch || !hidden.has(c.name) || present.includes(c.name))).map((c) => {
+      const keep = `t.${ident(c.name)}`;
+      const given = patch && c.json
+        ? `CASE WHEN jsonb_typeof(_body -> ${literal(c.name)}) = 'object' THEN lib.merge_patch(${keep}, _body -> ${literal(c.name)}) ELSE r.${ident(c.name)} END`
+        : `r.${ident(c.name)}`;
+      if (hidden.has(c.name)) return `${ident(c.name)} = ${patch ? given : `CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${c.fallback} END`}`;
+      return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.immutable ? keep : c.fallback} END`;
+    });
+    // An empty PATCH still counts as a write (new revision, version + 1), like any other update.
+    return sets.length ? sets : [`${ident(s.pk)} = t.${ident(s.pk)}`];
+  };
+  const statement = (present: string[], indent: string) => [
+    `UPDATE ${s.rel} t SET`,
+    `  ${setsFor(present).join(',\n    ')}`,
+    `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+    `WHERE ${recordWhere(s)}`,
+    `  AND ${preconditionWhere(s)}`,
+    `RETURNING ${singleJson(s)} INTO _result;`,
+  ].map((l) => indent + l);
+  const variants = patch ? subsets(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name)) : [[]];
+  const updates = variants.length === 1 ? statement([], '') : variants.reverse().flatMap((present, i) => [
+    i === variants.length - 1 ? 'ELSE'
+      : `${i === 0 ? 'IF' : 'ELSIF'} ${present.map((c) => `_body ? ${literal(c)}`).join(' AND ')}${variants.slice(i + 1).length ? '' : ''} THEN`,
+    ...statement(present, '  '),
+  ]).concat(['END IF;']);
+  return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", '_if_match text[];', '_since timestamptz;',
+    '_expected numeric;', '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
+    bodyCheck(s),
+    keyCheck(s),
+    parentCheck(s),
+    `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
+    `  PERFORM lib.bad_request(${literal(`primary key "${s.pk}" cannot be changed`)}, ${literal(s.pk)}, 'primary');`,
+    'END IF;',
+    ...preconditionVars(s).map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    ...updates,
+    'IF _result IS NULL THEN',
+    ...explainMiss(s, 'update', 'live', '_expected').map((l) => `  ${l}`),
+    'END IF;',
+    `RETURN _result || ${h.scenario};`,
+  ], `${patch ? 'patch (PATCH)' : 'replace (PUT)'} a ${s.entity}`);
+}
+
+function remove(s: Shape): string {
+  const h = head(s, 'delete');
+  const pre = preconditionWhere(s);
+  const statements = s.soft ? [
+    'IF NOT _permanent THEN',
+    `  UPDATE ${s.rel} t SET deleted_at = now() WHERE ${recordWhere(s)}`,
+    `    AND ${pre};`,
+    'ELSE',
+    `  DELETE FROM ${s.rel} t WHERE ${recordWhere(s, 'any')}`,
+    `    AND ${pre};`,
+    'END IF;',
+  ] : [`DELETE FROM ${s.rel} t WHERE ${recordWhere(s, 'any')}`, `  AND ${pre};`];
+  const miss = s.soft
+    ? [`IF NOT FOUND AND NOT _permanent THEN`, ...explainMiss(s, 'delete', 'live', '_expected').map((l) => `  ${l}`),
+      'ELSIF NOT FOUND THEN', ...explainMiss(s, 'delete', 'any', '_expected').map((l) => `  ${l}`), 'END IF;']
+    : ['IF NOT FOUND THEN', ...explainMiss(s, 'delete', 'any', '_expected').map((l) => `  ${l}`), 'END IF;'];
+  return plpgsql(api(s, 'delete'), ARGS, 'jsonb', [...h.declare, ...(s.soft ? ["_permanent boolean := coalesce((args ->> 'permanent')::boolean, false);"] : []),
+    '_if_match text[];', '_since timestamptz;', '_expected numeric;', '_etag text;', '_modified timestamptz;'], [
+    keyCheck(s),
+    parentCheck(s),
+    ...preconditionVars(s).map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    ...statements,
+    ...miss,
+    `RETURN ${h.scenario};`,
+  ], `delete a ${s.entity}${s.soft ? ' (soft delete unless permanent)' : ''}`);
+}
+
+/** Restores a soft-deleted record; one that is not deleted is returned unchanged. */
+function restore(s: Shape): string {
+  const h = head(s, 'restore');
+  return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
+    keyCheck(s),
+    parentCheck(s),
+    `UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${recordWhere(s, 'deleted')}`,
+    `RETURNING ${singleJson(s)} INTO _result;`,
+    'IF _result IS NULL THEN',
+    `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}('restore', _key, _parent); END IF;`,
+    'END IF;',
+    `RETURN _result || ${h.scenario};`,
+  ], `restore a ${s.entity}`);
+}
+
+export function recordFunctions(s: Shape): Array<[string, string]> {
+  const out: Array<[string, string]> = [['list', list(s, 'list')], ['search', list(s, 'search')], ['read', read(s)], ['create', create(s)],
+    ['replace', update(s, false)], ['patch', update(s, true)], ['delete', remove(s)]];
+  if (s.soft) out.push(['restore', restore(s)]);
+  return out;
+}

@@ -1,0 +1,132 @@
+// The compiled relation actions: list linked records, link and unlink (manyToMany join tables), read and
+// replace a oneToOne sub-resource. The owning record must be visible as the action (pre-flight); a link
+// target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
+import { ident, literal, qname, textArray } from '../ident.ts';
+import { fn } from './refusals.ts';
+import { explainMiss, head, type Head } from './records.ts';
+import {
+  etagSql, keyEquals, plpgsql, preconditionVars, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
+} from './shape.ts';
+
+export interface JoinShape {
+  join: Shape;
+  owner: Shape;
+  target: Shape;
+  ownerColumn: string;
+  targetColumn: string;
+  edge: string[];
+}
+
+const ARGS: Array<[string, string]> = [['args', 'jsonb']];
+const api = (s: Shape, action: string) => qname('api', `${s.name}_${action}`);
+const ownerCheck = (owner: Shape, action: string) => `PERFORM ${fn(owner, 'require')}(_key, ${literal(action)});`;
+const edgeJson = (j: JoinShape, alias: string) => `jsonb_build_object(${j.edge.map((e) => `${literal(e)}, ${alias}.${ident(e)}`).join(', ')})`;
+
+function linked(j: JoinShape): string {
+  const h = head(j.owner, 'read');
+  const t = j.target;
+  const from = `${j.join.rel} j JOIN ${t.rel} t ON t.${ident(t.pk)} = j.${ident(j.targetColumn)}
+    WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}${t.soft ? ' AND t.deleted_at IS NULL' : ''}`;
+  return plpgsql(api(j.join, 'list'), ARGS, 'jsonb', [...h.declare, '_page int := lib.page(args);', '_per_page int := lib.per_page(args);',
+    '_total bigint;', '_rows jsonb;'], [
+    ownerCheck(j.owner, 'read'),
+    `SELECT count(*) INTO _total FROM ${from};`,
+    `SELECT coalesce(jsonb_agg(${rowJson(t, 'x')} || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (`,
+    `  SELECT ${selectList(t)}, ${edgeJson(j, 'j')} AS edge FROM ${from}`,
+    `  ORDER BY t.${ident(t.pk)} LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;`,
+    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
+  ], `list linked records: ${j.join.entity}`);
+}
+
+/** Creates the link or replaces its edge properties; `created` comes from the statement itself. */
+function link(j: JoinShape): string {
+  const h = head(j.owner, 'link');
+  const cols = [j.ownerColumn, j.targetColumn, ...j.edge].map(ident).join(', ');
+  const values = [keyValue(j.owner, '_key'), keyValue(j.target, '_target'), ...j.edge.map((e) => `_body ->> ${literal(e)}`)].join(', ');
+  const sets = ['_rev = gen_random_uuid()', ...j.edge.map((e) => `${ident(e)} = EXCLUDED.${ident(e)}`)].join(', ');
+  return plpgsql(api(j.join, 'link'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';",
+    "_body jsonb := coalesce(args -> 'body', '{}'::jsonb);", '_edge jsonb;', '_created boolean;'], [
+    ownerCheck(j.owner, 'link'),
+    `PERFORM ${fn(j.target, 'require')}(_target, 'read');`,
+    `PERFORM lib.check_edge(_body, ${textArray(j.edge)});`,
+    `INSERT INTO ${j.join.rel} AS j (${cols}) VALUES (${values})`,
+    `ON CONFLICT (${ident(j.ownerColumn)}, ${ident(j.targetColumn)}) DO UPDATE SET ${sets}`,
+    `RETURNING ${edgeJson(j, 'j')}, j.xmax = 0 INTO _edge, _created;`,
+    `RETURN jsonb_build_object('data', jsonb_build_object(${literal(j.ownerColumn)}, _key, ${literal(j.targetColumn)}, _target) || _edge,`,
+    `  'created', _created) || ${h.scenario};`,
+  ], `link a record: ${j.join.entity}`);
+}
+
+const keyValue = (s: Shape, v: string) => (s.keyType === 'text' || s.keyType.startsWith('character varying') ? v : `${v}::${s.keyType}`);
+
+function unlink(j: JoinShape): string {
+  const h = head(j.owner, 'unlink');
+  const t = j.target;
+  return plpgsql(api(j.join, 'unlink'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';"], [
+    ownerCheck(j.owner, 'unlink'),
+    `IF NOT lib.castable(_target, ${literal(t.keyType)}) THEN PERFORM lib.not_found(${literal(t.entity)}, ${literal(t.pk)}, _target); END IF;`,
+    `DELETE FROM ${j.join.rel} j WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}`,
+    `  AND ${keyEquals(`j.${ident(j.targetColumn)}`, t.keyType, '_target')};`,
+    'IF NOT FOUND THEN',
+    `  PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', ${literal(t.entity)}, _target, ${literal(j.owner.entity)}, _key), NULL, NULL);`,
+    'END IF;',
+    `RETURN ${h.scenario};`,
+  ], `unlink a record: ${j.join.entity}`);
+}
+
+/** The sub-resource's answer: its row with the owner's ETag and Last-Modified. */
+function ownerSingle(owner: Shape, h: Head): string[] {
+  return [
+    `SELECT ${etagSql(owner)}, t._modified_at INTO _etag, _modified FROM ${owner.rel} t WHERE ${keyEquals(`t.${ident(owner.pk)}`, owner.keyType, '_key')};`,
+    `RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || ${h.scenario};`,
+  ];
+}
+
+function subRead(s: Shape, owner: Shape): string {
+  const h = head(owner, 'read');
+  const empty = `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, _key)`;
+  return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
+    ownerCheck(owner, 'read'),
+    `SELECT ${rowJson(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
+    '-- Never written: every property null.',
+    `_row := coalesce(_row, ${empty});`,
+    ...ownerSingle(owner, h),
+  ], `read the sub-resource ${s.entity}`);
+}
+
+/** Creates or replaces the sub-resource; the owner's preconditions decide, and its row stays locked until commit. */
+function subReplace(s: Shape, owner: Shape): string {
+  const h = head(owner, 'update');
+  const cols = s.writable;
+  return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", '_if_match text[];', '_since timestamptz;',
+    '_expected numeric;', '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
+    ownerCheck(owner, 'update'),
+    `PERFORM lib.check_body(_body, ${textArray(cols.map((c) => c.name).concat(s.managed))}, ${textArray(s.readOnly)});`,
+    `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
+    `  PERFORM lib.bad_request(${literal(`"${s.pk}" is the owner's key and cannot differ from the path`)}, ${literal(s.pk)}, 'primary');`,
+    'END IF;',
+    `_body := _body || jsonb_build_object(${literal(s.pk)}, _key);`,
+    ...preconditionVars(owner, "(args - 'body')").map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    `PERFORM FROM ${owner.rel} t WHERE ${recordWhere(owner)}`,
+    `  AND ${preconditionWhere(owner)}`,
+    '  FOR UPDATE;',
+    'IF NOT FOUND THEN',
+    ...explainMiss(owner, 'update', 'live', 'NULL').map((l) => `  ${l}`),
+    'END IF;',
+    '-- Omitted properties go back to their default.',
+    `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
+    `SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
+    `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+    `ON CONFLICT (${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
+    `RETURNING ${rowJson(s)} INTO _row;`,
+    ...ownerSingle(owner, h),
+  ], `replace the sub-resource ${s.entity}`);
+}
+
+export function joinFunctions(j: JoinShape): Array<[string, string]> {
+  return [['list', linked(j)], ['link', link(j)], ['unlink', unlink(j)]];
+}
+
+export function subresourceFunctions(s: Shape, owner: Shape): Array<[string, string]> {
+  return [['read', subRead(s, owner)], ['replace', subReplace(s, owner)]];
+}

@@ -1,0 +1,140 @@
+// What the compiled engine needs to know about one table, resolved once from the IR: its key, the
+// columns a response shows and a body may write, ETag, parent and soft delete, and the SQL for each.
+import type { ColumnIR, TableIR } from '../../ir/types.ts';
+import { serverManaged } from '../../ir/columns.ts';
+import { ident, literal, qname } from '../ident.ts';
+
+export interface Writable {
+  name: string;
+  json: boolean;
+  primary: boolean;
+  immutable: boolean;
+  /** The column's default expression, for PUT resets and creates that omit it ('NULL' when none). */
+  fallback: string;
+}
+
+export interface Shape {
+  table: TableIR;
+  name: string;
+  /** app."<table>" */
+  rel: string;
+  /** Entity name in messages: Post, or Post.tags for join and sub-resource tables. */
+  entity: string;
+  pk: string;
+  keyType: string;
+  soft: boolean;
+  org: boolean;
+  version?: string;
+  parent?: { column: string; type: string; table: string };
+  /** Readable columns, in model order. */
+  output: string[];
+  /** Columns a body sets (neither readOnly nor managed by the server). */
+  writable: Writable[];
+  /** Server-managed columns a body may name without setting them (a Version for the version lock). */
+  managed: string[];
+  /** Body members refused with 400 (readOnly properties and identities). */
+  readOnly: string[];
+}
+
+const isText = (type: string) => type === 'text' || type.startsWith('character varying');
+
+/** `col = value` for a key given as text (already checked with lib.castable). */
+export function keyEquals(col: string, type: string, value: string): string {
+  return isText(type) ? `${col} = ${value}` : `${col} = ${value}::${type}`;
+}
+
+export function shapeOf(t: TableIR, all: TableIR[]): Shape {
+  const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
+  const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
+  const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const col = (name: string) => t.columns.find((c) => c.name === name)!;
+  const readable = (c: ColumnIR) => !c.prop || !(c.prop.writeOnly || c.prop.modules?.Password);
+  const readOnly = (c: ColumnIR) => Boolean(c.prop?.readOnly) || c.identity;
+  const managed = (c: ColumnIR) => !readOnly(c) && Boolean(c.prop && serverManaged(c.prop));
+  const parentRef = t.kind === 'entity' ? t.entity.parent : undefined;
+  return {
+    table: t,
+    name: t.name,
+    rel: qname('app', t.name),
+    entity: t.kind === 'entity' ? t.entityName : `${t.entityName}.${t.relation!.name}`,
+    pk,
+    keyType: col(pk).sqlType,
+    soft: t.kind === 'entity' && Boolean(t.entity.softDelete),
+    org: t.columns.some((c) => c.name === 'organization_id'),
+    version: t.kind === 'entity' ? Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version)?.[0] : undefined,
+    parent: parentRef ? { column: parentRef.property, type: col(parentRef.property).sqlType, table: entityTable(parentRef.entity).name } : undefined,
+    output: props.filter(readable).map((c) => c.name),
+    writable: props.filter((c) => !readOnly(c) && !managed(c)).map((c) => ({
+      name: c.name, json: c.prop?.type === 'JSON', primary: c.name === pk, immutable: Boolean(c.prop?.immutable),
+      fallback: c.defaultSql ?? 'NULL',
+    })),
+    managed: props.filter(managed).map((c) => c.name),
+    readOnly: props.filter(readOnly).map((c) => c.name),
+  };
+}
+
+/** A row as the API shows it: jsonb_build_object over the readable columns of `alias` (100 arguments at most per call). */
+export function rowJson(s: Shape, alias = 't'): string {
+  const pairs = s.output.map((c) => `${literal(c)}, ${alias}.${ident(c)}`);
+  const chunks: string[] = [];
+  for (let i = 0; i < pairs.length; i += 40) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
+  return chunks.length ? chunks.join(' || ') : "'{}'::jsonb";
+}
+
+/** The ETag of a row: its Version when the entity has one, else its revision token. */
+export function etagSql(s: Shape, alias = 't'): string {
+  return s.version ? `${alias}.${ident(s.version)}::text` : `${alias}._rev::text`;
+}
+
+/** {data, id, etag, last_modified} of a row (the Single of the api.* protocol). */
+export function singleJson(s: Shape, alias = 't'): string {
+  return `jsonb_build_object('data', ${rowJson(s, alias)}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at)`;
+}
+
+/** The columns a query must select for rowJson/singleJson over a derived table. */
+export function selectList(s: Shape, alias = 't'): string {
+  return [...s.output.map((c) => `${alias}.${ident(c)}`), `${alias}._rev`, `${alias}._modified_at`].join(', ');
+}
+
+/** WHERE conditions that pick record `_key` (live unless `rows` says otherwise) under `_parent`. */
+export function recordWhere(s: Shape, rows: 'live' | 'deleted' | 'any' = 'live'): string {
+  const parts = [keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')];
+  if (s.parent) parts.push(`(_parent IS NULL OR ${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '_parent')})`);
+  if (s.soft && rows === 'live') parts.push('t.deleted_at IS NULL');
+  if (s.soft && rows === 'deleted') parts.push('t.deleted_at IS NOT NULL');
+  return parts.join(' AND ');
+}
+
+/** The preconditions of a write as conditions of its statement (design: one statement decides). */
+export function preconditionWhere(s: Shape): string {
+  return [
+    `(_if_match IS NULL OR '*' = ANY (_if_match) OR ${etagSql(s)} = ANY (_if_match))`,
+    `(_since IS NULL OR date_trunc('second', t._modified_at) <= _since)`,
+    ...(s.version ? [`(_expected IS NULL OR t.${ident(s.version)} = _expected)`] : []),
+  ].join('\n    AND ');
+}
+
+/** DECLARE lines for the precondition variables. */
+export function preconditionVars(s: Shape, args = 'args'): string[] {
+  return [
+    `_if_match text[] := lib.if_match(${args});`,
+    `_since timestamptz := lib.if_unmodified_since(${args});`,
+    ...(s.version ? [`_expected numeric := lib.expected_version(${literal(s.version)}, ${args} -> 'body');`] : []),
+  ];
+}
+
+/** A function parameter: name, type and, optionally, its default. */
+export type Param = [name: string, type: string, fallback?: string];
+
+/** A plpgsql function definition with its comment; `extra` adds attributes (SECURITY DEFINER …). */
+export function plpgsql(name: string, params: Param[], returns: string, declare: string[], body: string[], comment: string, extra = ''): string {
+  const list = params.map(([n, type, d]) => `${n} ${type}${d ? ` DEFAULT ${d}` : ''}`).join(', ');
+  return [
+    `CREATE OR REPLACE FUNCTION ${name}(${list}) RETURNS ${returns} LANGUAGE plpgsql${extra} AS $fn$`,
+    ...(declare.length ? ['DECLARE', ...declare.map((l) => `  ${l}`)] : []),
+    'BEGIN',
+    ...body.map((l) => (l ? `  ${l}` : '')),
+    'END $fn$;',
+    `COMMENT ON FUNCTION ${name}(${params.map(([, type]) => type).join(', ')}) IS ${literal(comment)};`,
+  ].join('\n');
+}
