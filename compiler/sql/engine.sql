@@ -84,6 +84,33 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Request-shaped statements (filters, sort) are prepared once per connection and shape, so PostgreSQL
+-- plans each shape once instead of on every request. Their parameters are always the same four
+-- (the request's arguments, the parent key, limit and offset), passed through transaction-local settings
+-- so that no value is ever part of the statement text. At most 200 shapes are kept per connection.
+CREATE OR REPLACE FUNCTION lib.prepared(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  stmt text := 'lib_q_' || md5(sql);
+  old text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements p WHERE p.name = stmt) THEN
+    IF (SELECT count(*) FROM pg_prepared_statements p WHERE p.name LIKE 'lib\_q\_%') >= 200 THEN
+      FOR old IN SELECT p.name FROM pg_prepared_statements p WHERE p.name LIKE 'lib\_q\_%' LOOP
+        EXECUTE format('DEALLOCATE %I', old);
+      END LOOP;
+    END IF;
+    EXECUTE format('PREPARE %I(jsonb, text, integer, bigint) AS %s', stmt, sql);
+  END IF;
+  RETURN format('EXECUTE %I(current_setting(''request.q.args'')::jsonb, nullif(current_setting(''request.q.parent''), ''''), '
+    'current_setting(''request.q.limit'')::integer, current_setting(''request.q.offset'')::bigint)', stmt);
+END $$;
+
+-- The parameters of the prepared statements of one list request.
+CREATE OR REPLACE FUNCTION lib.statement_params(args jsonb, parent text, lim integer, off bigint) RETURNS void LANGUAGE sql AS $$
+  SELECT set_config('request.q.args', args::text, true), set_config('request.q.parent', coalesce(parent, ''), true),
+    set_config('request.q.limit', lim::text, true), set_config('request.q.offset', off::text, true)
+$$;
+
 -- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
 CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE page int := coalesce((args ->> 'page')::int, 1);

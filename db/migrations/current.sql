@@ -410,6 +410,33 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Request-shaped statements (filters, sort) are prepared once per connection and shape, so PostgreSQL
+-- plans each shape once instead of on every request. Their parameters are always the same four
+-- (the request's arguments, the parent key, limit and offset), passed through transaction-local settings
+-- so that no value is ever part of the statement text. At most 200 shapes are kept per connection.
+CREATE OR REPLACE FUNCTION lib.prepared(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  stmt text := 'lib_q_' || md5(sql);
+  old text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements p WHERE p.name = stmt) THEN
+    IF (SELECT count(*) FROM pg_prepared_statements p WHERE p.name LIKE 'lib\_q\_%') >= 200 THEN
+      FOR old IN SELECT p.name FROM pg_prepared_statements p WHERE p.name LIKE 'lib\_q\_%' LOOP
+        EXECUTE format('DEALLOCATE %I', old);
+      END LOOP;
+    END IF;
+    EXECUTE format('PREPARE %I(jsonb, text, integer, bigint) AS %s', stmt, sql);
+  END IF;
+  RETURN format('EXECUTE %I(current_setting(''request.q.args'')::jsonb, nullif(current_setting(''request.q.parent''), ''''), '
+    'current_setting(''request.q.limit'')::integer, current_setting(''request.q.offset'')::bigint)', stmt);
+END $$;
+
+-- The parameters of the prepared statements of one list request.
+CREATE OR REPLACE FUNCTION lib.statement_params(args jsonb, parent text, lim integer, off bigint) RETURNS void LANGUAGE sql AS $$
+  SELECT set_config('request.q.args', args::text, true), set_config('request.q.parent', coalesce(parent, ''), true),
+    set_config('request.q.limit', lim::text, true), set_config('request.q.offset', off::text, true)
+$$;
+
 -- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
 CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE page int := coalesce((args ->> 'page')::int, 1);
@@ -1462,10 +1489,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -1482,10 +1509,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -1756,10 +1783,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -1776,10 +1803,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('projects'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2171,10 +2198,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2191,10 +2218,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]') FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('posts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2550,10 +2577,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2570,10 +2597,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]') FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('comments'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2766,10 +2793,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
@@ -2786,10 +2813,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
-  EXECUTE $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where INTO _total USING args, _parent;
-  EXECUTE $q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'
-    INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]') FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tags'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
   RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';

@@ -59,10 +59,10 @@ function list(s: Shape, action: 'list' | 'search'): string {
     '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_where text;', '_total bigint;', '_rows jsonb;'], [
     parentCheck(s),
     `_where := lib.filter_sql(lib.fields(${literal(s.name)}), args -> 'filter', '{filter}');`,
-    `EXECUTE $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where INTO _total USING args, _parent;`,
-    `EXECUTE $q$SELECT coalesce(jsonb_agg(${rowJson(s)}), '[]') FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
-    `  || ' ORDER BY ' || lib.order_sql(lib.fields(${literal(s.name)}), args -> 'sort') || ' LIMIT $3 OFFSET $4) t'`,
-    '  INTO _rows USING args, _parent, _per_page, (_page - 1)::bigint * _per_page;',
+    'PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);',
+    `EXECUTE lib.prepared($q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where) INTO _total;`,
+    `EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(${rowJson(s)}), '[]') FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
+    `  || ' ORDER BY ' || lib.order_sql(lib.fields(${literal(s.name)}), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;`,
     `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
   ], `${action} ${s.entity}: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).`);
 }
