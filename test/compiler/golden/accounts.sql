@@ -1,0 +1,1445 @@
+-- Tables and columns ----------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS "app"."accounts" ();
+COMMENT ON TABLE "app"."accounts" IS 'Entity Account (collection accounts).';
+SELECT meta.ensure_column('accounts', 'id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."accounts"."id" IS 'primary, readOnly';
+SELECT meta.ensure_column('accounts', 'email', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."accounts"."email" IS 'required, unique; modules: Email';
+SELECT meta.ensure_column('accounts', 'password', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."accounts"."password" IS 'writeOnly; modules: Password';
+SELECT meta.ensure_column('accounts', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."accounts"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('accounts', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."accounts"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."accounts_labels" ();
+COMMENT ON TABLE "app"."accounts_labels" IS 'manyToMany Account.labels -> Label.';
+SELECT meta.ensure_column('accounts_labels', 'account_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."accounts_labels"."account_id" IS NULL;
+SELECT meta.ensure_column('accounts_labels', 'label_slug', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."accounts_labels"."label_slug" IS NULL;
+SELECT meta.ensure_column('accounts_labels', 'role', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."accounts_labels"."role" IS 'Edge property';
+SELECT meta.ensure_column('accounts_labels', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."accounts_labels"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('accounts_labels', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."accounts_labels"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."accounts_settings" ();
+COMMENT ON TABLE "app"."accounts_settings" IS 'oneToOne sub-resource Account.settings.';
+SELECT meta.ensure_column('accounts_settings', 'account_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."accounts_settings"."account_id" IS NULL;
+SELECT meta.ensure_column('accounts_settings', 'theme', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."accounts_settings"."theme" IS NULL;
+SELECT meta.ensure_column('accounts_settings', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."accounts_settings"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('accounts_settings', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."accounts_settings"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."labels" ();
+COMMENT ON TABLE "app"."labels" IS 'Entity Label (collection labels).';
+SELECT meta.ensure_column('labels', 'slug', 'character varying(255)', true, 'gen_random_uuid()::text', false);
+COMMENT ON COLUMN "app"."labels"."slug" IS 'primary, immutable';
+SELECT meta.ensure_column('labels', 'name', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."labels"."name" IS NULL;
+SELECT meta.ensure_column('labels', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."labels"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('labels', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."labels"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+-- Primary keys, unique and check constraints ----------------------------------------------------
+
+SELECT meta.ensure_constraint('accounts', 'accounts_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint('accounts', 'accounts_email_email', 'CHECK (lib.is_email("email"))', '{"property":"email","rule":"email"}'::jsonb);
+SELECT meta.ensure_constraint('accounts', 'accounts_email_key', 'UNIQUE ("email")', '{"property":"email","rule":"unique"}'::jsonb);
+
+SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_pkey', 'PRIMARY KEY ("account_id", "label_slug")', '{"property":"labels","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('accounts_settings', 'accounts_settings_pkey', 'PRIMARY KEY ("account_id")', '{"property":"account_id","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('labels', 'labels_pkey', 'PRIMARY KEY ("slug")', '{"property":"slug","rule":"primary"}'::jsonb);
+
+-- Foreign keys ----------------------------------------------------------------------------------
+
+SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_account_id_fkey', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', '{"property":"account_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_label_slug_fkey', 'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE', '{"property":"label_slug","rule":"references"}'::jsonb);
+
+SELECT meta.ensure_constraint('accounts_settings', 'accounts_settings_account_id_fkey', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', '{"property":"account_id","rule":"references"}'::jsonb);
+
+-- Indexes ---------------------------------------------------------------------------------------
+
+SELECT meta.ensure_index('accounts_labels', 'accounts_labels_label_slug_idx', 'CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")', '{"property":"label_slug","rule":"indexed"}'::jsonb);
+
+-- Write rules -----------------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION "app"."accounts_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    NEW."id" := gen_random_uuid()::text;
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+  END IF;
+  NEW."email" := lower(NEW."email");  -- Email: stored lowercase
+  IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
+    NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_write_rules"() IS 'Write rules of app.accounts: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."accounts_labels_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    NULL;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_labels_write_rules"() IS 'Write rules of app.accounts_labels: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts_labels" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_labels_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."accounts_settings_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    NULL;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_settings_write_rules"() IS 'Write rules of app.accounts_settings: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."labels_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_write_rules"() IS 'Write rules of app.labels: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION "app"."labels_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
+  RETURN NULL;
+END $fn$;
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
+
+-- Files: claim of file references, outbox of replaced and deleted files -------------------------
+
+DROP TRIGGER IF EXISTS files ON "app"."accounts";
+DROP TRIGGER IF EXISTS files_gone ON "app"."accounts";
+DROP FUNCTION IF EXISTS "app"."accounts_files"();
+DROP FUNCTION IF EXISTS "app"."accounts_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."accounts_labels";
+DROP TRIGGER IF EXISTS files_gone ON "app"."accounts_labels";
+DROP FUNCTION IF EXISTS "app"."accounts_labels_files"();
+DROP FUNCTION IF EXISTS "app"."accounts_labels_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."accounts_settings";
+DROP TRIGGER IF EXISTS files_gone ON "app"."accounts_settings";
+DROP FUNCTION IF EXISTS "app"."accounts_settings_files"();
+DROP FUNCTION IF EXISTS "app"."accounts_settings_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."labels";
+DROP TRIGGER IF EXISTS files_gone ON "app"."labels";
+DROP FUNCTION IF EXISTS "app"."labels_files"();
+DROP FUNCTION IF EXISTS "app"."labels_files_gone"();
+
+-- Privileges of the request roles ---------------------------------------------------------------
+
+REVOKE ALL ON "app"."accounts" FROM anon, authenticated;
+GRANT SELECT ("id", "email", "_rev", "_modified_at") ON "app"."accounts" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."accounts" TO anon, authenticated;
+
+REVOKE ALL ON "app"."accounts_labels" FROM anon, authenticated;
+GRANT SELECT ("account_id", "label_slug", "role", "_rev", "_modified_at") ON "app"."accounts_labels" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."accounts_labels" TO anon, authenticated;
+GRANT SELECT (xmax) ON "app"."accounts_labels" TO anon, authenticated;
+
+REVOKE ALL ON "app"."accounts_settings" FROM anon, authenticated;
+GRANT SELECT ("account_id", "theme", "_rev", "_modified_at") ON "app"."accounts_settings" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."accounts_settings" TO anon, authenticated;
+
+REVOKE ALL ON "app"."labels" FROM anon, authenticated;
+GRANT SELECT ("slug", "name", "_rev", "_modified_at") ON "app"."labels" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."labels" TO anon, authenticated;
+
+-- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
+
+DELETE FROM lib.fields;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "email": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "password": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": false,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'list', "app"."accounts_access"('list'), 'Account');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email")), '[]') FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('accounts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_list"(jsonb) IS 'list Account: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'search', "app"."accounts_access"('search'), 'Account');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email")), '[]') FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('accounts'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."accounts" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'create', "app"."accounts_access"('create'), 'Account');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."accounts" AS t ("email", "password")
+    SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."accounts_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Account'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_create"(jsonb) IS 'create a Account';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."accounts" t SET
+    "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    "password" = CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."accounts_deny"('update', _key);
+    PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_replace"(jsonb) IS 'replace (PUT) a Account';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  IF _body ? 'password' THEN
+    UPDATE "app"."accounts" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
+    "password" = r."password"
+    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  ELSE
+    UPDATE "app"."accounts" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END
+    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  END IF;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."accounts_deny"('update', _key);
+    PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_patch"(jsonb) IS 'patch (PATCH) a Account';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'delete', "app"."accounts_access"('delete'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."accounts" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."accounts_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_delete"(jsonb) IS 'delete a Account';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  PERFORM "app"."accounts_require"(_key, 'read');
+  SELECT count(*) INTO _total FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
+    WHERE j."account_id" = _key;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'name', x."name") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
+    SELECT t."slug", t."name", t._rev, t._modified_at, jsonb_build_object('role', j."role") AS edge FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
+    WHERE j."account_id" = _key
+    ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_labels_list"(jsonb) IS 'list linked records: Account.labels';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_labels_link"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'link', "app"."accounts_access"('link'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+  _body jsonb := coalesce(args -> 'body', '{}'::jsonb);
+  _edge jsonb;
+  _created boolean;
+BEGIN
+  PERFORM "app"."accounts_require"(_key, 'link');
+  PERFORM "app"."labels_require"(_target, 'read');
+  PERFORM lib.check_edge(_body, ARRAY['role']::text[]);
+  INSERT INTO "app"."accounts_labels" AS j ("account_id", "label_slug", "role") VALUES (_key, _target, _body ->> 'role')
+  ON CONFLICT ("account_id", "label_slug") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role"
+  RETURNING jsonb_build_object('role', j."role"), j.xmax = 0 INTO _edge, _created;
+  RETURN jsonb_build_object('data', jsonb_build_object('account_id', _key, 'label_slug', _target) || _edge,
+    'created', _created) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_labels_link"(jsonb) IS 'link a record: Account.labels';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_labels_unlink"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'unlink', "app"."accounts_access"('unlink'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+BEGIN
+  PERFORM "app"."accounts_require"(_key, 'unlink');
+  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _target); END IF;
+  DELETE FROM "app"."accounts_labels" j WHERE j."account_id" = _key
+    AND j."label_slug" = _target;
+  IF NOT FOUND THEN
+    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', 'Label', _target, 'Account', _key), NULL, NULL);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_labels_unlink"(jsonb) IS 'unlink a record: Account.labels';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_settings_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _row jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM "app"."accounts_require"(_key, 'read');
+  SELECT jsonb_build_object('account_id', t."account_id", 'theme', t."theme") INTO _row FROM "app"."accounts_settings" t WHERE t."account_id" = _key;
+  -- Never written: every property null.
+  _row := coalesce(_row, jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', _key));
+  SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_settings_read"(jsonb) IS 'read the sub-resource Account.settings';
+
+CREATE OR REPLACE FUNCTION "api"."accounts_settings_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _row jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM "app"."accounts_require"(_key, 'update');
+  PERFORM lib.check_body(_body, ARRAY['account_id', 'theme']::text[], ARRAY[]::text[]);
+  IF _body ? 'account_id' AND _body ->> 'account_id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('"account_id" is the owner''s key and cannot differ from the path', 'account_id', 'primary');
+  END IF;
+  _body := _body || jsonb_build_object('account_id', _key);
+  _if_match := lib.if_match((args - 'body'));
+  _since := lib.if_unmodified_since((args - 'body'));
+  PERFORM FROM "app"."accounts" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    FOR UPDATE;
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."accounts_deny"('update', _key);
+    PERFORM lib.precondition_failed('Account', _etag, _modified, args, NULL);
+  END IF;
+  -- Omitted properties go back to their default.
+  INSERT INTO "app"."accounts_settings" AS t ("account_id", "theme")
+  SELECT CASE WHEN _body ? 'account_id' THEN r."account_id" ELSE NULL END,
+    CASE WHEN _body ? 'theme' THEN r."theme" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."accounts_settings", _body) r
+  ON CONFLICT ("account_id") DO UPDATE SET "theme" = EXCLUDED."theme"
+  RETURNING jsonb_build_object('account_id', t."account_id", 'theme', t."theme") INTO _row;
+  SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_settings_replace"(jsonb) IS 'replace the sub-resource Account.settings';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('labels', '{
+  "pk": "slug",
+  "columns": {
+    "slug": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "name": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'list', "app"."labels_access"('list'), 'Label');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'name', t."name")), '[]') FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('labels'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_list"(jsonb) IS 'list Label: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'search', "app"."labels_access"('search'), 'Label');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'name', t."name")), '[]') FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('labels'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."labels_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'read', "app"."labels_access"('read'), 'Label');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."labels" t WHERE t."slug" = _key;
+  IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';
+
+CREATE OR REPLACE FUNCTION "api"."labels_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'create', "app"."labels_access"('create'), 'Label');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."labels" AS t ("slug", "name")
+    SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
+    CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."labels", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."labels_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Label'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_create"(jsonb) IS 'create a Label';
+
+CREATE OR REPLACE FUNCTION "api"."labels_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."labels" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."labels", _body) r
+  WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."labels_deny"('update', _key);
+    PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_replace"(jsonb) IS 'replace (PUT) a Label';
+
+CREATE OR REPLACE FUNCTION "api"."labels_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."labels" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
+  FROM jsonb_populate_record(NULL::"app"."labels", _body) r
+  WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."labels_deny"('update', _key);
+    PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_patch"(jsonb) IS 'patch (PATCH) a Label';
+
+CREATE OR REPLACE FUNCTION "api"."labels_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'delete', "app"."labels_access"('delete'), 'Label');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."labels" t WHERE t."slug" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
+    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."labels_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_delete"(jsonb) IS 'delete a Label';
+
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  CASE fn
+    WHEN 'accounts_list' THEN RETURN "api"."accounts_list"(args);
+    WHEN 'accounts_search' THEN RETURN "api"."accounts_search"(args);
+    WHEN 'accounts_read' THEN RETURN "api"."accounts_read"(args);
+    WHEN 'accounts_create' THEN RETURN "api"."accounts_create"(args);
+    WHEN 'accounts_replace' THEN RETURN "api"."accounts_replace"(args);
+    WHEN 'accounts_patch' THEN RETURN "api"."accounts_patch"(args);
+    WHEN 'accounts_delete' THEN RETURN "api"."accounts_delete"(args);
+    WHEN 'accounts_labels_list' THEN RETURN "api"."accounts_labels_list"(args);
+    WHEN 'accounts_labels_link' THEN RETURN "api"."accounts_labels_link"(args);
+    WHEN 'accounts_labels_unlink' THEN RETURN "api"."accounts_labels_unlink"(args);
+    WHEN 'accounts_settings_read' THEN RETURN "api"."accounts_settings_read"(args);
+    WHEN 'accounts_settings_replace' THEN RETURN "api"."accounts_settings_replace"(args);
+    WHEN 'labels_list' THEN RETURN "api"."labels_list"(args);
+    WHEN 'labels_search' THEN RETURN "api"."labels_search"(args);
+    WHEN 'labels_read' THEN RETURN "api"."labels_read"(args);
+    WHEN 'labels_create' THEN RETURN "api"."labels_create"(args);
+    WHEN 'labels_replace' THEN RETURN "api"."labels_replace"(args);
+    WHEN 'labels_patch' THEN RETURN "api"."labels_patch"(args);
+    WHEN 'labels_delete' THEN RETURN "api"."labels_delete"(args);
+    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END CASE;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
+  "api": {
+    "slug": "accounts",
+    "version": "v1",
+    "title": "Accounts",
+    "docsUrl": "https://docs.example.com",
+    "basePath": "/api/accounts/v1"
+  },
+  "resources": {
+    "Account": {
+      "entity": "Account",
+      "collection": "accounts",
+      "table": "accounts",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "email": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "password": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": true,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {
+        "labels": {
+          "kind": "manyToMany",
+          "target": "Label",
+          "table": "accounts_labels",
+          "functions": {
+            "list": "accounts_labels_list",
+            "link": "accounts_labels_link",
+            "unlink": "accounts_labels_unlink"
+          },
+          "ownerColumn": "account_id",
+          "targetColumn": "label_slug",
+          "edge": {
+            "role": {}
+          },
+          "schemas": {
+            "link": {
+              "type": "object",
+              "properties": {
+                "role": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 255
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              },
+              "additionalProperties": false
+            }
+          }
+        },
+        "settings": {
+          "kind": "oneToOne",
+          "table": "accounts_settings",
+          "functions": {
+            "read": "accounts_settings_read",
+            "replace": "accounts_settings_replace"
+          },
+          "ownerColumn": "account_id",
+          "properties": {
+            "theme": {
+              "type": "String",
+              "multiple": false,
+              "required": false,
+              "primary": false,
+              "readOnly": false,
+              "immutable": false,
+              "writeOnly": false,
+              "searchIndexed": false,
+              "hidden": false
+            }
+          },
+          "schemas": {
+            "replace": {
+              "type": "object",
+              "properties": {
+                "theme": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 255
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              },
+              "additionalProperties": false
+            },
+            "read": {
+              "type": "object",
+              "properties": {
+                "account_id": {
+                  "type": "string",
+                  "maxLength": 255,
+                  "readOnly": true
+                },
+                "theme": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 255
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "functions": {
+        "list": "accounts_list",
+        "search": "accounts_search",
+        "read": "accounts_read",
+        "create": "accounts_create",
+        "replace": "accounts_replace",
+        "patch": "accounts_patch",
+        "delete": "accounts_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "email"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "email"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "password": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "email": {
+              "type": "string",
+              "maxLength": 255
+            }
+          }
+        }
+      },
+      "constraints": {
+        "accounts_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "accounts_email_email": {
+          "property": "email",
+          "rule": "email"
+        },
+        "accounts_email_key": {
+          "property": "email",
+          "rule": "unique"
+        },
+        "accounts_labels_pkey": {
+          "property": "labels",
+          "rule": "primary"
+        },
+        "accounts_labels_account_id_fkey": {
+          "property": "account_id",
+          "rule": "references"
+        },
+        "accounts_labels_label_slug_fkey": {
+          "property": "label_slug",
+          "rule": "references"
+        },
+        "accounts_settings_pkey": {
+          "property": "account_id",
+          "rule": "primary"
+        },
+        "accounts_settings_account_id_fkey": {
+          "property": "account_id",
+          "rule": "references"
+        }
+      }
+    },
+    "Label": {
+      "entity": "Label",
+      "collection": "labels",
+      "table": "labels",
+      "primaryKey": "slug",
+      "softDelete": false,
+      "properties": {
+        "slug": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "name": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "labels_list",
+        "search": "labels_search",
+        "read": "labels_read",
+        "create": "labels_create",
+        "replace": "labels_replace",
+        "patch": "labels_patch",
+        "delete": "labels_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "slug": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "name": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "constraints": {
+        "labels_pkey": {
+          "property": "slug",
+          "rule": "primary"
+        }
+      }
+    }
+  }
+}'::jsonb)
+
+  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+
+SELECT meta.drop_stale_functions(ARRAY['accounts_list', 'accounts_search', 'accounts_read', 'accounts_create', 'accounts_replace', 'accounts_patch', 'accounts_delete', 'accounts_labels_list', 'accounts_labels_link', 'accounts_labels_unlink', 'accounts_settings_read', 'accounts_settings_replace', 'labels_list', 'labels_search', 'labels_read', 'labels_create', 'labels_replace', 'labels_patch', 'labels_delete']::text[]);
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
+
+-- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
+
+ALTER TABLE "app"."accounts" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('accounts');
+CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'link' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
+CREATE POLICY "Admins [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [select]" ON "app"."accounts" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
+CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+COMMENT ON POLICY "Accounts manage themselves [insert]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; create (entity)';
+CREATE POLICY "Admins [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [insert]" ON "app"."accounts" IS 'Scenario "Admins"; create (api)';
+CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
+COMMENT ON POLICY "Accounts manage themselves [update]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; update (entity)';
+CREATE POLICY "Admins [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+COMMENT ON POLICY "Admins [update]" ON "app"."accounts" IS 'Scenario "Admins"; update (api)';
+CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
+CREATE POLICY "Admins [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
+ALTER TABLE "app"."accounts_labels" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('accounts_labels');
+CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
+COMMENT ON POLICY "through Account [all]" ON "app"."accounts_labels" IS 'Rows of Account.labels follow the access to their Account.';
+ALTER TABLE "app"."accounts_settings" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('accounts_settings');
+CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
+COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows of Account.settings follow the access to their Account.';
+ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('labels');
+CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads labels' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Admins [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';
+CREATE POLICY "Everyone reads labels [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Everyone reads labels');
+COMMENT ON POLICY "Everyone reads labels [select]" ON "app"."labels" IS 'Scenario "Everyone reads labels"; read (action)';
+CREATE POLICY "Admins [insert]" ON "app"."labels" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [insert]" ON "app"."labels" IS 'Scenario "Admins"; create (api)';
+CREATE POLICY "Admins [update]" ON "app"."labels" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
+CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
+
+-- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
+
+CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_exists"(text, text) IS 'Whether Account _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."accounts_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Accounts manage themselves' THEN ARRAY['Accounts manage themselves', 'entity', 'matchResourceOwner (id)']
+    WHEN 'Admins' THEN ARRAY['Admins', 'api', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data rules of each scenario of Account.';
+
+CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Accounts manage themselves' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
+    WHEN 'Admins' THEN ''
+  END
+  FROM "app"."accounts" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."accounts_failing"(text, text) IS 'The data rules of a Account scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."accounts_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."accounts_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Account'); END IF;
+  _failing := "app"."accounts_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."accounts_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Account', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Account _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."accounts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."accounts_exists"(_key, _parent) THEN
+    PERFORM "app"."accounts_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Account');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Account', 'id', _key); END IF;
+  PERFORM lib.not_found('Account', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_refuse"(text, text, text, boolean) IS 'A Account the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."accounts_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('accounts');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.accounts', coalesce("app"."accounts_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.accounts', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."accounts_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Account _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_exists"(text, text) IS 'Whether Label _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."labels_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Admins' THEN ARRAY['Admins', 'api', '']
+    WHEN 'Everyone reads labels' THEN ARRAY['Everyone reads labels', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."labels_scenario"(text) IS 'Label, level and data rules of each scenario of Label.';
+
+CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Admins' THEN ''
+    WHEN 'Everyone reads labels' THEN ''
+  END
+  FROM "app"."labels" WHERE "slug" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."labels_failing"(text, text) IS 'The data rules of a Label scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."labels_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."labels_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Label'); END IF;
+  _failing := "app"."labels_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."labels_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Label', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Label _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."labels_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."labels_exists"(_key, _parent) THEN
+    PERFORM "app"."labels_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Label');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Label', 'slug', _key); END IF;
+  PERFORM lib.not_found('Label', 'slug', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_refuse"(text, text, text, boolean) IS 'A Label the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."labels_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('labels');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.labels', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."labels_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_require"(text, text) IS 'Pre-flight: the caller must be able to _action Label _key (404 when missing, 403 when hidden).';
+
+-- Removed from the model ------------------------------------------------------------------------
+
+SELECT meta.drop_stale('accounts', ARRAY['accounts_pkey', 'accounts_email_email', 'accounts_email_key']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('accounts', ARRAY['id', 'email', 'password', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('accounts_labels', ARRAY['accounts_labels_pkey', 'accounts_labels_account_id_fkey', 'accounts_labels_label_slug_fkey']::text[], ARRAY['accounts_labels_label_slug_idx']::text[]);
+SELECT meta.drop_stale_columns('accounts_labels', ARRAY['account_id', 'label_slug', 'role', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('accounts_settings', ARRAY['accounts_settings_pkey', 'accounts_settings_account_id_fkey']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('accounts_settings', ARRAY['account_id', 'theme', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('labels', ARRAY['labels_pkey']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('labels', ARRAY['slug', 'name', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale_tables(ARRAY['accounts', 'accounts_labels', 'accounts_settings', 'labels']::text[]);
+
+

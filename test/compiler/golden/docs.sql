@@ -1,0 +1,1313 @@
+-- Tables and columns ----------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS "app"."folders" ();
+COMMENT ON TABLE "app"."folders" IS 'Entity Folder (collection folders).';
+SELECT meta.ensure_column('folders', 'id', 'character varying(255)', true, 'gen_random_uuid()::text', false);
+COMMENT ON COLUMN "app"."folders"."id" IS 'primary';
+SELECT meta.ensure_column('folders', 'name', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."folders"."name" IS 'required';
+SELECT meta.ensure_column('folders', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."folders"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('folders', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."folders"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."docs" ();
+COMMENT ON TABLE "app"."docs" IS 'Entity Doc (collection docs).';
+SELECT meta.ensure_column('docs', 'id', 'bigint', true, NULL, true);
+COMMENT ON COLUMN "app"."docs"."id" IS 'primary, readOnly';
+SELECT meta.ensure_column('docs', 'folder_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."docs"."folder_id" IS 'required, immutable';
+SELECT meta.ensure_column('docs', 'title', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."docs"."title" IS 'required';
+SELECT meta.ensure_column('docs', 'data', 'jsonb', false, NULL, false);
+COMMENT ON COLUMN "app"."docs"."data" IS NULL;
+SELECT meta.ensure_column('docs', 'status', 'character varying(255)', false, '''draft''::character varying(255)', false);
+COMMENT ON COLUMN "app"."docs"."status" IS 'modules: Status';
+SELECT meta.ensure_column('docs', 'rev', 'integer', true, '1', false);
+COMMENT ON COLUMN "app"."docs"."rev" IS 'modules: Version';
+SELECT meta.ensure_column('docs', 'owner_id', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."docs"."owner_id" IS 'readOnly; modules: Owner';
+SELECT meta.ensure_column('docs', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."docs"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('docs', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."docs"."_modified_at" IS 'Time of the last write (Last-Modified).';
+SELECT meta.ensure_column('docs', 'deleted_at', 'timestamp with time zone', false, NULL, false);
+COMMENT ON COLUMN "app"."docs"."deleted_at" IS 'Set when the record is soft-deleted; restore clears it.';
+
+-- Primary keys, unique and check constraints ----------------------------------------------------
+
+SELECT meta.ensure_constraint('folders', 'folders_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('docs', 'docs_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint('docs', 'docs_status_enum', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))', '{"property":"status","rule":"enum"}'::jsonb);
+
+-- Foreign keys ----------------------------------------------------------------------------------
+
+SELECT meta.ensure_constraint('docs', 'docs_folder_id_fkey', 'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT', '{"property":"folder_id","rule":"references"}'::jsonb);
+
+-- Indexes ---------------------------------------------------------------------------------------
+
+SELECT meta.ensure_index('docs', 'docs_folder_id_idx', 'CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")', '{"property":"folder_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index('docs', 'docs_owner_id_idx', 'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")', '{"property":"owner_id","rule":"indexed"}'::jsonb);
+
+-- Write rules -----------------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION "app"."folders_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_write_rules"() IS 'Write rules of app.folders: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."folders" FOR EACH ROW EXECUTE FUNCTION "app"."folders_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."docs_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  soft_delete_only boolean := TG_OP = 'UPDATE' AND NEW.deleted_at IS DISTINCT FROM OLD.deleted_at
+    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft']::text[])) THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft', 'status', 'initialStatuses'); END IF;
+    NEW."rev" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
+    NEW."owner_id" := coalesce(auth.uid(), NEW."owner_id");  -- Owner: the caller
+  ELSE
+    IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id" THEN PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable'); END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_write_rules"() IS 'Write rules of app.docs: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION "app"."docs_write_rules"();
+
+-- Files: claim of file references, outbox of replaced and deleted files -------------------------
+
+DROP TRIGGER IF EXISTS files ON "app"."folders";
+DROP TRIGGER IF EXISTS files_gone ON "app"."folders";
+DROP FUNCTION IF EXISTS "app"."folders_files"();
+DROP FUNCTION IF EXISTS "app"."folders_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."docs";
+DROP TRIGGER IF EXISTS files_gone ON "app"."docs";
+DROP FUNCTION IF EXISTS "app"."docs_files"();
+DROP FUNCTION IF EXISTS "app"."docs_files_gone"();
+
+-- Privileges of the request roles ---------------------------------------------------------------
+
+REVOKE ALL ON "app"."folders" FROM anon, authenticated;
+GRANT SELECT ("id", "name", "_rev", "_modified_at") ON "app"."folders" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."folders" TO anon, authenticated;
+
+REVOKE ALL ON "app"."docs" FROM anon, authenticated;
+GRANT SELECT ("id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at", "deleted_at") ON "app"."docs" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."docs" TO anon, authenticated;
+
+-- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
+
+DELETE FROM lib.fields;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "name": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."folders_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'list', "app"."folders_access"('list'), 'Folder');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]') FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('folders'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_list"(jsonb) IS 'list Folder: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."folders_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'search', "app"."folders_access"('search'), 'Folder');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]') FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('folders'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_search"(jsonb) IS 'search Folder: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."folders_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'read', "app"."folders_access"('read'), 'Folder');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."folders" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
+
+CREATE OR REPLACE FUNCTION "api"."folders_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'create', "app"."folders_access"('create'), 'Folder');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."folders" AS t ("id", "name")
+    SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
+    CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."folders", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."folders_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Folder'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_create"(jsonb) IS 'create a Folder';
+
+CREATE OR REPLACE FUNCTION "api"."folders_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."folders" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."folders", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."folders_deny"('update', _key);
+    PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_replace"(jsonb) IS 'replace (PUT) a Folder';
+
+CREATE OR REPLACE FUNCTION "api"."folders_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."folders" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
+  FROM jsonb_populate_record(NULL::"app"."folders", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."folders_deny"('update', _key);
+    PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_patch"(jsonb) IS 'patch (PATCH) a Folder';
+
+CREATE OR REPLACE FUNCTION "api"."folders_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'delete', "app"."folders_access"('delete'), 'Folder');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."folders" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."folders_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_delete"(jsonb) IS 'delete a Folder';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "bigint",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "folder_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "title": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "data": {
+      "type": "jsonb",
+      "kind": "JSON",
+      "multiple": false,
+      "json": true,
+      "readable": true,
+      "search": false
+    },
+    "status": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "rev": {
+      "type": "integer",
+      "kind": "Number",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "owner_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."docs_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'list', "app"."docs_access"('list'), 'Doc');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('docs'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_list"(jsonb) IS 'list Doc: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."docs_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'search', "app"."docs_access"('search'), 'Doc');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('docs'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_search"(jsonb) IS 'search Doc: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."docs_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'read', "app"."docs_access"('read'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+  IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';
+
+CREATE OR REPLACE FUNCTION "api"."docs_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'create', "app"."docs_access"('create'), 'Doc');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN
+    IF _body ? 'folder_id' AND _body ->> 'folder_id' IS DISTINCT FROM _parent THEN
+      PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'folder_id', _parent), 'folder_id', 'parent');
+    END IF;
+    _body := _body || jsonb_build_object('folder_id', _parent);
+  END IF;
+  BEGIN
+    INSERT INTO "app"."docs" AS t ("folder_id", "title", "data", "status", "rev")
+    SELECT CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE NULL END,
+    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
+    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+    CASE WHEN _body ? 'rev' THEN r."rev" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."docs", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."docs_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Doc'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_create"(jsonb) IS 'create a Doc';
+
+CREATE OR REPLACE FUNCTION "api"."docs_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('rev', args -> 'body');
+  UPDATE "app"."docs" t SET
+    "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    "data" = CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+  FROM jsonb_populate_record(NULL::"app"."docs", _body) r
+  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."rev" = _expected)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."docs_deny"('update', _key);
+    PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_replace"(jsonb) IS 'replace (PUT) a Doc';
+
+CREATE OR REPLACE FUNCTION "api"."docs_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('rev', args -> 'body');
+  UPDATE "app"."docs" t SET
+    "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
+    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data') ELSE r."data" END ELSE t."data" END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END
+  FROM jsonb_populate_record(NULL::"app"."docs", _body) r
+  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."rev" = _expected)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."docs_deny"('update', _key);
+    PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_patch"(jsonb) IS 'patch (PATCH) a Doc';
+
+CREATE OR REPLACE FUNCTION "api"."docs_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'delete', "app"."docs_access"('delete'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _permanent boolean := coalesce((args ->> 'permanent')::boolean, false);
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('rev', args -> 'body');
+  IF NOT _permanent THEN
+    UPDATE "app"."docs" t SET deleted_at = now() WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."rev" = _expected);
+  ELSE
+    DELETE FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent)
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."rev" = _expected);
+  END IF;
+  IF NOT FOUND AND NOT _permanent THEN
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    IF NOT FOUND THEN PERFORM "app"."docs_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."docs_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
+  ELSIF NOT FOUND THEN
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."docs_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."docs_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_delete"(jsonb) IS 'delete a Doc (soft delete unless permanent)';
+
+CREATE OR REPLACE FUNCTION "api"."docs_restore"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'restore', "app"."docs_access"('restore'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent); END IF;
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_restore"(jsonb) IS 'restore a Doc';
+
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  CASE fn
+    WHEN 'folders_list' THEN RETURN "api"."folders_list"(args);
+    WHEN 'folders_search' THEN RETURN "api"."folders_search"(args);
+    WHEN 'folders_read' THEN RETURN "api"."folders_read"(args);
+    WHEN 'folders_create' THEN RETURN "api"."folders_create"(args);
+    WHEN 'folders_replace' THEN RETURN "api"."folders_replace"(args);
+    WHEN 'folders_patch' THEN RETURN "api"."folders_patch"(args);
+    WHEN 'folders_delete' THEN RETURN "api"."folders_delete"(args);
+    WHEN 'docs_list' THEN RETURN "api"."docs_list"(args);
+    WHEN 'docs_search' THEN RETURN "api"."docs_search"(args);
+    WHEN 'docs_read' THEN RETURN "api"."docs_read"(args);
+    WHEN 'docs_create' THEN RETURN "api"."docs_create"(args);
+    WHEN 'docs_replace' THEN RETURN "api"."docs_replace"(args);
+    WHEN 'docs_patch' THEN RETURN "api"."docs_patch"(args);
+    WHEN 'docs_delete' THEN RETURN "api"."docs_delete"(args);
+    WHEN 'docs_restore' THEN RETURN "api"."docs_restore"(args);
+    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END CASE;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
+  "api": {
+    "slug": "docs",
+    "version": "v1",
+    "title": "Documents",
+    "docsUrl": "https://docs.example.com",
+    "basePath": "/api/docs/v1"
+  },
+  "resources": {
+    "Folder": {
+      "entity": "Folder",
+      "collection": "folders",
+      "table": "folders",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "name": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "folders_list",
+        "search": "folders_search",
+        "read": "folders_read",
+        "create": "folders_create",
+        "replace": "folders_replace",
+        "patch": "folders_patch",
+        "delete": "folders_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          }
+        }
+      },
+      "constraints": {
+        "folders_pkey": {
+          "property": "id",
+          "rule": "primary"
+        }
+      }
+    },
+    "Doc": {
+      "entity": "Doc",
+      "collection": "docs",
+      "table": "docs",
+      "primaryKey": "id",
+      "softDelete": true,
+      "versionProperty": "rev",
+      "parent": {
+        "entity": "Folder",
+        "property": "folder_id"
+      },
+      "properties": {
+        "id": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "format": "int64"
+        },
+        "folder_id": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "title": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "data": {
+          "type": "JSON",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "status": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "enum": [
+            "draft",
+            "final"
+          ],
+          "defaultValue": "draft"
+        },
+        "rev": {
+          "type": "Number",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "format": "int32"
+        },
+        "owner_id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "docs_list",
+        "search": "docs_search",
+        "read": "docs_read",
+        "create": "docs_create",
+        "replace": "docs_replace",
+        "patch": "docs_patch",
+        "delete": "docs_delete",
+        "restore": "docs_restore"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "folder_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "data": {},
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "final"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "rev": {
+              "description": "ignored: a new record starts at version 1"
+            }
+          },
+          "required": [
+            "folder_id",
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "folder_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "data": {},
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "final"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "rev": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "description": "the version this update expects (409 when it moved on)"
+            }
+          },
+          "required": [
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "folder_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "data": {},
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "final"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "rev": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "description": "the version this update expects (409 when it moved on)"
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "integer",
+              "readOnly": true
+            },
+            "folder_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "data": {
+              "anyOf": [
+                {},
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "draft",
+                    "final"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "rev": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "owner_id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "docs_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "docs_folder_id_fkey": {
+          "property": "folder_id",
+          "rule": "references"
+        },
+        "docs_status_enum": {
+          "property": "status",
+          "rule": "enum"
+        }
+      }
+    }
+  }
+}'::jsonb)
+
+  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+
+SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore']::text[]);
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
+
+-- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
+
+ALTER TABLE "app"."folders" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('folders');
+CREATE OR REPLACE FUNCTION "app"."folders_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Signed-in users [select]" ON "app"."folders" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders" IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Signed-in users [insert]" ON "app"."folders" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+COMMENT ON POLICY "Signed-in users [insert]" ON "app"."folders" IS 'Scenario "Signed-in users"; create (entity)';
+CREATE POLICY "Signed-in users [update]" ON "app"."folders" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL)) WITH CHECK (true);
+COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
+CREATE POLICY "Signed-in users [delete]" ON "app"."folders" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
+ALTER TABLE "app"."docs" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('docs');
+CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'restore' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
+CREATE POLICY "Editors read all [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Editors read all' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
+COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
+CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+COMMENT ON POLICY "Owners edit drafts [insert]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; create (entity)';
+CREATE POLICY "Owners edit drafts [update]" ON "app"."docs" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[])))))) WITH CHECK (true);
+COMMENT ON POLICY "Owners edit drafts [update]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; update (entity), delete (entity), restore (entity)';
+CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
+CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
+COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
+DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
+
+-- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
+
+CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_exists"(text, text) IS 'Whether Folder _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."folders_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Signed-in users' THEN ARRAY['Signed-in users', 'entity', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."folders_scenario"(text) IS 'Label, level and data rules of each scenario of Folder.';
+
+CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Signed-in users' THEN ''
+  END
+  FROM "app"."folders" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."folders_failing"(text, text) IS 'The data rules of a Folder scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."folders_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."folders_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Folder'); END IF;
+  _failing := "app"."folders_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."folders_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Folder', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Folder _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."folders_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."folders_exists"(_key, _parent) THEN
+    PERFORM "app"."folders_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Folder');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Folder', 'id', _key); END IF;
+  PERFORM lib.not_found('Folder', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_refuse"(text, text, text, boolean) IS 'A Folder the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."folders_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('folders');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.folders', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."folders_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_require"(text, text) IS 'Pre-flight: the caller must be able to _action Folder _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent));
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_exists"(text, text) IS 'Whether Doc _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."docs_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Owners edit drafts' THEN ARRAY['Owners edit drafts', 'entity', 'matchResourceOwner, lifecycleStatus (allowed: draft)']
+    WHEN 'Editors read all' THEN ARRAY['Editors read all', 'action', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."docs_scenario"(text) IS 'Label, level and data rules of each scenario of Doc.';
+
+CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Owners edit drafts' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END)
+    WHEN 'Editors read all' THEN ''
+  END
+  FROM "app"."docs" WHERE "id" = _key::bigint
+$fn$;
+COMMENT ON FUNCTION "app"."docs_failing"(text, text) IS 'The data rules of a Doc scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."docs_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."docs_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Doc'); END IF;
+  _failing := "app"."docs_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."docs_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Doc', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Doc _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."docs_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."docs_exists"(_key, _parent) THEN
+    PERFORM "app"."docs_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Doc');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Doc', 'id', _key); END IF;
+  PERFORM lib.not_found('Doc', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_refuse"(text, text, text, boolean) IS 'A Doc the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."docs_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('docs');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.docs', coalesce("app"."docs_access"(_action), ''), true);
+  IF lib.castable(_key, 'bigint') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.docs', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."docs_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_require"(text, text) IS 'Pre-flight: the caller must be able to _action Doc _key (404 when missing, 403 when hidden).';
+
+-- Removed from the model ------------------------------------------------------------------------
+
+SELECT meta.drop_stale('folders', ARRAY['folders_pkey']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('folders', ARRAY['id', 'name', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('docs', ARRAY['docs_pkey', 'docs_folder_id_fkey', 'docs_status_enum']::text[], ARRAY['docs_folder_id_idx', 'docs_owner_id_idx']::text[]);
+SELECT meta.drop_stale_columns('docs', ARRAY['id', 'folder_id', 'title', 'data', 'status', 'rev', 'owner_id', '_rev', '_modified_at', 'deleted_at']::text[]);
+
+SELECT meta.drop_stale_tables(ARRAY['folders', 'docs']::text[]);
+
+

@@ -1,0 +1,571 @@
+-- Tables and columns ----------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS "app"."notes" ();
+COMMENT ON TABLE "app"."notes" IS 'Entity Note (collection notes).';
+SELECT meta.ensure_column('notes', 'id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."notes"."id" IS 'primary, readOnly';
+SELECT meta.ensure_column('notes', 'title', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."notes"."title" IS 'required';
+SELECT meta.ensure_column('notes', 'pinned', 'boolean', false, 'false::boolean', false);
+COMMENT ON COLUMN "app"."notes"."pinned" IS NULL;
+SELECT meta.ensure_column('notes', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."notes"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('notes', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."notes"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+-- Primary keys, unique and check constraints ----------------------------------------------------
+
+SELECT meta.ensure_constraint('notes', 'notes_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+
+-- Foreign keys ----------------------------------------------------------------------------------
+
+-- Indexes ---------------------------------------------------------------------------------------
+
+-- Write rules -----------------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION "app"."notes_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    NEW."id" := gen_random_uuid()::text;
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_write_rules"() IS 'Write rules of app.notes: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION "app"."notes_write_rules"();
+
+-- Files: claim of file references, outbox of replaced and deleted files -------------------------
+
+DROP TRIGGER IF EXISTS files ON "app"."notes";
+DROP TRIGGER IF EXISTS files_gone ON "app"."notes";
+DROP FUNCTION IF EXISTS "app"."notes_files"();
+DROP FUNCTION IF EXISTS "app"."notes_files_gone"();
+
+-- Privileges of the request roles ---------------------------------------------------------------
+
+REVOKE ALL ON "app"."notes" FROM anon, authenticated;
+GRANT SELECT ("id", "title", "pinned", "_rev", "_modified_at") ON "app"."notes" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."notes" TO anon, authenticated;
+
+-- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
+
+DELETE FROM lib.fields;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "title": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "pinned": {
+      "type": "boolean",
+      "kind": "Boolean",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'list', "app"."notes_access"('list'), 'Note');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]') FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('notes'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'search', "app"."notes_access"('search'), 'Note');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]') FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('notes'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'read', "app"."notes_access"('read'), 'Note');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."notes" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';
+
+CREATE OR REPLACE FUNCTION "api"."notes_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'create', "app"."notes_access"('create'), 'Note');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."notes" AS t ("title", "pinned")
+    SELECT CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END
+    FROM jsonb_populate_record(NULL::"app"."notes", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."notes_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Note'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_create"(jsonb) IS 'create a Note';
+
+CREATE OR REPLACE FUNCTION "api"."notes_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."notes" t SET
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END
+  FROM jsonb_populate_record(NULL::"app"."notes", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."notes_deny"('update', _key);
+    PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_replace"(jsonb) IS 'replace (PUT) a Note';
+
+CREATE OR REPLACE FUNCTION "api"."notes_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."notes" t SET
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END
+  FROM jsonb_populate_record(NULL::"app"."notes", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."notes_deny"('update', _key);
+    PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_patch"(jsonb) IS 'patch (PATCH) a Note';
+
+CREATE OR REPLACE FUNCTION "api"."notes_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'delete', "app"."notes_access"('delete'), 'Note');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."notes" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."notes_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."notes_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_delete"(jsonb) IS 'delete a Note';
+
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  CASE fn
+    WHEN 'notes_list' THEN RETURN "api"."notes_list"(args);
+    WHEN 'notes_search' THEN RETURN "api"."notes_search"(args);
+    WHEN 'notes_read' THEN RETURN "api"."notes_read"(args);
+    WHEN 'notes_create' THEN RETURN "api"."notes_create"(args);
+    WHEN 'notes_replace' THEN RETURN "api"."notes_replace"(args);
+    WHEN 'notes_patch' THEN RETURN "api"."notes_patch"(args);
+    WHEN 'notes_delete' THEN RETURN "api"."notes_delete"(args);
+    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END CASE;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
+  "api": {
+    "slug": "notes",
+    "version": "v1",
+    "title": "Notes",
+    "docsUrl": "https://docs.example.com",
+    "basePath": "/api/notes/v1"
+  },
+  "resources": {
+    "Note": {
+      "entity": "Note",
+      "collection": "notes",
+      "table": "notes",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "title": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "pinned": {
+          "type": "Boolean",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "defaultValue": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "notes_list",
+        "search": "notes_search",
+        "read": "notes_read",
+        "create": "notes_create",
+        "replace": "notes_replace",
+        "patch": "notes_patch",
+        "delete": "notes_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "pinned": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "pinned": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "pinned": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "pinned": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "constraints": {
+        "notes_pkey": {
+          "property": "id",
+          "rule": "primary"
+        }
+      }
+    }
+  }
+}'::jsonb)
+
+  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+
+SELECT meta.drop_stale_functions(ARRAY['notes_list', 'notes_search', 'notes_read', 'notes_create', 'notes_replace', 'notes_patch', 'notes_delete']::text[]);
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
+
+-- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
+
+ALTER TABLE "app"."notes" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('notes');
+CREATE OR REPLACE FUNCTION "app"."notes_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'search' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'read' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'create' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'update' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'delete' THEN CASE WHEN true THEN 'Everyone' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."notes_access"(text) IS 'PRE_FETCH for Note: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Everyone [select]" ON "app"."notes" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+COMMENT ON POLICY "Everyone [select]" ON "app"."notes" IS 'Scenario "Everyone"; list (api), search (api), read (api), create (api), update (api), delete (api)';
+CREATE POLICY "Everyone [insert]" ON "app"."notes" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+COMMENT ON POLICY "Everyone [insert]" ON "app"."notes" IS 'Scenario "Everyone"; create (api)';
+CREATE POLICY "Everyone [update]" ON "app"."notes" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone') WITH CHECK (true);
+COMMENT ON POLICY "Everyone [update]" ON "app"."notes" IS 'Scenario "Everyone"; update (api)';
+CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+COMMENT ON POLICY "Everyone [delete]" ON "app"."notes" IS 'Scenario "Everyone"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
+
+-- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
+
+CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_exists"(text, text) IS 'Whether Note _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."notes_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone' THEN ARRAY['Everyone', 'api', '']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."notes_scenario"(text) IS 'Label, level and data rules of each scenario of Note.';
+
+CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Everyone' THEN ''
+  END
+  FROM "app"."notes" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."notes_failing"(text, text) IS 'The data rules of a Note scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."notes_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."notes_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Note'); END IF;
+  _failing := "app"."notes_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."notes_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Note', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Note _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."notes_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."notes_exists"(_key, _parent) THEN
+    PERFORM "app"."notes_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Note');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Note', 'id', _key); END IF;
+  PERFORM lib.not_found('Note', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_refuse"(text, text, text, boolean) IS 'A Note the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."notes_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('notes');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.notes', coalesce("app"."notes_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.notes', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."notes_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_require"(text, text) IS 'Pre-flight: the caller must be able to _action Note _key (404 when missing, 403 when hidden).';
+
+-- Removed from the model ------------------------------------------------------------------------
+
+SELECT meta.drop_stale('notes', ARRAY['notes_pkey']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('notes', ARRAY['id', 'title', 'pinned', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale_tables(ARRAY['notes']::text[]);
+
+

@@ -1,0 +1,1622 @@
+-- Tables and columns ----------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS "app"."users" ();
+COMMENT ON TABLE "app"."users" IS 'Entity User (collection users).';
+SELECT meta.ensure_column('users', 'id', 'character varying(255)', true, 'gen_random_uuid()::text', false);
+COMMENT ON COLUMN "app"."users"."id" IS 'primary';
+SELECT meta.ensure_column('users', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."users"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('users', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."users"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."teams" ();
+COMMENT ON TABLE "app"."teams" IS 'Entity Team (collection teams).';
+SELECT meta.ensure_column('teams', 'id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."teams"."id" IS 'primary, readOnly';
+SELECT meta.ensure_column('teams', 'name', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."teams"."name" IS 'required';
+SELECT meta.ensure_column('teams', 'owner_id', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."teams"."owner_id" IS 'readOnly; modules: Owner';
+SELECT meta.ensure_column('teams', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."teams"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('teams', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."teams"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."teams_members" ();
+COMMENT ON TABLE "app"."teams_members" IS 'manyToMany Team.members -> User.';
+SELECT meta.ensure_column('teams_members', 'team_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."teams_members"."team_id" IS NULL;
+SELECT meta.ensure_column('teams_members', 'user_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."teams_members"."user_id" IS NULL;
+SELECT meta.ensure_column('teams_members', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."teams_members"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('teams_members', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."teams_members"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+CREATE TABLE IF NOT EXISTS "app"."tasks" ();
+COMMENT ON TABLE "app"."tasks" IS 'Entity Task (collection tasks).';
+SELECT meta.ensure_column('tasks', 'id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."tasks"."id" IS 'primary, readOnly';
+SELECT meta.ensure_column('tasks', 'team_id', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."tasks"."team_id" IS 'required, immutable';
+SELECT meta.ensure_column('tasks', 'title', 'character varying(255)', true, NULL, false);
+COMMENT ON COLUMN "app"."tasks"."title" IS 'required';
+SELECT meta.ensure_column('tasks', '_rev', 'uuid', true, 'gen_random_uuid()', false);
+COMMENT ON COLUMN "app"."tasks"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
+SELECT meta.ensure_column('tasks', '_modified_at', 'timestamp with time zone', true, 'now()', false);
+COMMENT ON COLUMN "app"."tasks"."_modified_at" IS 'Time of the last write (Last-Modified).';
+
+-- Primary keys, unique and check constraints ----------------------------------------------------
+
+SELECT meta.ensure_constraint('users', 'users_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('teams', 'teams_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('teams_members', 'teams_members_pkey', 'PRIMARY KEY ("team_id", "user_id")', '{"property":"members","rule":"primary"}'::jsonb);
+
+SELECT meta.ensure_constraint('tasks', 'tasks_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
+
+-- Foreign keys ----------------------------------------------------------------------------------
+
+SELECT meta.ensure_constraint('teams_members', 'teams_members_team_id_fkey', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE', '{"property":"team_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint('teams_members', 'teams_members_user_id_fkey', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', '{"property":"user_id","rule":"references"}'::jsonb);
+
+SELECT meta.ensure_constraint('tasks', 'tasks_team_id_fkey', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT', '{"property":"team_id","rule":"references"}'::jsonb);
+
+-- Indexes ---------------------------------------------------------------------------------------
+
+SELECT meta.ensure_index('teams', 'teams_owner_id_idx', 'CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")', '{"property":"owner_id","rule":"indexed"}'::jsonb);
+
+SELECT meta.ensure_index('teams_members', 'teams_members_user_id_idx', 'CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")', '{"property":"user_id","rule":"indexed"}'::jsonb);
+
+SELECT meta.ensure_index('tasks', 'tasks_team_id_idx', 'CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")', '{"property":"team_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index('tasks', 'tasks_title_idx', 'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")', '{"property":"title","rule":"indexed"}'::jsonb);
+
+-- Write rules -----------------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION "app"."users_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_write_rules"() IS 'Write rules of app.users: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION "app"."users_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."teams_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    NEW."id" := gen_random_uuid()::text;
+    NEW."owner_id" := coalesce(auth.uid(), NEW."owner_id");  -- Owner: the caller
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_write_rules"() IS 'Write rules of app.teams: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."teams" FOR EACH ROW EXECUTE FUNCTION "app"."teams_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."teams_members_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    NULL;
+  ELSE
+    NULL;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_members_write_rules"() IS 'Write rules of app.teams_members: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."teams_members" FOR EACH ROW EXECUTE FUNCTION "app"."teams_members_write_rules"();
+
+CREATE OR REPLACE FUNCTION "app"."tasks_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    NEW."id" := gen_random_uuid()::text;
+  ELSE
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable'); END IF;
+  END IF;
+  NEW._rev := gen_random_uuid();
+  NEW._modified_at := now();
+  RETURN NEW;
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_write_rules"() IS 'Write rules of app.tasks: readOnly/immutable guards, modules, revision token.';
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION "app"."tasks_write_rules"();
+
+-- Files: claim of file references, outbox of replaced and deleted files -------------------------
+
+DROP TRIGGER IF EXISTS files ON "app"."users";
+DROP TRIGGER IF EXISTS files_gone ON "app"."users";
+DROP FUNCTION IF EXISTS "app"."users_files"();
+DROP FUNCTION IF EXISTS "app"."users_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."teams";
+DROP TRIGGER IF EXISTS files_gone ON "app"."teams";
+DROP FUNCTION IF EXISTS "app"."teams_files"();
+DROP FUNCTION IF EXISTS "app"."teams_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."teams_members";
+DROP TRIGGER IF EXISTS files_gone ON "app"."teams_members";
+DROP FUNCTION IF EXISTS "app"."teams_members_files"();
+DROP FUNCTION IF EXISTS "app"."teams_members_files_gone"();
+
+DROP TRIGGER IF EXISTS files ON "app"."tasks";
+DROP TRIGGER IF EXISTS files_gone ON "app"."tasks";
+DROP FUNCTION IF EXISTS "app"."tasks_files"();
+DROP FUNCTION IF EXISTS "app"."tasks_files_gone"();
+
+-- Privileges of the request roles ---------------------------------------------------------------
+
+REVOKE ALL ON "app"."users" FROM anon, authenticated;
+GRANT SELECT ("id", "_rev", "_modified_at") ON "app"."users" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."users" TO anon, authenticated;
+
+REVOKE ALL ON "app"."teams" FROM anon, authenticated;
+GRANT SELECT ("id", "name", "owner_id", "_rev", "_modified_at") ON "app"."teams" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."teams" TO anon, authenticated;
+
+REVOKE ALL ON "app"."teams_members" FROM anon, authenticated;
+GRANT SELECT ("team_id", "user_id", "_rev", "_modified_at") ON "app"."teams_members" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."teams_members" TO anon, authenticated;
+GRANT SELECT (xmax) ON "app"."teams_members" TO anon, authenticated;
+
+REVOKE ALL ON "app"."tasks" FROM anon, authenticated;
+GRANT SELECT ("id", "team_id", "title", "_rev", "_modified_at") ON "app"."tasks" TO anon, authenticated;
+GRANT INSERT, UPDATE, DELETE ON "app"."tasks" TO anon, authenticated;
+
+-- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
+
+DELETE FROM lib.fields;
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id")), '[]') FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id")), '[]') FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('users'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."users" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
+
+CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'create', "app"."users_access"('create'), 'User');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."users" AS t ("id")
+    SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."users_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'User'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."users" t SET
+    "id" = t."id"
+  FROM jsonb_populate_record(NULL::"app"."users", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('update', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."users" t SET
+    "id" = t."id"
+  FROM jsonb_populate_record(NULL::"app"."users", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('update', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
+
+CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'delete', "app"."users_access"('delete'), 'User');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."users" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."users_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."users_deny"('delete', _key);
+    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete a User';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "name": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "owner_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'list', "app"."teams_access"('list'), 'Team');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('teams'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_list"(jsonb) IS 'list Team: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'search', "app"."teams_access"('search'), 'Team');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]') FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('teams'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."teams_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'read', "app"."teams_access"('read'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."teams" t WHERE t."id" = _key;
+  IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_read"(jsonb) IS 'read one Team';
+
+CREATE OR REPLACE FUNCTION "api"."teams_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'create', "app"."teams_access"('create'), 'Team');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  BEGIN
+    INSERT INTO "app"."teams" AS t ("name")
+    SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."teams", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."teams_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Team'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_create"(jsonb) IS 'create a Team';
+
+CREATE OR REPLACE FUNCTION "api"."teams_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."teams" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."teams", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."teams_deny"('update', _key);
+    PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_replace"(jsonb) IS 'replace (PUT) a Team';
+
+CREATE OR REPLACE FUNCTION "api"."teams_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."teams" t SET
+    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
+  FROM jsonb_populate_record(NULL::"app"."teams", _body) r
+  WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."teams_deny"('update', _key);
+    PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_patch"(jsonb) IS 'patch (PATCH) a Team';
+
+CREATE OR REPLACE FUNCTION "api"."teams_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'delete', "app"."teams_access"('delete'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."teams" t WHERE t."id" = _key
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
+    IF NOT FOUND THEN PERFORM "app"."teams_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."teams_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_delete"(jsonb) IS 'delete a Team';
+
+CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'read', "app"."teams_access"('read'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  PERFORM "app"."teams_require"(_key, 'read');
+  SELECT count(*) INTO _total FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+    WHERE j."team_id" = _key;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
+    SELECT t."id", t._rev, t._modified_at, jsonb_build_object() AS edge FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+    WHERE j."team_id" = _key
+    ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_members_list"(jsonb) IS 'list linked records: Team.members';
+
+CREATE OR REPLACE FUNCTION "api"."teams_members_link"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'link', "app"."teams_access"('link'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+  _body jsonb := coalesce(args -> 'body', '{}'::jsonb);
+  _edge jsonb;
+  _created boolean;
+BEGIN
+  PERFORM "app"."teams_require"(_key, 'link');
+  PERFORM "app"."users_require"(_target, 'read');
+  PERFORM lib.check_edge(_body, ARRAY[]::text[]);
+  INSERT INTO "app"."teams_members" AS j ("team_id", "user_id") VALUES (_key, _target)
+  ON CONFLICT ("team_id", "user_id") DO UPDATE SET _rev = gen_random_uuid()
+  RETURNING jsonb_build_object(), j.xmax = 0 INTO _edge, _created;
+  RETURN jsonb_build_object('data', jsonb_build_object('team_id', _key, 'user_id', _target) || _edge,
+    'created', _created) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_members_link"(jsonb) IS 'link a record: Team.members';
+
+CREATE OR REPLACE FUNCTION "api"."teams_members_unlink"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'unlink', "app"."teams_access"('unlink'), 'Team');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _target text := args ->> 'target';
+BEGIN
+  PERFORM "app"."teams_require"(_key, 'unlink');
+  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
+  DELETE FROM "app"."teams_members" j WHERE j."team_id" = _key
+    AND j."user_id" = _target;
+  IF NOT FOUND THEN
+    PERFORM lib.refuse('PT404', format('%s "%s" is not linked to %s "%s"', 'User', _target, 'Team', _key), NULL, NULL);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_members_unlink"(jsonb) IS 'unlink a record: Team.members';
+
+INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
+  "pk": "id",
+  "columns": {
+    "id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "team_id": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "title": {
+      "type": "character varying(255)",
+      "kind": "String",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    }
+  }
+}'::jsonb);
+
+CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'list', "app"."tasks_access"('list'), 'Task');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")), '[]') FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tasks'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_list"(jsonb) IS 'list Task: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'search', "app"."tasks_access"('search'), 'Task');
+  _parent text := args ->> 'parent';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _where text;
+  _total bigint;
+  _rows jsonb;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
+  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
+  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where) INTO _total;
+  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")), '[]') FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
+    || ' ORDER BY ' || lib.order_sql(lib.fields('tasks'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
+  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'read', "app"."tasks_access"('read'), 'Task');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _result jsonb;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+  IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_read"(jsonb) IS 'read one Task';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'create', "app"."tasks_access"('create'), 'Task');
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _result jsonb;
+  _about text[];
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN
+    IF _body ? 'team_id' AND _body ->> 'team_id' IS DISTINCT FROM _parent THEN
+      PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'team_id', _parent), 'team_id', 'parent');
+    END IF;
+    _body := _body || jsonb_build_object('team_id', _parent);
+  END IF;
+  BEGIN
+    INSERT INTO "app"."tasks" AS t ("team_id", "title")
+    SELECT CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE NULL END,
+    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  EXCEPTION WHEN insufficient_privilege THEN
+    -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
+    _about := "app"."tasks_scenario"(_scenario);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Task'),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
+  END;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_create"(jsonb) IS 'create a Task';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."tasks" t SET
+    "team_id" = CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE t."team_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
+  FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
+  WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tasks_deny"('update', _key);
+    PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_replace"(jsonb) IS 'replace (PUT) a Task';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _body jsonb := args -> 'body';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _result jsonb;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
+    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
+  END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  UPDATE "app"."tasks" t SET
+    "team_id" = CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE t."team_id" END,
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END
+  FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
+  WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tasks_deny"('update', _key);
+    PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
+  END IF;
+  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_patch"(jsonb) IS 'patch (PATCH) a Task';
+
+CREATE OR REPLACE FUNCTION "api"."tasks_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'delete', "app"."tasks_access"('delete'), 'Task');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
+  _etag text;
+  _modified timestamptz;
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  DELETE FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
+  IF NOT FOUND THEN
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    PERFORM "app"."tasks_deny"('delete', _key);
+    PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
+  END IF;
+  RETURN jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_delete"(jsonb) IS 'delete a Task';
+
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF req_role NOT IN ('anon', 'authenticated') THEN
+    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
+  END IF;
+  PERFORM set_config('role', req_role, true);
+  -- An anonymous call carries no identity, whatever claims came with it.
+  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
+  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  CASE fn
+    WHEN 'users_list' THEN RETURN "api"."users_list"(args);
+    WHEN 'users_search' THEN RETURN "api"."users_search"(args);
+    WHEN 'users_read' THEN RETURN "api"."users_read"(args);
+    WHEN 'users_create' THEN RETURN "api"."users_create"(args);
+    WHEN 'users_replace' THEN RETURN "api"."users_replace"(args);
+    WHEN 'users_patch' THEN RETURN "api"."users_patch"(args);
+    WHEN 'users_delete' THEN RETURN "api"."users_delete"(args);
+    WHEN 'teams_list' THEN RETURN "api"."teams_list"(args);
+    WHEN 'teams_search' THEN RETURN "api"."teams_search"(args);
+    WHEN 'teams_read' THEN RETURN "api"."teams_read"(args);
+    WHEN 'teams_create' THEN RETURN "api"."teams_create"(args);
+    WHEN 'teams_replace' THEN RETURN "api"."teams_replace"(args);
+    WHEN 'teams_patch' THEN RETURN "api"."teams_patch"(args);
+    WHEN 'teams_delete' THEN RETURN "api"."teams_delete"(args);
+    WHEN 'teams_members_list' THEN RETURN "api"."teams_members_list"(args);
+    WHEN 'teams_members_link' THEN RETURN "api"."teams_members_link"(args);
+    WHEN 'teams_members_unlink' THEN RETURN "api"."teams_members_unlink"(args);
+    WHEN 'tasks_list' THEN RETURN "api"."tasks_list"(args);
+    WHEN 'tasks_search' THEN RETURN "api"."tasks_search"(args);
+    WHEN 'tasks_read' THEN RETURN "api"."tasks_read"(args);
+    WHEN 'tasks_create' THEN RETURN "api"."tasks_create"(args);
+    WHEN 'tasks_replace' THEN RETURN "api"."tasks_replace"(args);
+    WHEN 'tasks_patch' THEN RETURN "api"."tasks_patch"(args);
+    WHEN 'tasks_delete' THEN RETURN "api"."tasks_delete"(args);
+    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+  END CASE;
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+
+INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
+  "api": {
+    "slug": "teams",
+    "version": "v1",
+    "title": "Teams",
+    "docsUrl": "https://docs.example.com",
+    "basePath": "/api/teams/v1"
+  },
+  "resources": {
+    "User": {
+      "entity": "User",
+      "collection": "users",
+      "table": "users",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "users_list",
+        "search": "users_search",
+        "read": "users_read",
+        "create": "users_create",
+        "replace": "users_replace",
+        "patch": "users_patch",
+        "delete": "users_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255
+            }
+          }
+        }
+      },
+      "constraints": {
+        "users_pkey": {
+          "property": "id",
+          "rule": "primary"
+        }
+      }
+    },
+    "Team": {
+      "entity": "Team",
+      "collection": "teams",
+      "table": "teams",
+      "primaryKey": "id",
+      "softDelete": false,
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "name": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "owner_id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {
+        "members": {
+          "kind": "manyToMany",
+          "target": "User",
+          "table": "teams_members",
+          "functions": {
+            "list": "teams_members_list",
+            "link": "teams_members_link",
+            "unlink": "teams_members_unlink"
+          },
+          "ownerColumn": "team_id",
+          "targetColumn": "user_id",
+          "edge": {},
+          "schemas": {
+            "link": {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": false
+            }
+          }
+        }
+      },
+      "functions": {
+        "list": "teams_list",
+        "search": "teams_search",
+        "read": "teams_read",
+        "create": "teams_create",
+        "replace": "teams_replace",
+        "patch": "teams_patch",
+        "delete": "teams_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "name"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "name": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "owner_id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ],
+              "readOnly": true
+            }
+          }
+        }
+      },
+      "constraints": {
+        "teams_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "teams_members_pkey": {
+          "property": "members",
+          "rule": "primary"
+        },
+        "teams_members_team_id_fkey": {
+          "property": "team_id",
+          "rule": "references"
+        },
+        "teams_members_user_id_fkey": {
+          "property": "user_id",
+          "rule": "references"
+        }
+      }
+    },
+    "Task": {
+      "entity": "Task",
+      "collection": "tasks",
+      "table": "tasks",
+      "primaryKey": "id",
+      "softDelete": false,
+      "parent": {
+        "entity": "Team",
+        "property": "team_id"
+      },
+      "properties": {
+        "id": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": true,
+          "readOnly": true,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "team_id": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": true,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "title": {
+          "type": "String",
+          "multiple": false,
+          "required": true,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "relations": {},
+      "functions": {
+        "list": "tasks_list",
+        "search": "tasks_search",
+        "read": "tasks_read",
+        "create": "tasks_create",
+        "replace": "tasks_replace",
+        "patch": "tasks_patch",
+        "delete": "tasks_delete"
+      },
+      "schemas": {
+        "create": {
+          "type": "object",
+          "properties": {
+            "team_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "team_id",
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "replace": {
+          "type": "object",
+          "properties": {
+            "team_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "required": [
+            "title"
+          ],
+          "additionalProperties": false
+        },
+        "patch": {
+          "type": "object",
+          "properties": {
+            "team_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "team_id": {
+              "type": "string",
+              "maxLength": 255
+            },
+            "title": {
+              "type": "string",
+              "maxLength": 255
+            }
+          }
+        }
+      },
+      "constraints": {
+        "tasks_pkey": {
+          "property": "id",
+          "rule": "primary"
+        },
+        "tasks_team_id_fkey": {
+          "property": "team_id",
+          "rule": "references"
+        }
+      }
+    }
+  }
+}'::jsonb)
+
+  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
+
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'teams_list', 'teams_search', 'teams_read', 'teams_create', 'teams_replace', 'teams_patch', 'teams_delete', 'teams_members_list', 'teams_members_link', 'teams_members_unlink', 'tasks_list', 'tasks_search', 'tasks_read', 'tasks_create', 'tasks_replace', 'tasks_patch', 'tasks_delete']::text[]);
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
+
+-- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
+
+CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = auth.uid()
+  UNION
+  SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = auth.uid()
+$fn$;
+COMMENT ON FUNCTION "app"."teams_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Team rows in projects the caller owns or is a member of.';
+CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"())
+$fn$;
+COMMENT ON FUNCTION "app"."tasks_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Task rows in projects the caller owns or is a member of.';
+ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('users');
+CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN NULL
+    WHEN 'search' THEN NULL
+    WHEN 'read' THEN NULL
+    WHEN 'create' THEN NULL
+    WHEN 'update' THEN NULL
+    WHEN 'delete' THEN NULL
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
+ALTER TABLE "app"."teams" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('teams');
+CREATE OR REPLACE FUNCTION "app"."teams_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'link' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Stakeholders [select]" ON "app"."teams" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams" IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
+CREATE POLICY "Stakeholders [insert]" ON "app"."teams" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+COMMENT ON POLICY "Stakeholders [insert]" ON "app"."teams" IS 'Scenario "Stakeholders"; create (entity)';
+CREATE POLICY "Stakeholders [update]" ON "app"."teams" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))) WITH CHECK (true);
+COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
+CREATE POLICY "Stakeholders [delete]" ON "app"."teams" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
+ALTER TABLE "app"."teams_members" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('teams_members');
+CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id"));
+COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team.members follow the access to their Team.';
+ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
+SELECT meta.drop_policies('tasks');
+CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
+  SELECT CASE action
+    WHEN 'list' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'search' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'read' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'create' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'update' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'delete' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scenario that wins an action (first whose identity rules pass), or NULL.';
+CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+COMMENT ON POLICY "Stakeholders or readers [insert]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; create (entity)';
+CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))) WITH CHECK (true);
+COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
+CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
+DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
+DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
+
+-- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
+
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT NULL::text[]
+$fn$;
+COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
+
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT ''::text
+  FROM "app"."users" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."users_failing"(text, text) IS 'The data rules of a User scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."users_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."users_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;
+  _failing := "app"."users_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."users_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'User', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."users_exists"(_key, _parent) THEN
+    PERFORM "app"."users_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'User');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('User', 'id', _key); END IF;
+  PERFORM lib.not_found('User', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('users');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.users', coalesce("app"."users_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_exists"(text, text) IS 'Whether Team _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."teams_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders' THEN ARRAY['Stakeholders', 'entity', 'matchProjectStakeholder']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules of each scenario of Team.';
+
+CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+  END
+  FROM "app"."teams" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."teams_failing"(text, text) IS 'The data rules of a Team scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."teams_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."teams_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Team'); END IF;
+  _failing := "app"."teams_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."teams_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Team', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Team _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."teams_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."teams_exists"(_key, _parent) THEN
+    PERFORM "app"."teams_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Team');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Team', 'id', _key); END IF;
+  PERFORM lib.not_found('Team', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_refuse"(text, text, text, boolean) IS 'A Team the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."teams_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('teams');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.teams', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."teams_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_require"(text, text) IS 'Pre-flight: the caller must be able to _action Team _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
+  RETURN EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent));
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_exists"(text, text) IS 'Whether Task _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders or readers' THEN ARRAY['Stakeholders or readers', 'entity', 'matchProjectStakeholder']
+  END
+$fn$;
+COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules of each scenario of Task.';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  SELECT CASE _scenario
+    WHEN 'Stakeholders or readers' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+  END
+  FROM "app"."tasks" WHERE "id" = _key
+$fn$;
+COMMENT ON FUNCTION "app"."tasks_failing"(text, text) IS 'The data rules of a Task scenario that an existing record breaks (for 403 details).';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _winner text := "app"."tasks_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Task'); END IF;
+  _failing := "app"."tasks_failing"(_winner, _key);
+  IF _failing <> '' THEN
+    _about := "app"."tasks_scenario"(_winner);
+    RAISE EXCEPTION USING ERRCODE = 'PT403',
+      MESSAGE = format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Task', _failing),
+      DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
+  END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Task _key, naming the rules it breaks.';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF "app"."tasks_exists"(_key, _parent) THEN
+    PERFORM "app"."tasks_deny"(_action, _key);
+    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Task');
+  END IF;
+  IF _star THEN PERFORM lib.absent_for_star('Task', 'id', _key); END IF;
+  PERFORM lib.not_found('Task', 'id', _key);
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_refuse"(text, text, text, boolean) IS 'A Task the caller cannot _action was asked for: 403 when it exists, else 404.';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  _outer_action text := lib.action();
+  _outer_scenario text := lib.scenario('tasks');
+  _found boolean := false;
+BEGIN
+  PERFORM set_config('request.action', _action, true);
+  PERFORM set_config('request.scenario.tasks', coalesce("app"."tasks_access"(_action), ''), true);
+  IF lib.castable(_key, 'character varying(255)') THEN
+    SELECT EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key) INTO _found;
+  END IF;
+  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
+  PERFORM set_config('request.scenario.tasks', coalesce(_outer_scenario, ''), true);
+  IF NOT _found THEN PERFORM "app"."tasks_refuse"(_action, _key); END IF;
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_require"(text, text) IS 'Pre-flight: the caller must be able to _action Task _key (404 when missing, 403 when hidden).';
+
+-- Removed from the model ------------------------------------------------------------------------
+
+SELECT meta.drop_stale('users', ARRAY['users_pkey']::text[], ARRAY[]::text[]);
+SELECT meta.drop_stale_columns('users', ARRAY['id', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('teams', ARRAY['teams_pkey']::text[], ARRAY['teams_owner_id_idx']::text[]);
+SELECT meta.drop_stale_columns('teams', ARRAY['id', 'name', 'owner_id', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('teams_members', ARRAY['teams_members_pkey', 'teams_members_team_id_fkey', 'teams_members_user_id_fkey']::text[], ARRAY['teams_members_user_id_idx']::text[]);
+SELECT meta.drop_stale_columns('teams_members', ARRAY['team_id', 'user_id', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale('tasks', ARRAY['tasks_pkey', 'tasks_team_id_fkey']::text[], ARRAY['tasks_team_id_idx', 'tasks_title_idx']::text[]);
+SELECT meta.drop_stale_columns('tasks', ARRAY['id', 'team_id', 'title', '_rev', '_modified_at']::text[]);
+
+SELECT meta.drop_stale_tables(ARRAY['users', 'teams', 'teams_members', 'tasks']::text[]);
+
+

@@ -1,0 +1,85 @@
+// The engine is compiled: each api.<table>_<action> shows its own statement in `\sf`, reads no descriptor
+// at run time (single-record actions keep working with the filter field lists out of reach), and a
+// request-shaped list statement is prepared once per connection and shape.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import postgres from 'postgres';
+import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+
+let db: TestDatabase;
+test.before(async () => {
+  db = await freshDatabase();
+  await installModel(db, 'examples/publishing.model.json');
+});
+test.after(async () => db?.close());
+
+const UNDO = new Error('undo');
+const ADMIN = { sub: 'u1', roles: ['admin'] };
+type Session = postgres.Sql | postgres.TransactionSql;
+const call = async (sql: Session, fn: string, args: unknown) =>
+  (await sql`select api.dispatch('authenticated', ${sql.json(ADMIN)}, '', ${fn}, ${sql.json(args as any)}) as r`)[0]!.r;
+const refusal = (sql: Session, fn: string, args: unknown) => call(sql, fn, args).then(() => undefined, (err) => err.code as string);
+/** A refusal inside a transaction, in a savepoint of its own so the transaction goes on. */
+const refusalIn = async (tx: postgres.TransactionSql, fn: string, args: unknown) => {
+  let code: string | undefined;
+  await tx.savepoint(async (sp) => { code = await refusal(sp, fn, args); if (code) throw UNDO; }).catch((e) => { if (e !== UNDO) throw e; });
+  return code;
+};
+const definition = async (fn: string) =>
+  (await db.sql`select pg_get_functiondef(${`api.${fn}(jsonb)`}::regprocedure) as d`)[0]!.d as string;
+
+test('\\sf shows the statement itself: read is a SELECT, patch an UPDATE, delete a DELETE, none builds SQL text', async () => {
+  const read = await definition('posts_read');
+  assert.match(read, /SELECT jsonb_build_object\('data'/);
+  assert.match(read, /FROM "app"\."posts" t WHERE t\."id" = _key/);
+  assert.match(await definition('posts_patch'), /UPDATE "app"\."posts" t SET/);
+  assert.match(await definition('posts_replace'), /UPDATE "app"\."posts" t SET/);
+  assert.match(await definition('posts_delete'), /DELETE FROM "app"\."posts" t WHERE/);
+  for (const table of ['posts', 'projects', 'comments', 'tags', 'users']) {
+    for (const action of ['read', 'replace', 'patch', 'delete']) {
+      const body = await definition(`${table}_${action}`);
+      assert.not.match(body, /EXECUTE/i, `${table}_${action} runs no dynamic SQL`);
+      assert.not.match(body, /lib\.fields|lib\.resource/, `${table}_${action} reads no descriptor`);
+    }
+  }
+  const [row] = await db.sql`select to_regclass('lib.resources') is null as gone`;
+  assert.ok(row?.gone, 'no descriptor table is left');
+});
+
+test('single-record actions need no descriptor at run time: with lib.fields out of reach they still serve and refuse', async () => {
+  const project = (await call(db.sql, 'projects_create', { body: { name: 'Compiled' } })).id as string;
+  await db.sql.begin(async (tx) => {
+    await tx`revoke select on lib.fields from anon, authenticated`;
+    const made = await call(tx, 'posts_create', { body: { project_id: project, title: 'one' } });
+    const id = made.id as string;
+    assert.is((await call(tx, 'posts_read', { id })).data.title, 'one');
+    const patched = await call(tx, 'posts_patch', { id, body: { title: 'two', meta: { a: 1 } }, if_match: [made.etag] });
+    assert.is(patched.data.title, 'two');
+    assert.is((await call(tx, 'posts_replace', { id, body: { project_id: project, title: 'three' } })).data.title, 'three');
+    assert.is(await refusalIn(tx, 'posts_patch', { id, body: { title: 'x' }, if_match: ['"1"'] }), 'PT412');
+    assert.is(await refusalIn(tx, 'posts_read', { id: 'none' }), 'PT404');
+    await call(tx, 'posts_delete', { id, permanent: true });
+    assert.is(await refusalIn(tx, 'posts_delete', { id }), 'PT404');
+    // The list does read the field list: proof that the revoke above took effect.
+    assert.is(await refusalIn(tx, 'posts_list', {}), '42501');
+    throw UNDO; // roll the revoke and the writes back
+  }).catch((err) => { if (err !== UNDO) throw err; });
+});
+
+test('a list shape is prepared once per connection and reused; values never enter the statement text', async () => {
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  try {
+    const filter = (v: string) => ({ filter: { field: 'title', op: 'eq', value: v } });
+    await call(sql, 'posts_list', filter('secret-one'));
+    await call(sql, 'posts_list', filter('secret-two'));
+    const rows = await sql`select name, statement from pg_prepared_statements where name like 'lib\_q\_%'`;
+    assert.is(rows.length, 2, 'one count and one page statement for this shape');
+    for (const r of rows) assert.not.match(r.statement as string, /secret/, 'the value is a parameter');
+    await call(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'draft' } });
+    assert.is((await sql`select count(*)::int as n from pg_prepared_statements where name like 'lib\_q\_%'`)[0]!.n, 4);
+  } finally {
+    await sql.end();
+  }
+});
+
+test.run();
