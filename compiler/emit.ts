@@ -10,6 +10,7 @@ import { grantDdl } from './sql/grants.ts';
 import { functionsDdl, refusalsSection } from './sql/functions.ts';
 import { accessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
+import { queryLanguageSql } from './sql/query.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
 const KIT = ['kit.sql', 'engine.sql', 'preconditions.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
@@ -21,6 +22,7 @@ export function emitMigration(model: Model): string {
     '-- Do not edit: change the model and run `npm run compile`. Idempotent: safe to run again.',
     '',
     KIT.trim(),
+    queryLanguageSql(),
     emitModelSql(model),
   ].join('\n\n');
 }

@@ -30,6 +30,7 @@
 // Password, writeOnly or system columns (_rev, _modified_at, deleted_at).
 
 import type { JsonCast, PropertyType } from '../model/types.ts';
+import type { FilterOp } from '../query/operators.ts';
 
 export type FilterNode =
   | { and: FilterNode[] }
@@ -38,12 +39,8 @@ export type FilterNode =
   | { field: string; op: FilterOp; value: unknown };
 
 /** `field` is a property name, or a dot path into a JSON property (`meta.address.city`). */
-export type FilterOp =
-  | 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'like' | 'ilike'
-  | 'contains' | 'exists' | 'null' | 'search';
-
-export const FILTER_OPS: readonly FilterOp[] =
-  ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'contains', 'exists', 'null', 'search'];
+export type { FilterOp } from '../query/operators.ts';
+export { FILTER_OPS } from '../query/operators.ts';
 
 export interface SortKey {
   field: string;

@@ -1,5 +1,7 @@
 // Building blocks every generated OpenAPI document shares: the RFC 9457 problem schema and the error
 // responses that use it, paging metadata, the concurrency headers and parameters, bearer security.
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/paging.ts';
+
 export type Schema = Record<string, unknown>;
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -35,7 +37,7 @@ const problemSchemas: Record<string, Schema> = {
     properties: {
       total: { type: 'integer', minimum: 0, description: 'Exact number of matching records.' },
       page: { type: 'integer', minimum: 1 },
-      per_page: { type: 'integer', minimum: 1, maximum: 100 },
+      per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
     },
     required: ['total', 'page', 'per_page'],
   },
@@ -90,7 +92,7 @@ export function commonComponents(): Schema {
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
         description: '`*` or entity-tags; a match answers 304 Not Modified without a body.' },
       Page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 } },
-      PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+      PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
         description: 'At most 100 (more is 400).' },
     },
     securitySchemes: {

@@ -1,29 +1,22 @@
 // The query language in the document: per property, the filter operators that apply to its type
 // (query parameters `<property>[<op>]=v` as deepObject, and the search body's `where`), sort and
 // include/exclude as comma lists whose pattern names the usable paths.
-import type { FilterOp, PropertyManifest } from '../manifest/types.ts';
+import type { PropertyManifest } from '../manifest/types.ts';
+import { OPERATORS, operatorsFor, type FilterOp } from '../query/operators.ts';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, RESERVED_PARAMS } from '../query/paging.ts';
 import { paramRef, ref, type Schema } from './common.ts';
 
 type Props = Record<string, PropertyManifest>;
-const RESERVED = new Set(['page', 'per_page', 'sort', 'include', 'exclude', 'permanent']);
-const ORDERED = new Set(['String', 'Number', 'Date', 'Time', 'DateTime']);
-const ORDER: FilterOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'contains', 'exists', 'null', 'search'];
+const RESERVED = new Set<string>(RESERVED_PARAMS);
 const CAST: Record<string, Schema> = { Text: { type: 'string' }, Integer: { type: 'integer' }, Decimal: { type: 'number' }, Boolean: { type: 'boolean' } };
 
 /** What the gateway lets filters touch: readable, not hidden from the document. */
 const usable = (props: Props) => Object.entries(props).filter(([, p]) => !p.writeOnly && !p.hidden);
 
 /** The operators server/request/filter.ts accepts for a property (sub: a path inside a JSON one). */
-const PATH_OPS = ORDER.filter((o) => o !== 'search');
-
 function operators(p: PropertyManifest, sub: boolean): FilterOp[] {
-  if (sub) return PATH_OPS;
-  if (p.file) return ['null'];
-  if (p.type === 'JSON' || p.multiple) return ['contains', 'null'];
-  return ORDER.filter((o) => ['eq', 'ne', 'in', 'nin', 'null'].includes(o)
-    || (ORDERED.has(p.type) && ['gt', 'gte', 'lt', 'lte'].includes(o))
-    || (p.type === 'String' && (o === 'like' || o === 'ilike'))
-    || (o === 'search' && p.searchIndexed));
+  const operand = sub ? 'jsonPath' : p.file ? 'file' : p.type === 'JSON' ? 'json' : p.multiple ? 'array' : 'scalar';
+  return operatorsFor({ operand, type: p.type, searchIndexed: p.searchIndexed });
 }
 
 function scalar(p: PropertyManifest): Schema {
@@ -40,13 +33,13 @@ function scalar(p: PropertyManifest): Schema {
 function operatorSchemas(ops: FilterOp[], value: Schema, query: boolean): Record<string, Schema> {
   const list = query ? { type: 'string', description: 'comma list' } : { type: 'array', items: value };
   const pick = (op: FilterOp): Schema => {
-    switch (op) {
-      case 'in': case 'nin': return list;
-      case 'null': case 'exists': return { type: 'boolean' };
-      case 'contains': return query ? { type: 'string', description: 'JSON text, or a comma list for multiple properties' } : {};
-      case 'like': case 'ilike': return { type: 'string', description: '* or % as wildcard' };
-      case 'search': return { type: 'string', description: 'web-search syntax' };
-      default: return value;
+    switch (OPERATORS[op].value) {
+      case 'list': return list;
+      case 'flag': return { type: 'boolean' };
+      case 'document': return query ? { type: 'string', description: 'JSON text, or a comma list for multiple properties' } : {};
+      case 'pattern': return { type: 'string', description: '* or % as wildcard' };
+      case 'words': return { type: 'string', description: 'web-search syntax' };
+      case 'single': return value;
     }
   };
   return Object.fromEntries(ops.map((op) => [op, pick(op)]));
@@ -109,7 +102,7 @@ export function whereSchema(props: Props, self: string): Schema {
     properties[name] = { anyOf: [condition, { ...value, description: 'shorthand for {"eq": value}' }] };
   }
   const json = usable(props).filter(([, p]) => p.type === 'JSON').map(([n]) => escape(n));
-  const atPath = { type: 'object', propertyNames: { enum: PATH_OPS }, minProperties: 1 };
+  const atPath = { type: 'object', propertyNames: { enum: operatorsFor({ operand: 'jsonPath', type: 'JSON', searchIndexed: false }) }, minProperties: 1 };
   const anyPath = { anyOf: [atPath, { type: ['string', 'number', 'boolean'], description: 'shorthand for {"eq": value}' }] };
   return {
     type: 'object', properties, minProperties: 1,
@@ -125,7 +118,7 @@ export function searchSchema(props: Props, where: string): Schema {
     type: 'object', additionalProperties: false,
     properties: {
       where: ref(where), sort: listOrArray(sortPattern(props)),
-      page: { type: 'integer', minimum: 1, default: 1 }, per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+      page: { type: 'integer', minimum: 1, default: 1 }, per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
       include: listOrArray(projectionPattern(props)), exclude: listOrArray(projectionPattern(props)),
     },
   };

@@ -111,21 +111,6 @@ CREATE OR REPLACE FUNCTION lib.statement_params(args jsonb, parent text, lim int
     set_config('request.q.limit', lim::text, true), set_config('request.q.offset', off::text, true)
 $$;
 
--- Paging of lists: page from 1, per_page 1 to 100 (defaults 1 and 25).
-CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE page int := coalesce((args ->> 'page')::int, 1);
-BEGIN
-  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;
-  RETURN page;
-END $$;
-
-CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE per_page int := coalesce((args ->> 'per_page')::int, 25);
-BEGIN
-  IF per_page < 1 OR per_page > 100 THEN PERFORM lib.bad_request('per_page must be between 1 and 100'); END IF;
-  RETURN per_page;
-END $$;
-
 CREATE OR REPLACE FUNCTION lib.not_found(entity text, pk text, id text) RETURNS void LANGUAGE sql AS $$
   SELECT lib.refuse('PT404', format('no %s with %s "%s"', entity, pk, coalesce(id, '')), NULL, NULL)
 $$;
@@ -238,10 +223,12 @@ DECLARE
   typ text := f ->> 'type';
   kind text := f ->> 'kind';
   val text := format('($1 #>> %L::text[])', vp::text);
+  o jsonb := lib.operators() -> op;  -- the operator table (compiler/query/operators.ts)
   item text;
   flag boolean;
 BEGIN
-  IF op IN ('null', 'exists') THEN
+  IF o IS NULL THEN PERFORM lib.bad_request(format('unknown operator "%s"', op), field, op); END IF;
+  IF o ->> 'value' = 'flag' THEN
     IF v::text NOT IN ('true', 'false', '"true"', '"false"') THEN
       PERFORM lib.bad_request(format('%s[%s] takes true or false', field, op), field, op);
     END IF;
@@ -286,7 +273,10 @@ BEGIN
     PERFORM lib.bad_request(format('%s[%s] does not apply to a %s property; use contains or a JSON path', field, op,
       CASE WHEN (f ->> 'json')::boolean THEN 'JSON' ELSE 'multiple' END), field, op);
   END IF;
-  IF op IN ('in', 'nin') THEN
+  IF o ? 'types' AND NOT (o -> 'types') ? kind THEN
+    PERFORM lib.bad_request(format('%s[%s] does not apply to a %s', field, op, kind), field, op);
+  END IF;
+  IF o ->> 'value' = 'list' THEN
     FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
       IF NOT lib.castable(item, typ) THEN
         PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, item, lower(kind)), field, op);
@@ -300,22 +290,13 @@ BEGIN
   IF jsonb_typeof(v) NOT IN ('string', 'number', 'boolean') THEN
     PERFORM lib.bad_request(format('%s[%s] takes a single value', field, op), field, op);
   END IF;
-  IF op IN ('like', 'ilike') THEN
-    IF kind <> 'String' THEN PERFORM lib.bad_request(format('%s[%s] applies to text', field, op), field, op); END IF;
-    RETURN format('((%s)::text %s replace(%s, ''*'', ''%%''))', e, upper(op), val);
-  END IF;
-  IF op IN ('gt', 'gte', 'lt', 'lte') AND kind = 'Boolean' THEN
-    PERFORM lib.bad_request(format('%s[%s] does not apply to a Boolean', field, op), field, op);
-  END IF;
-  IF op NOT IN ('eq', 'ne', 'gt', 'gte', 'lt', 'lte') THEN
-    PERFORM lib.bad_request(format('unknown operator "%s"', op), field, op);
+  IF o ->> 'value' = 'pattern' THEN
+    RETURN format('((%s)::text %s replace(%s, ''*'', ''%%''))', e, o ->> 'sql', val);
   END IF;
   IF NOT lib.castable(v #>> '{}', typ) THEN
     PERFORM lib.bad_request(format('%s[%s]: "%s" is not a valid %s', field, op, v #>> '{}', lower(kind)), field, op);
   END IF;
-  RETURN format('(%s %s %s::%s)', e,
-    CASE op WHEN 'eq' THEN '=' WHEN 'ne' THEN 'IS DISTINCT FROM' WHEN 'gt' THEN '>' WHEN 'gte' THEN '>='
-      WHEN 'lt' THEN '<' ELSE '<=' END, val, typ);
+  RETURN format('(%s %s %s::%s)', e, o ->> 'sql', val, typ);
 END $$;
 
 -- The WHERE clause of a filter tree ({and|or: [...]}, {not: …}, {field, op, value}).

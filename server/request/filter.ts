@@ -1,13 +1,11 @@
 // Builds one FilterNode condition from a resolved path, an operator and a value (a query-string text
 // or a JSON value from a search body), refusing operators that make no sense for the property's type.
-import type { FilterNode, FilterOp } from '../../compiler/manifest/types.ts';
+import type { FilterNode } from '../../compiler/manifest/types.ts';
+import { OPERATORS, refusal, type FilterOp, type Operand, type ValueKind } from '../../compiler/query/operators.ts';
 import { badRequest } from '../problem/types.ts';
 import { jsonPathType, type PathTarget } from './paths.ts';
 
-type Shape = 'file' | 'json' | 'jsonPath' | 'array' | 'scalar';
 type ValueType = 'string' | 'number' | 'boolean' | undefined;
-
-const ORDERED = new Set(['String', 'Number', 'Date', 'Time', 'DateTime']);
 
 /** Filter values for dates and times are ISO 8601, as in bodies: PostgreSQL's 'now' or 'epoch' are refused. */
 const TEMPORAL: Record<string, RegExp | undefined> = {
@@ -17,29 +15,15 @@ const TEMPORAL: Record<string, RegExp | undefined> = {
 };
 const EXAMPLE: Record<string, string> = { Date: '2024-01-31', Time: '13:45:00', DateTime: '2024-01-31T13:45:00Z' };
 
-function shapeOf(t: PathTarget): Shape {
+function operandOf(t: PathTarget): Operand {
   if (t.prop.file) return 'file';
   if (t.prop.type === 'JSON') return t.sub.length > 0 ? 'jsonPath' : 'json';
   return t.prop.multiple ? 'array' : 'scalar';
 }
 
-/** Why `op` cannot apply to the target, or undefined when it can. */
-function refusal(t: PathTarget, shape: Shape, op: FilterOp): string | undefined {
-  if (op === 'null') return undefined;
-  if (op === 'exists') return shape === 'jsonPath' ? undefined : 'applies to paths inside JSON properties (use null for a property itself)';
-  if (op === 'contains') return shape === 'json' || shape === 'jsonPath' || shape === 'array' ? undefined : 'applies to JSON and multiple properties';
-  if (shape === 'jsonPath') return op === 'search' ? 'applies to searchIndexed properties' : undefined;
-  if (shape !== 'scalar') return `does not apply to ${shape === 'file' ? 'file' : shape === 'json' ? 'whole JSON' : 'multiple'} properties`;
-  const type = t.prop.type;
-  if (op === 'search') return t.prop.searchIndexed ? undefined : 'applies to searchIndexed properties only';
-  if (op === 'like' || op === 'ilike') return type === 'String' ? undefined : 'applies to String properties';
-  if (op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') return ORDERED.has(type) ? undefined : `does not apply to ${type} properties`;
-  return undefined; // eq, ne, in, nin
-}
-
 export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: boolean, where: string, schema: unknown): FilterNode {
-  const shape = shapeOf(t);
-  const why = refusal(t, shape, op);
+  const shape = operandOf(t);
+  const why = refusal(op, { operand: shape, type: t.prop.type, searchIndexed: t.prop.searchIndexed });
   if (why) throw badRequest(`Operator "${op}" in ${where} ${why}; "${t.property}" is ${t.prop.multiple ? 'a multiple ' : ''}${t.prop.type}.`);
   const elementType: ValueType = shape === 'jsonPath' ? jsonPathType(t, schema) : t.prop.type === 'Number' ? 'number' : t.prop.type === 'Boolean' ? 'boolean' : 'string';
   const temporal = shape === 'scalar' || shape === 'array' ? TEMPORAL[t.prop.type] : undefined;
@@ -54,19 +38,24 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
     return items.map(scalar);
   };
   const value = (() => {
-    switch (op) {
-      case 'null': case 'exists': return flag(raw, fromQuery, where);
-      case 'in': case 'nin': return list(raw);
-      case 'contains':
+    const kind: ValueKind = OPERATORS[op].value;
+    switch (kind) {
+      case 'flag': return flag(raw, fromQuery, where);
+      case 'list': return list(raw);
+      case 'document':
         if (shape === 'array') return fromQuery || Array.isArray(raw) ? list(raw) : [scalar(raw)];
         return fromQuery ? parseJson(raw as string, where) : raw;
-      case 'like': case 'ilike': return text(raw, where); // SQL reads * as % as well
-      case 'search': {
+      case 'pattern': return text(raw, where); // SQL reads * as % as well
+      case 'words': {
         const s = text(raw, where);
-        if (!s.trim()) throw badRequest(`Operator "search" in ${where} needs words to search for.`);
+        if (!s.trim()) throw badRequest(`Operator "${op}" in ${where} needs words to search for.`);
         return s;
       }
-      default: return scalar(raw);
+      case 'single': return scalar(raw);
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown value kind ${String(never)}`);
+      }
     }
   })();
   return { field: t.path, op, value };

@@ -1,12 +1,10 @@
 // Paging, sort keys and projections, from the query string or a search body: page >= 1 (default 1),
-// per_page 1..100 (default 25), sort `-created_at,title,meta.priority`, include/exclude dot paths.
+// per_page 1..MAX_PER_PAGE (compiler/query/paging.ts), sort `-created_at,title,meta.priority`, include/exclude dot paths.
 import type { PropertyManifest, SortKey } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
 import { resolvePath } from './paths.ts';
 
-export const DEFAULT_PER_PAGE = 25;
-export const MAX_PER_PAGE = 100;
-const MAX_PAGE = 2_147_483_647;
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../../compiler/query/paging.ts';
 
 export interface Paging {
   page: number;

@@ -3,7 +3,8 @@
 import { FILTER_OPS, type FilterOp } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
 
-export const RESERVED = ['page', 'per_page', 'sort', 'include', 'exclude', 'permanent'] as const;
+import { RESERVED_PARAMS as RESERVED } from '../../compiler/query/paging.ts';
+export { RESERVED };
 export type Reserved = (typeof RESERVED)[number];
 
 export interface FilterTerm {

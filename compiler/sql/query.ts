@@ -1,0 +1,37 @@
+// The query language's facts as SQL, written from their one home in compiler/query/: the operator table
+// the filter emitter reads (lib.operators) and the paging bounds (lib.page, lib.per_page).
+import { OPERATORS } from '../query/operators.ts';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/paging.ts';
+import { literal } from './ident.ts';
+
+/** Per operator what the SQL emitter needs: its value kind, the types it applies to, its SQL operator. */
+function operatorsJson(): string {
+  const facts = Object.fromEntries(Object.entries(OPERATORS).map(([op, o]) => [op, {
+    value: o.value, ...('types' in o ? { types: o.types } : {}), ...('sql' in o ? { sql: o.sql } : {}),
+  }]));
+  return JSON.stringify(facts, null, 2);
+}
+
+export function queryLanguageSql(): string {
+  return [
+    '-- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.',
+    'CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$',
+    `  SELECT ${literal(operatorsJson())}::jsonb`,
+    '$fn$;',
+    '',
+    `-- Paging of lists (compiler/query/paging.ts): page from 1, per_page 1 to ${MAX_PER_PAGE} (defaults 1 and ${DEFAULT_PER_PAGE}).`,
+    'CREATE OR REPLACE FUNCTION lib.page(args jsonb) RETURNS int LANGUAGE plpgsql AS $fn$',
+    "DECLARE page int := coalesce((args ->> 'page')::int, 1);",
+    'BEGIN',
+    "  IF page < 1 THEN PERFORM lib.bad_request('page must be 1 or more'); END IF;",
+    '  RETURN page;',
+    'END $fn$;',
+    '',
+    'CREATE OR REPLACE FUNCTION lib.per_page(args jsonb) RETURNS int LANGUAGE plpgsql AS $fn$',
+    `DECLARE per_page int := coalesce((args ->> 'per_page')::int, ${DEFAULT_PER_PAGE});`,
+    'BEGIN',
+    `  IF per_page < 1 OR per_page > ${MAX_PER_PAGE} THEN PERFORM lib.bad_request('per_page must be between 1 and ${MAX_PER_PAGE}'); END IF;`,
+    '  RETURN per_page;',
+    'END $fn$;',
+  ].join('\n');
+}
