@@ -1,5 +1,6 @@
 // Small constructors for OpenAPI operations: JSON request bodies, success responses with their
 // headers, path parameters typed like the record keys, and the problem responses per kind of action.
+import { status } from './verbs.ts';
 import type { PropertyManifest } from '../manifest/types.ts';
 import { errorResponses, header, paramRef, ref, type Schema } from './common.ts';
 
@@ -43,7 +44,7 @@ export function success(description: string, schema?: string, headers: string[] 
 }
 
 export const notModified = { '304': { description: 'Not Modified: the If-None-Match tag matches.', headers: { ETag: header('ETag') } } };
-export const noContent = (what: string) => ({ '204': { description: `${what}; no body.` } });
+export const noContent = (what: string) => ({ [status('delete')]: { description: `${what}; no body.` } });
 
 /** A path parameter holding a record key of the given key property. */
 export function keyParameter(name: string, key: PropertyManifest | undefined, description: string): Schema {

@@ -4,6 +4,7 @@ import type { Manifest, ResourceManifest } from '../manifest/types.ts';
 import { paramRef, type Schema } from './common.ts';
 import { keyParameter, noContent, notModified, operation, preconditions, success } from './operations.ts';
 import { listParameters, projectionParameters } from './query.ts';
+import { status, verb } from './verbs.ts';
 
 export function entityPaths(manifest: Manifest, r: ResourceManifest): Record<string, Schema> {
   const top = collectionPaths(r, `/${r.collection}`, [], '');
@@ -23,29 +24,29 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   const opId = (action: string) => `${action}${e}${suffix}`;
   const paths: Record<string, Schema> = {
     [base]: {
-      get: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
-        success: { '200': success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
-      post: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection],
+      [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
+        success: { [status('list')]: success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
+      [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection],
         body: { schema: nested ? `${e}CreateNested` : `${e}Create` }, errors: ['409', '413', '415', '422'],
-        success: { '201': success('Created.', `${e}Single`, ['Location', 'ETag']) } }),
+        success: { [status('create')]: success('Created.', `${e}Single`, ['Location', 'ETag']) } }),
     },
     [`${base}/search`]: {
-      post: operation({ summary: `Search ${r.collection}${where}`, operationId: opId('search'), tag, parameters: pathParams,
+      [verb('search')]: operation({ summary: `Search ${r.collection}${where}`, operationId: opId('search'), tag, parameters: pathParams,
         body: { schema: `${e}Search`, required: false }, errors: ['413', '415'],
-        success: { '200': success(`A page of matching ${r.collection}.`, `${e}List`) } }),
+        success: { [status('search')]: success(`A page of matching ${r.collection}.`, `${e}List`) } }),
     },
     [`${base}/{id}`]: {
-      get: operation({ summary: `Read a ${e}`, operationId: opId('read'), tag, parameters: [...item, ...projection, paramRef('IfNoneMatch')],
-        success: { '200': success(`The ${e}.`, `${e}Single`, ['ETag', 'LastModified']), ...notModified } }),
-      put: operation({ summary: `Replace a ${e}`, operationId: opId('replace'), tag, parameters: [...item, ...preconditions, ...projection],
+      [verb('read')]: operation({ summary: `Read a ${e}`, operationId: opId('read'), tag, parameters: [...item, ...projection, paramRef('IfNoneMatch')],
+        success: { [status('read')]: success(`The ${e}.`, `${e}Single`, ['ETag', 'LastModified']), ...notModified } }),
+      [verb('replace')]: operation({ summary: `Replace a ${e}`, operationId: opId('replace'), tag, parameters: [...item, ...preconditions, ...projection],
         description: 'Omitted writable properties go back to their default (or null).' + versionNote(r),
         body: { schema: `${e}Update` }, errors: ['409', '412', '413', '415', '422'],
-        success: { '200': success('Replaced.', `${e}Single`, ['ETag']) } }),
-      patch: operation({ summary: `Update part of a ${e}`, operationId: opId('patch'), tag, parameters: [...item, ...preconditions, ...projection],
+        success: { [status('replace')]: success('Replaced.', `${e}Single`, ['ETag']) } }),
+      [verb('patch')]: operation({ summary: `Update part of a ${e}`, operationId: opId('patch'), tag, parameters: [...item, ...preconditions, ...projection],
         description: 'Only the given properties change; JSON properties are merged (RFC 7396).' + versionNote(r),
         body: { schema: `${e}Patch`, mergePatch: true }, errors: ['409', '412', '413', '415', '422'],
-        success: { '200': success('Updated.', `${e}Single`, ['ETag']) } }),
-      delete: operation({ summary: `Delete a ${e}`, operationId: opId('delete'), tag, errors: ['409', '412'],
+        success: { [status('patch')]: success('Updated.', `${e}Single`, ['ETag']) } }),
+      [verb('delete')]: operation({ summary: `Delete a ${e}`, operationId: opId('delete'), tag, errors: ['409', '412'],
         parameters: [...item, ...preconditions, ...(r.softDelete ? [permanent] : [])],
         description: r.softDelete ? 'Soft delete (restore brings it back) unless permanent=true.' : undefined,
         success: noContent('Deleted') }),
@@ -53,8 +54,8 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   };
   if (r.softDelete) {
     paths[`${base}/{id}/restore`] = {
-      post: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...projection],
-        success: { '200': success('Restored.', `${e}Single`, ['ETag']) } }),
+      [verb('restore')]: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...projection],
+        success: { [status('restore')]: success('Restored.', `${e}Single`, ['ETag']) } }),
     };
   }
   return paths;

@@ -1,5 +1,6 @@
 // Relation paths and schemas: manyToMany lists, link and unlink (edge properties in the body and in
 // each linked record's `edge`), and oneToOne sub-resources read and replaced with the owner's ETag.
+import { status, verb } from './verbs.ts';
 import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from '../manifest/types.ts';
 import { paramRef, ref, type Schema } from './common.ts';
 import { keyParameter, noContent, notModified, operation, pascal, preconditions, success } from './operations.ts';
@@ -24,13 +25,13 @@ export function relationParts(manifest: Manifest, r: ResourceManifest, name: str
       },
       paths: {
         [base]: {
-          get: operation({ summary: `Read the ${name} of a ${e}`, operationId: `read${c}`, tag, parameters: [id, ...projection, paramRef('IfNoneMatch')],
+          [verb('subRead')]: operation({ summary: `Read the ${name} of a ${e}`, operationId: `read${c}`, tag, parameters: [id, ...projection, paramRef('IfNoneMatch')],
             description: 'Every property is null until the sub-resource is first written. ETag and Last-Modified are the owner\'s.',
-            success: { '200': success(`The ${name}.`, `${c}Single`, ['ETag', 'LastModified']), ...notModified } }),
-          put: operation({ summary: `Replace the ${name} of a ${e}`, operationId: `replace${c}`, tag, parameters: [id, ...preconditions, ...projection],
+            success: { [status('subRead')]: success(`The ${name}.`, `${c}Single`, ['ETag', 'LastModified']), ...notModified } }),
+          [verb('subReplace')]: operation({ summary: `Replace the ${name} of a ${e}`, operationId: `replace${c}`, tag, parameters: [id, ...preconditions, ...projection],
             description: 'Creates or replaces it; the preconditions compare the owner\'s ETag, and the write advances it.',
             body: { schema: `${c}Replace` }, errors: ['409', '412', '413', '415', '422'],
-            success: { '200': success('Replaced.', `${c}Single`, ['ETag']) } }),
+            success: { [status('subReplace')]: success('Replaced.', `${c}Single`, ['ETag']) } }),
         },
       },
     };
@@ -53,15 +54,15 @@ export function relationParts(manifest: Manifest, r: ResourceManifest, name: str
     },
     paths: {
       [base]: {
-        get: operation({ summary: `List the ${name} of a ${e}`, operationId: `list${c}`, tag,
+        [verb('relationList')]: operation({ summary: `List the ${name} of a ${e}`, operationId: `list${c}`, tag,
           parameters: [id, paramRef('Page'), paramRef('PerPage'), ...projection],
-          success: { '200': success(`Linked ${rel.target} records, each with its edge properties.`, `${c}LinkedList`) } }),
+          success: { [status('relationList')]: success(`Linked ${rel.target} records, each with its edge properties.`, `${c}LinkedList`) } }),
       },
       [`${base}/{target_id}`]: {
-        put: operation({ summary: `Link a ${rel.target} to a ${e}`, operationId: `link${c}`, tag, parameters: [id, targetParam],
+        [verb('link')]: operation({ summary: `Link a ${rel.target} to a ${e}`, operationId: `link${c}`, tag, parameters: [id, targetParam],
           body: { schema: `${c}LinkBody`, required: false }, errors: ['409', '413', '415', '422'],
-          success: { '200': success('The edge was updated.', `${c}LinkSingle`), '201': success('Linked.', `${c}LinkSingle`) } }),
-        delete: operation({ summary: `Unlink a ${rel.target} from a ${e}`, operationId: `unlink${c}`, tag, parameters: [id, targetParam],
+          success: { '200': success('The edge was updated.', `${c}LinkSingle`), [status('link')]: success('Linked.', `${c}LinkSingle`) } }),
+        [verb('unlink')]: operation({ summary: `Unlink a ${rel.target} from a ${e}`, operationId: `unlink${c}`, tag, parameters: [id, targetParam],
           success: noContent('Unlinked (404 when not linked)') }),
       },
     },

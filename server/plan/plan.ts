@@ -5,7 +5,8 @@ import { badRequest } from '../problem/types.ts';
 import { readJsonObject } from '../request/body.ts';
 import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
-import { parseQuery, refuseUnsupported, type QueryAllowance } from '../request/query.ts';
+import { parseQuery, refuseUnsupported } from '../request/query.ts';
+import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { parseSearch } from '../request/search.ts';
 import type { Action, Endpoint } from './routes.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
@@ -25,18 +26,12 @@ export interface Planner {
   maxBodyBytes: number;
 }
 
-const ALLOW: Record<Action, QueryAllowance> = {
-  list: { paging: true, sort: true, filters: true, projection: true }, search: {},
-  read: { projection: true }, create: { projection: true }, replace: { projection: true }, patch: { projection: true },
-  delete: { permanent: true }, restore: { projection: true }, relationList: { paging: true, projection: true },
-  link: {}, unlink: {}, subRead: { projection: true }, subReplace: { projection: true },
-};
 
 const EDGE: PropertyManifest = { type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false };
 
 export async function planRequest(p: Planner, e: Endpoint, req: Request, url: URL): Promise<Plan> {
   const query = parseQuery(url.searchParams);
-  refuseUnsupported(query, ALLOW[e.action]);
+  refuseUnsupported(query, OPERATIONS[e.action].query);
   const r = e.resource, rel = e.relation?.def;
   const parent = e.parent ? { parent: e.parent.id } : {};
   const props = readableProps(p.manifest, e);

@@ -1,10 +1,9 @@
 // Matches route segments against the manifest: collections, nested collections one parent deep,
 // items, restore, relations and link targets. The result maps each allowed method to an endpoint.
 import type { Manifest, RelationManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
+import { OPERATIONS, operationsAt, type Method, type OperationName, type PathShape } from '../../compiler/query/operations.ts';
 
-export type Action =
-  | 'list' | 'search' | 'create' | 'read' | 'replace' | 'patch' | 'delete' | 'restore'
-  | 'relationList' | 'link' | 'unlink' | 'subRead' | 'subReplace';
+export type Action = OperationName;
 
 export interface Endpoint {
   action: Action;
@@ -15,7 +14,7 @@ export interface Endpoint {
   target?: string;
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { Method };
 export type Endpoints = Map<Method, Endpoint>;
 
 export interface RouteIndex {
@@ -49,39 +48,27 @@ export function matchRoute(index: RouteIndex, segments: string[]): Endpoints {
 }
 
 function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: string[], parent?: Endpoint['parent']): void {
-  const add = (method: Method, e: Omit<Endpoint, 'resource'>) => {
-    if (!out.has(method)) out.set(method, { resource, ...(parent ? { parent } : {}), ...e });
+  /** Every operation of the table at this path shape (compiler/query/operations.ts). */
+  const addAt = (shape: PathShape, e: Omit<Endpoint, 'resource' | 'action'> = {}, relation?: 'manyToMany' | 'oneToOne') => {
+    for (const action of operationsAt(shape, relation)) {
+      const method = OPERATIONS[action].method;
+      if (!out.has(method)) out.set(method, { resource, ...(parent ? { parent } : {}), action, ...e });
+    }
   };
   const [id, sub, target, ...more] = rest;
   if (more.length > 0) return;
-  if (id === undefined) {
-    add('GET', { action: 'list' });
-    add('POST', { action: 'create' });
-    return;
-  }
+  if (id === undefined) return addAt('collection');
   if (sub === undefined) {
-    if (id === 'search') add('POST', { action: 'search' });
-    add('GET', { action: 'read', id });
-    add('PUT', { action: 'replace', id });
-    add('PATCH', { action: 'patch', id });
-    add('DELETE', { action: 'delete', id });
-    return;
+    if (id === 'search') addAt('search');
+    return addAt('item', { id });
   }
-  if (sub === 'restore' && target === undefined && resource.functions.restore) add('POST', { action: 'restore', id });
+  if (sub === 'restore' && target === undefined && resource.functions.restore) addAt('restore', { id });
   // Relations are addressed from the top level only: their functions take no parent to check.
   const def = parent || !Object.hasOwn(resource.relations, sub) ? undefined : resource.relations[sub];
   if (!def) return;
   const relation = { name: sub, def };
-  if (def.kind === 'manyToMany') {
-    if (target === undefined) add('GET', { action: 'relationList', id, relation });
-    else {
-      add('PUT', { action: 'link', id, relation, target });
-      add('DELETE', { action: 'unlink', id, relation, target });
-    }
-  } else if (target === undefined) {
-    add('GET', { action: 'subRead', id, relation });
-    add('PUT', { action: 'subReplace', id, relation });
-  }
+  if (target === undefined) addAt('relation', { id, relation }, def.kind);
+  else if (def.kind === 'manyToMany') addAt('relationTarget', { id, relation, target }, def.kind);
 }
 
 /** The Allow header's methods, HEAD alongside GET. */

@@ -1,5 +1,6 @@
 // Reads a query string into reserved parameters (page, per_page, sort, include, exclude, permanent)
 // and filter terms `<path>[<op>]=<value>`. Repeated or malformed parameters are 400, never dropped.
+import type { QueryAllowance } from '../../compiler/query/operations.ts';
 import { FILTER_OPS, type FilterOp } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
 
@@ -44,13 +45,7 @@ export function parseQuery(search: URLSearchParams): RawQuery {
 }
 
 /** Which query parameters a route takes; anything else present is refused, naming it. */
-export interface QueryAllowance {
-  paging?: boolean;
-  sort?: boolean;
-  filters?: boolean;
-  projection?: boolean;
-  permanent?: boolean;
-}
+export type { QueryAllowance } from '../../compiler/query/operations.ts';
 
 export function refuseUnsupported(query: RawQuery, allow: QueryAllowance): void {
   const ok: Record<Reserved, boolean | undefined> = {

@@ -2,6 +2,7 @@
 // `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
+import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText } from '../query/json.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
@@ -12,16 +13,17 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
   const project = projector(plan.projection);
   const { action, resource } = plan.endpoint;
+  const status: number = OPERATIONS[action].status;
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      return json(200, { data: Array.isArray(data) ? data.map(project) : data, meta });
+      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta });
     }
     case 'delete': case 'unlink':
-      return new Response(null, { status: 204 });
+      return new Response(null, { status });
     case 'link': {
       const { data, created } = result as { data: unknown; created?: boolean };
-      return json(created ? 201 : 200, { data });
+      return json(created ? status : 200, { data });
     }
   }
   const single = result as Single;
@@ -35,9 +37,9 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
-    return json(201, { data: project(single.data) }, headers);
+    return json(status, { data: project(single.data) }, headers);
   }
-  return json(200, { data: project(single.data) }, headers);
+  return json(status, { data: project(single.data) }, headers);
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -2,20 +2,25 @@
 // restore, each an api.<table>_<action> function whose statements are written out for that table, so
 // PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
 import { ident, literal, qname, textArray } from '../ident.ts';
+import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import {
   keyEquals, plpgsql, preconditionVars, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
 } from './shape.ts';
 
 export interface Head {
+  /** The access action the operation is judged as (compiler/query/operations.ts). */
+  action: string;
   declare: string[];
   /** The label of the winning scenario, merged into the result (Access-Scenario). */
   scenario: string;
 }
 
-/** PRE_FETCH of `action` on the entity `owner` (before any row is read) and the request's common arguments. */
-export function head(owner: Shape, action: string): Head {
+/** PRE_FETCH of the operation's access action on the entity `owner` (before any row is read) and the request's common arguments. */
+export function head(owner: Shape, operation: OperationName): Head {
+  const action = OPERATIONS[operation].access;
   return {
+    action,
     declare: [
       `_scenario text := lib.enter(${literal(owner.name)}, ${literal(action)}, ${fn(owner, 'access')}(${literal(action)}), ${literal(owner.entity)});`,
       "_key text := args ->> 'id';",
@@ -74,7 +79,7 @@ function read(s: Shape): string {
     parentCheck(s),
     `SELECT ${singleJson(s)} INTO _result`,
     `  FROM ${s.rel} t WHERE ${recordWhere(s)};`,
-    `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}('read', _key, _parent); END IF;`,
+    `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     `RETURN _result || ${h.scenario};`,
   ], `read one ${s.entity}`);
 }
@@ -121,7 +126,7 @@ function subsets(xs: string[]): string[][] {
  */
 function update(s: Shape, patch: boolean): string {
   const action = patch ? 'patch' : 'replace';
-  const h = head(s, 'update');
+  const h = head(s, action);
   const hidden = new Set(s.table.hiddenColumns);
   const setsFor = (present: string[]) => {
     const sets = s.writable.filter((c) => !c.primary && (!patch || !hidden.has(c.name) || present.includes(c.name))).map((c) => {
@@ -160,7 +165,7 @@ function update(s: Shape, patch: boolean): string {
     ...preconditionVars(s).map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
     ...updates,
     'IF _result IS NULL THEN',
-    ...explainMiss(s, 'update', 'live', '_expected').map((l) => `  ${l}`),
+    ...explainMiss(s, h.action, 'live', '_expected').map((l) => `  ${l}`),
     'END IF;',
     `RETURN _result || ${h.scenario};`,
   ], `${patch ? 'patch (PATCH)' : 'replace (PUT)'} a ${s.entity}`);
@@ -179,9 +184,9 @@ function remove(s: Shape): string {
     'END IF;',
   ] : [`DELETE FROM ${s.rel} t WHERE ${recordWhere(s, 'any')}`, `  AND ${pre};`];
   const miss = s.soft
-    ? [`IF NOT FOUND AND NOT _permanent THEN`, ...explainMiss(s, 'delete', 'live', '_expected').map((l) => `  ${l}`),
-      'ELSIF NOT FOUND THEN', ...explainMiss(s, 'delete', 'any', '_expected').map((l) => `  ${l}`), 'END IF;']
-    : ['IF NOT FOUND THEN', ...explainMiss(s, 'delete', 'any', '_expected').map((l) => `  ${l}`), 'END IF;'];
+    ? [`IF NOT FOUND AND NOT _permanent THEN`, ...explainMiss(s, h.action, 'live', '_expected').map((l) => `  ${l}`),
+      'ELSIF NOT FOUND THEN', ...explainMiss(s, h.action, 'any', '_expected').map((l) => `  ${l}`), 'END IF;']
+    : ['IF NOT FOUND THEN', ...explainMiss(s, h.action, 'any', '_expected').map((l) => `  ${l}`), 'END IF;'];
   return plpgsql(api(s, 'delete'), ARGS, 'jsonb', [...h.declare, ...(s.soft ? ["_permanent boolean := coalesce((args ->> 'permanent')::boolean, false);"] : []),
     '_if_match text[];', '_since timestamptz;', '_expected numeric;', '_etag text;', '_modified timestamptz;'], [
     keyCheck(s),
@@ -203,7 +208,7 @@ function restore(s: Shape): string {
     `RETURNING ${singleJson(s)} INTO _result;`,
     'IF _result IS NULL THEN',
     `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
-    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}('restore', _key, _parent); END IF;`,
+    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     'END IF;',
     `RETURN _result || ${h.scenario};`,
   ], `restore a ${s.entity}`);

@@ -23,13 +23,13 @@ const ownerCheck = (owner: Shape, action: string) => `PERFORM ${fn(owner, 'requi
 const edgeJson = (j: JoinShape, alias: string) => `jsonb_build_object(${j.edge.map((e) => `${literal(e)}, ${alias}.${ident(e)}`).join(', ')})`;
 
 function linked(j: JoinShape): string {
-  const h = head(j.owner, 'read');
+  const h = head(j.owner, 'relationList');
   const t = j.target;
   const from = `${j.join.rel} j JOIN ${t.rel} t ON t.${ident(t.pk)} = j.${ident(j.targetColumn)}
     WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}${t.soft ? ' AND t.deleted_at IS NULL' : ''}`;
   return plpgsql(api(j.join, 'list'), ARGS, 'jsonb', [...h.declare, '_page int := lib.page(args);', '_per_page int := lib.per_page(args);',
     '_total bigint;', '_rows jsonb;'], [
-    ownerCheck(j.owner, 'read'),
+    ownerCheck(j.owner, h.action),
     `SELECT count(*) INTO _total FROM ${from};`,
     `SELECT coalesce(jsonb_agg(${rowJson(t, 'x')} || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (`,
     `  SELECT ${selectList(t)}, ${edgeJson(j, 'j')} AS edge FROM ${from}`,
@@ -46,7 +46,7 @@ function link(j: JoinShape): string {
   const sets = ['_rev = gen_random_uuid()', ...j.edge.map((e) => `${ident(e)} = EXCLUDED.${ident(e)}`)].join(', ');
   return plpgsql(api(j.join, 'link'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';",
     "_body jsonb := coalesce(args -> 'body', '{}'::jsonb);", '_edge jsonb;', '_created boolean;'], [
-    ownerCheck(j.owner, 'link'),
+    ownerCheck(j.owner, h.action),
     `PERFORM ${fn(j.target, 'require')}(_target, 'read');`,
     `PERFORM lib.check_edge(_body, ${textArray(j.edge)});`,
     `INSERT INTO ${j.join.rel} AS j (${cols}) VALUES (${values})`,
@@ -63,7 +63,7 @@ function unlink(j: JoinShape): string {
   const h = head(j.owner, 'unlink');
   const t = j.target;
   return plpgsql(api(j.join, 'unlink'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';"], [
-    ownerCheck(j.owner, 'unlink'),
+    ownerCheck(j.owner, h.action),
     `IF NOT lib.castable(_target, ${literal(t.keyType)}) THEN PERFORM lib.not_found(${literal(t.entity)}, ${literal(t.pk)}, _target); END IF;`,
     `DELETE FROM ${j.join.rel} j WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}`,
     `  AND ${keyEquals(`j.${ident(j.targetColumn)}`, t.keyType, '_target')};`,
@@ -83,10 +83,10 @@ function ownerSingle(owner: Shape, h: Head): string[] {
 }
 
 function subRead(s: Shape, owner: Shape): string {
-  const h = head(owner, 'read');
+  const h = head(owner, 'subRead');
   const empty = `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, _key)`;
   return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
-    ownerCheck(owner, 'read'),
+    ownerCheck(owner, h.action),
     `SELECT ${rowJson(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
     '-- Never written: every property null.',
     `_row := coalesce(_row, ${empty});`,
@@ -96,11 +96,11 @@ function subRead(s: Shape, owner: Shape): string {
 
 /** Creates or replaces the sub-resource; the owner's preconditions decide, and its row stays locked until commit. */
 function subReplace(s: Shape, owner: Shape): string {
-  const h = head(owner, 'update');
+  const h = head(owner, 'subReplace');
   const cols = s.writable;
   return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", '_if_match text[];', '_since timestamptz;',
     '_expected numeric;', '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
-    ownerCheck(owner, 'update'),
+    ownerCheck(owner, h.action),
     `PERFORM lib.check_body(_body, ${textArray(cols.map((c) => c.name).concat(s.managed))}, ${textArray(s.readOnly)});`,
     `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
     `  PERFORM lib.bad_request(${literal(`"${s.pk}" is the owner's key and cannot differ from the path`)}, ${literal(s.pk)}, 'primary');`,
@@ -111,7 +111,7 @@ function subReplace(s: Shape, owner: Shape): string {
     `  AND ${preconditionWhere(owner)}`,
     '  FOR UPDATE;',
     'IF NOT FOUND THEN',
-    ...explainMiss(owner, 'update', 'live', 'NULL').map((l) => `  ${l}`),
+    ...explainMiss(owner, h.action, 'live', 'NULL').map((l) => `  ${l}`),
     'END IF;',
     '-- Omitted properties go back to their default.',
     `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,

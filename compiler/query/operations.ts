@@ -1,0 +1,58 @@
+// The operations of the HTTP API, defined once: method, path shape, the access action it is judged as,
+// its body, its query parameters and its success status. Read by the router and planner (server/plan),
+// the response (server/response), the compiled api.* functions and the OpenAPI and RAML generators.
+import type { ActionName } from '../model/types.ts';
+
+/** Where an operation lives: /c, /c/search, /c/{id}, /c/{id}/restore, /c/{id}/{relation}, /c/{id}/{relation}/{target}. */
+export type PathShape = 'collection' | 'search' | 'item' | 'restore' | 'relation' | 'relationTarget';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type BodyKind = 'none' | 'optional' | 'required';
+
+/** Query parameters besides filters an operation takes. */
+export interface QueryAllowance {
+  paging?: boolean;
+  sort?: boolean;
+  filters?: boolean;
+  projection?: boolean;
+  permanent?: boolean;
+}
+
+export interface Operation {
+  method: Method;
+  path: PathShape;
+  /** For relation paths: the kind of relation it serves. */
+  relation?: 'manyToMany' | 'oneToOne';
+  /** The action of the (owning) entity whose scenarios judge it. */
+  access: ActionName;
+  body: BodyKind;
+  query: QueryAllowance;
+  /** The status of success (a link that already existed answers 200). */
+  status: 200 | 201 | 204;
+}
+
+export const OPERATIONS = {
+  list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, sort: true, filters: true, projection: true }, status: 200 },
+  create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201 },
+  search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200 },
+  read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200 },
+  replace: { method: 'PUT', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
+  patch: { method: 'PATCH', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
+  delete: { method: 'DELETE', path: 'item', access: 'delete', body: 'none', query: { permanent: true }, status: 204 },
+  restore: { method: 'POST', path: 'restore', access: 'restore', body: 'none', query: { projection: true }, status: 200 },
+  relationList: { method: 'GET', path: 'relation', relation: 'manyToMany', access: 'read', body: 'none', query: { paging: true, projection: true }, status: 200 },
+  link: { method: 'PUT', path: 'relationTarget', relation: 'manyToMany', access: 'link', body: 'optional', query: {}, status: 201 },
+  unlink: { method: 'DELETE', path: 'relationTarget', relation: 'manyToMany', access: 'unlink', body: 'none', query: {}, status: 204 },
+  subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200 },
+  subReplace: { method: 'PUT', path: 'relation', relation: 'oneToOne', access: 'update', body: 'required', query: { projection: true }, status: 200 },
+} as const satisfies Record<string, Operation>;
+
+export type OperationName = keyof typeof OPERATIONS;
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+/** The operations at a path shape (and relation kind), in the table's order. */
+export function operationsAt(path: PathShape, relation?: 'manyToMany' | 'oneToOne'): OperationName[] {
+  return OPERATION_NAMES.filter((n) => {
+    const o: Operation = OPERATIONS[n];
+    return o.path === path && o.relation === relation;
+  });
+}
