@@ -41,7 +41,9 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
     return { endpoint: e, fn, args, projection: proj };
   };
-  const body = async (required: boolean) => {
+  /** The request body as the operations table says: required, optional (absent: {}) or none. */
+  const body = async () => {
+    const required = OPERATIONS[e.action].body === 'required';
     const b = await readJsonObject(req, p.maxBodyBytes);
     if (!b && required) throw badRequest('This request needs a JSON object body.');
     return b ?? {};
@@ -54,17 +56,17 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(false), props, schemaOf);
+      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent });
     case 'create': {
-      const b = await body(true);
+      const b = await body();
       p.validators.check(`${r.entity}.create`, b, { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) });
       return plan(r.functions.create, { body: b, ...parent });
     }
     case 'replace': case 'patch': {
-      const b = await body(true);
+      const b = await body();
       p.validators.check(`${r.entity}.${e.action}`, b, { props: r.properties, mergePatch: e.action === 'patch' });
       const planned = plan(r.functions[e.action], { id: e.id, body: b, ...parent, ...preconditions });
       const merged = e.action === 'patch' ? mergedDocuments(p.validators).merged(r.entity, b, r.properties) : undefined;
@@ -79,7 +81,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parsePaging(query.reserved.page, query.reserved.per_page) });
     case 'link': {
       if (rel?.kind !== 'manyToMany') break;
-      const b = await body(false);
+      const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { names: Object.keys(rel.edge) });
       return plan(rel.functions.link, { id: e.id, target: e.target, body: b });
     }
@@ -87,7 +89,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;
-      const b = await body(true);
+      const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { props: rel.properties });
       return plan(rel.functions.replace, { id: e.id, body: b, ...preconditions });
     }
