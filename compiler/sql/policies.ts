@@ -26,8 +26,13 @@ export const accessFunction = (t: TableIR) => qname('app', `${t.name}_access`);
 /** app.<table>_access(action): the key of the first scenario whose identity rules pass, else NULL. */
 function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>): string {
   const cases = [...merged].map(([action, list]) => {
-    const whens = list.map((p) => `WHEN ${treeSql(p.scenario.predicate, ctx, 'identity')} THEN ${literal(p.key)}`);
-    return `    WHEN ${literal(action)} THEN ${whens.length ? `CASE ${whens.join(' ')} END` : 'NULL'}`;
+    // The first scenario whose identity rules always pass wins outright: no CASE after it.
+    const conds = list.map((p) => [treeSql(p.scenario.predicate, ctx, 'identity'), literal(p.key)] as const);
+    const open = conds.findIndex(([cond]) => cond === 'true');
+    const whens = (open < 0 ? conds : conds.slice(0, open)).map(([cond, key]) => `WHEN ${cond} THEN ${key}`);
+    const otherwise = open < 0 ? '' : ` ELSE ${conds[open]![1]}`;
+    const choice = whens.length ? `CASE ${whens.join(' ')}${otherwise} END` : open < 0 ? 'NULL' : conds[open]![1];
+    return `    WHEN ${literal(action)} THEN ${choice}`;
   });
   return [
     `CREATE OR REPLACE FUNCTION ${accessFunction(t)}(action text) RETURNS text LANGUAGE sql STABLE AS $fn$`,

@@ -5320,7 +5320,7 @@ CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUA
     WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users see users' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN true THEN 'Anyone signs up' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'create' THEN 'Anyone signs up'
     WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Users manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
   END
@@ -5395,9 +5395,9 @@ ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts');
 CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Readers' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN 'Readers'
+    WHEN 'search' THEN 'Readers'
+    WHEN 'read' THEN 'Readers'
     WHEN 'create' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN ((SELECT auth.roles()) && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors edit their posts until they are published' WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'delete' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['editor']::text[]) OR ((SELECT auth.roles()) && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
@@ -5447,9 +5447,9 @@ ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('comments');
 CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN 'Everyone reads comments'
     WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads comments' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN 'Everyone reads comments'
     WHEN 'create' THEN CASE WHEN (((SELECT auth.uid()) IS NOT NULL) AND (split_part((SELECT auth.email()), '@', 2) = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Authors manage their comments' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
@@ -5482,9 +5482,9 @@ ALTER TABLE "app"."tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tags');
 CREATE OR REPLACE FUNCTION "app"."tags_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN true THEN 'Everyone reads tags' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'list' THEN 'Everyone reads tags'
     WHEN 'search' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads tags' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
+    WHEN 'read' THEN 'Everyone reads tags'
     WHEN 'create' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['editor']::text[]) THEN 'Only editors create tags' END
     WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
     WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END

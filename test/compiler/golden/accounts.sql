@@ -1266,7 +1266,7 @@ CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGU
   SELECT CASE action
     WHEN 'list' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
     WHEN 'search' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Everyone reads labels' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'read' THEN 'Everyone reads labels'
     WHEN 'create' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
     WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
     WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END

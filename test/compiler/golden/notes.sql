@@ -473,12 +473,12 @@ ALTER TABLE "app"."notes" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('notes');
 CREATE OR REPLACE FUNCTION "app"."notes_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN true THEN 'Everyone' END
-    WHEN 'search' THEN CASE WHEN true THEN 'Everyone' END
-    WHEN 'read' THEN CASE WHEN true THEN 'Everyone' END
-    WHEN 'create' THEN CASE WHEN true THEN 'Everyone' END
-    WHEN 'update' THEN CASE WHEN true THEN 'Everyone' END
-    WHEN 'delete' THEN CASE WHEN true THEN 'Everyone' END
+    WHEN 'list' THEN 'Everyone'
+    WHEN 'search' THEN 'Everyone'
+    WHEN 'read' THEN 'Everyone'
+    WHEN 'create' THEN 'Everyone'
+    WHEN 'update' THEN 'Everyone'
+    WHEN 'delete' THEN 'Everyone'
   END
 $fn$;
 COMMENT ON FUNCTION "app"."notes_access"(text) IS 'PRE_FETCH for Note: the scenario that wins an action (first whose identity rules pass), or NULL.';
