@@ -32,13 +32,28 @@ export function argsText(value: unknown): string {
   return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';
 }
 
+/**
+ * Every run of digits that could be a JSON number, strings included: a superset of the text's numbers,
+ * so when all of them are safe doubles the native parser loses nothing.
+ */
+const NUMBER_LIKE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const allSafe = (text: string) => (text.match(NUMBER_LIKE) ?? []).every((n) => isSafeNumber(n, { approx: false }));
+
+/** Parsed results that hold a LosslessNumber somewhere: only these need lossless-json to be written. */
+const exact = new WeakSet<object>();
+
 /** Parses a function's result: numbers a double cannot hold stay exact (LosslessNumber). */
 export function parseResult(text: string | null): unknown {
-  return text === null ? null : parse(text, null, parseNumber);
+  if (text === null) return null;
+  if (allSafe(text)) return JSON.parse(text);
+  const value = parse(text, null, parseNumber);
+  if (value && typeof value === 'object') exact.add(value);
+  return value;
 }
 
 /** Serializes a response body, writing exact numbers back as they came. */
-export function responseText(value: unknown): string {
+export function responseText(value: unknown, source?: unknown): string {
+  if (source !== undefined && !(source && typeof source === 'object' && exact.has(source))) return JSON.stringify(value) ?? 'null';
   return stringify(value) ?? 'null';
 }
 

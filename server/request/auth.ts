@@ -1,7 +1,9 @@
 // Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 with JWT_SECRET, or RS256/ES256
 // keys from JWKS_URL; `alg: none` and key confusion refused) gives `authenticated`; no header gives `anon`.
+import { createSecretKey } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { unauthenticated } from '../problem/types.ts';
+import { cachedVerifier } from './token-cache.ts';
 
 export interface Identity {
   role: 'anon' | 'authenticated';
@@ -28,13 +30,18 @@ export interface VerifierOptions {
 export type Verify = (token: string) => Promise<Record<string, unknown>>;
 
 export function createVerifier(opts: VerifierOptions): Verify {
+  return cachedVerifier(signatureVerifier(opts));
+}
+
+function signatureVerifier(opts: VerifierOptions): Verify {
   const options: JWTVerifyOptions = opts.audience ? { audience: opts.audience } : {};
   if (opts.jwksUrl) {
     const keys = createRemoteJWKSet(new URL(opts.jwksUrl));
     return async (token) => (await jwtVerify(token, keys, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
   }
   if (!opts.secret) throw new Error('a JWT secret or a JWKS URL is required');
-  const key = new TextEncoder().encode(opts.secret);
+  // Made once: jose would otherwise import raw key bytes on every verification.
+  const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
   return async (token) => (await jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload;
 }
 

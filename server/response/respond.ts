@@ -17,13 +17,13 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta });
+      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result);
     }
     case 'delete': case 'unlink':
       return new Response(null, { status });
     case 'link': {
       const { data, created } = result as { data: unknown; created?: boolean };
-      return json(created ? status : 200, { data });
+      return json(created ? status : 200, { data }, result);
     }
   }
   const single = result as Single;
@@ -37,13 +37,14 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
-    return json(status, { data: project(single.data) }, headers);
+    return json(status, { data: project(single.data) }, result, headers);
   }
-  return json(status, { data: project(single.data) }, headers);
+  return json(status, { data: project(single.data) }, result, headers);
 }
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(responseText(body), { status, headers: { ...JSON_TYPE, ...headers } });
+/** `source` is the function's parsed result: when it holds no exact number, the native serializer writes the body. */
+function json(status: number, body: unknown, source: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(responseText(body, source), { status, headers: { ...JSON_TYPE, ...headers } });
 }
 
 /** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */

@@ -1,0 +1,70 @@
+// Load generators of the benchmark: autocannon against the gateway, and a loop of concurrent calls for
+// direct database work (postgres.js), both reporting requests per second, p50 and p99 latency, errors.
+import autocannon from 'autocannon';
+
+export interface Result {
+  workload: string;
+  path: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** The first failure seen, to print when errors is not 0. */
+  sample?: string;
+}
+
+/** Runs `call(worker, n)` from `connections` concurrent loops for `seconds`. */
+export async function loop(workload: string, path: string, connections: number, seconds: number,
+  call: (worker: number, n: number) => Promise<unknown>): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let sample: string | undefined;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: connections }, async (_, worker) => {
+    for (let n = 0; performance.now() < end; n++) {
+      const t = performance.now();
+      try {
+        await call(worker, n);
+      } catch (err) {
+        errors++;
+        sample ??= String((err as Error).message ?? err);
+      }
+      latencies.push(performance.now() - t);
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN;
+  return { workload, path, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, ...(sample ? { sample } : {}) };
+}
+
+export interface HttpWork {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Path and body of the next request of a connection; `context` lives as long as the connection. */
+  next: (context: Record<string, unknown>) => { path: string; body?: unknown; headers?: Record<string, string> };
+  /** Sees each response of a connection (e.g. to keep the ETag a PATCH must send next). */
+  seen?: (context: Record<string, unknown>, status: number, headers: Record<string, string>, body: string) => void;
+}
+
+/** autocannon against the gateway at `base`, with the caller's token. */
+export async function cannon(workload: string, base: string, token: string, connections: number, seconds: number, work: HttpWork): Promise<Result> {
+  let sample: string | undefined;
+  const result = await autocannon({
+    url: base, connections, duration: seconds,
+    requests: [{
+      method: work.method,
+      setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
+        const { path, body, headers } = work.next(context);
+        return { ...req, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+      },
+      onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => {
+        if (status >= 300 && status !== 304) sample ??= `${status} ${body.slice(0, 300)}`;
+        work.seen?.(context, status, headers, body);
+      },
+    }],
+  } as autocannon.Options);
+  return {
+    workload, path: 'gateway', rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts, ...(sample ? { sample } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+// Prints the benchmark's table (req/s, p50, p99 and errors per workload and path) and the ratios the
+// engine's targets are stated in, and keeps the run as JSON under .data/ for comparisons.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Result } from './load.ts';
+
+const pad = (s: string, n: number) => s.padEnd(n);
+const num = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-').padStart(9);
+
+export function printTable(results: Result[]): void {
+  console.log(`\n${pad('workload', 26)}${pad('path', 10)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}`);
+  for (const r of results) {
+    console.log(`${pad(r.workload, 26)}${pad(r.path, 10)}${num(r.rps, 0)}${num(r.p50, 2)}${num(r.p99, 2)}${String(r.errors).padStart(8)}`);
+    if (r.errors > 0) console.log(`  !! ${r.errors} failed requests, first: ${r.sample}`);
+  }
+}
+
+/** The ratios of issue 15's targets, from results of the same run. */
+export function ratios(results: Result[]): string {
+  const get = (w: string, p: string) => results.find((r) => r.workload === w && r.path === p);
+  const ratio = (a?: Result, b?: Result) => (a && b ? (a.rps / b.rps).toFixed(2) : '-');
+  const parts: string[] = [];
+  const read = get('read by id', 'direct');
+  if (read) parts.push(`read direct/raw ${ratio(read, get('read by id', 'raw'))} (target >= 0.35)`);
+  for (const w of [...new Set(results.map((r) => r.workload))]) {
+    if (get(w, 'gateway') && get(w, 'direct')) parts.push(`${w} gateway/direct ${ratio(get(w, 'gateway'), get(w, 'direct'))}`);
+  }
+  for (const w of ['patch if-match', 'create']) {
+    if (get(w, 'direct') && get(w, 'hand')) parts.push(`${w} direct/hand ${ratio(get(w, 'direct'), get(w, 'hand'))} (target >= 0.5)`);
+  }
+  const list = get('list indexed', 'gateway');
+  if (list) parts.push(`list indexed gateway p50 ${list.p50.toFixed(1)} ms (target < 10)`);
+  return `ratios: ${parts.join('; ')}`;
+}
+
+export function keep(results: Result[], meta: Record<string, unknown>): string {
+  const dir = join(process.cwd(), '.data');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ meta, results }, null, 2));
+  return file;
+}

@@ -1,0 +1,82 @@
+// `npm run bench [-- --rows 100000 --duration 8 --connections 10 --only read]`: installs the publishing
+// example in a PostgreSQL of its own (embedded, or DATABASE_URL's server), seeds it, starts the gateway,
+// and measures each workload through the gateway, as direct api.dispatch calls, and against its floor.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { SignJWT } from 'jose';
+import { compileFile } from '../compiler/index.ts';
+import { migrateDatabase } from '../server/migrate.ts';
+import { startTestCluster } from '../test/harness/cluster.ts';
+import { freePort } from '../test/harness/net.ts';
+import { startGateway } from './gateway.ts';
+import { cannon, loop, type Result } from './load.ts';
+import { keep, printTable, ratios } from './report.ts';
+import { BENCH_CLAIMS, seedPublishing } from './seed.ts';
+import { workloads } from './workloads.ts';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '10' }, only: { type: 'string' },
+  },
+});
+const rows = Number(values.rows), seconds = Number(values.duration), connections = Number(values.connections);
+if (![rows, seconds, connections].every((x) => Number.isInteger(x) && x > 0) || connections > 10) {
+  throw new Error('--rows, --duration and --connections take positive whole numbers (at most 10 connections)');
+}
+
+async function install(adminUrl: string): Promise<string> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const name = `bench_${Date.now()}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const folder = mkdtempSync(join(tmpdir(), 'modelapi-bench-'));
+  mkdirSync(join(folder, 'committed'));
+  writeFileSync(join(folder, 'current.sql'), compileFile('examples/publishing.model.json').sql);
+  await migrateDatabase({ connectionString: url.toString(), migrationsFolder: folder });
+  rmSync(folder, { recursive: true, force: true });
+  return url.toString();
+}
+
+async function main(): Promise<void> {
+  const cluster = await startTestCluster();
+  const secret = randomBytes(32).toString('hex');
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+  try {
+    const url = await install(cluster.adminUrl);
+    // The table owner (the cluster's superuser): the raw floor runs as it, and api.dispatch switches role itself.
+    const sql = postgres(url, { max: connections, onnotice: () => {} });
+    const t = performance.now();
+    await seedPublishing(sql, rows);
+    console.log(`PostgreSQL: ${cluster.kind}; seeded ${rows} posts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    gateway = await startGateway(url, await freePort(), secret);
+    const token = await new SignJWT({ roles: BENCH_CLAIMS.roles, email: BENCH_CLAIMS.email })
+      .setProtectedHeader({ alg: 'HS256' }).setSubject(BENCH_CLAIMS.sub).setExpirationTime('2h').sign(new TextEncoder().encode(secret));
+    const results: Result[] = [];
+    for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
+      results.push(await cannon(w.name, gateway.base, token, connections, seconds, w.http));
+      results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
+      if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
+      if (w.hand) results.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
+      console.log(`  measured ${w.name}`);
+    }
+    printTable(results);
+    console.log(`\n${ratios(results)}`);
+    console.log(`(${rows} posts, ${connections} connections, ${seconds} s per row; kept in ${keep(results, { rows, connections, seconds })})`);
+    await sql.end();
+  } finally {
+    await gateway?.stop();
+    await cluster.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

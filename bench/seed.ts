@@ -1,0 +1,37 @@
+// Seeds the publishing example for measurements: users, projects with owners and members, and posts spread
+// over them (a quarter of each status), written set-based as the table owner, then ANALYZEd.
+import type postgres from 'postgres';
+
+/** The bench's caller: an editor who owns and is a member of a few projects (so she may create and edit there). */
+export const BENCH_USER = 'u5';
+export const BENCH_CLAIMS = { sub: BENCH_USER, roles: ['editor'], email: 'u5@example.com' };
+/** Projects the bench user can write in: p1 … p20. */
+export const OWN_PROJECTS = 20;
+
+/** Post ids: post<i>; those with i % 4 = 2 are published (visible to every reader). */
+export const publishedPostId = (n: number) => `post${n * 4 + 2}`;
+
+export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<void> {
+  const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
+  const tables = ['users', 'projects', 'projects_members', 'posts'];
+  // Server-managed values (ids, owners, versions, timestamps) are written directly: the write-rule
+  // triggers judge requests, not the seed.
+  for (const t of tables) await sql.unsafe(`ALTER TABLE app.${t} DISABLE TRIGGER USER`);
+  try {
+    await sql`INSERT INTO app.users (id, email, password) SELECT 'u' || i, 'u' || i || '@example.com', 'x' FROM generate_series(1, 2000) i`;
+    await sql`INSERT INTO app.projects (id, name, owner_id)
+      SELECT 'p' || i, 'Project ' || i, CASE WHEN i <= ${OWN_PROJECTS} THEN ${BENCH_USER} ELSE 'u' || (i % 2000 + 1) END
+      FROM generate_series(1, ${projects}::int) i`;
+    await sql`INSERT INTO app.projects_members (project_id, user_id, role, status)
+      SELECT 'p' || i, 'u' || ((i * 7) % 2000 + 1), 'editor', 'active' FROM generate_series(1, ${projects}::int) i
+      UNION SELECT 'p' || i, ${BENCH_USER}, 'editor', 'active' FROM generate_series(1, ${OWN_PROJECTS}::int) i
+      ON CONFLICT DO NOTHING`;
+    await sql`INSERT INTO app.posts (id, project_id, title, body, status, author_id, word_count, created_at, updated_at)
+      SELECT 'post' || i, 'p' || (i % ${projects}::int + 1), 'Title ' || i, 'Body of post ' || i,
+        (ARRAY['draft', 'in_review', 'published', 'archived'])[i % 4 + 1], 'u' || (i % 2000 + 1), i % 500, now(), now()
+      FROM generate_series(0, ${rows}::int - 1) i`;
+  } finally {
+    for (const t of tables) await sql.unsafe(`ALTER TABLE app.${t} ENABLE TRIGGER USER`);
+  }
+  await sql`ANALYZE`;
+}

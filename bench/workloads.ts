@@ -1,0 +1,96 @@
+// The measured workloads, each written for every path it is measured on: the gateway (HTTP), the same
+// api.dispatch call made directly, the raw owner query (the floor), and the statement written by hand
+// as the request role (what a hand-written CRUD service would run).
+import type postgres from 'postgres';
+import type { HttpWork } from './load.ts';
+import { BENCH_CLAIMS, OWN_PROJECTS, publishedPostId } from './seed.ts';
+
+export interface Workload {
+  name: string;
+  http: HttpWork;
+  direct: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
+  raw?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
+  hand?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
+}
+
+const API = '/api/publishing/v1';
+const CLAIMS = JSON.stringify(BENCH_CLAIMS);
+const pick = (n: number) => Math.floor(Math.random() * n);
+
+export async function dispatch(sql: postgres.Sql, fn: string, args: unknown): Promise<any> {
+  const [row] = await sql`select api.dispatch('authenticated', ${CLAIMS}::text::jsonb, '127.0.0.1', ${fn}, ${JSON.stringify(args)}::text::jsonb)::text as r`;
+  return JSON.parse(row!.r as string);
+}
+
+/** As the request role, by hand: role and claims for the transaction, then the statement. */
+async function asCaller<T>(sql: postgres.Sql, action: string, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', ${CLAIMS}, true), set_config('request.action', ${action}, true)`;
+    return work(tx);
+  }) as Promise<T>;
+}
+
+/** Draft posts the bench user wrote, one per worker and path (post<4 + 2000k> is hers, in her project p5). */
+const ownPost = (path: number, worker: number) => `post${4 + 2000 * (path * 10 + worker)}`;
+
+export function workloads(rows: number): Workload[] {
+  const published = Math.floor(rows / 4);
+  const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
+  const versions = new Map<string, number>();
+  const free = Array.from({ length: 10 }, (_, worker) => ownPost(0, worker));
+  const versionOf = (id: string) => versions.get(id) ?? 1;
+  return [
+    {
+      name: 'read by id',
+      http: { method: 'GET', next: () => ({ path: `${API}/posts/${publishedPostId(pick(published))}` }) },
+      direct: (sql) => dispatch(sql, 'posts_read', { id: publishedPostId(pick(published)) }),
+      raw: (sql) => sql`select * from app.posts where id = ${publishedPostId(pick(published))}`,
+    },
+    {
+      name: 'list indexed',
+      http: { method: 'GET', next: () => ({ path: `${API}/posts?project_id=p${1 + pick(projects)}&per_page=25` }) },
+      direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'project_id', op: 'eq', value: `p${1 + pick(projects)}` }, page: 1, per_page: 25, sort: [] }),
+    },
+    {
+      name: 'list not indexed',
+      http: { method: 'GET', next: () => ({ path: `${API}/posts?status=published&per_page=25` }) },
+      direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'published' }, page: 1, per_page: 25, sort: [] }),
+    },
+    {
+      name: 'create',
+      http: { method: 'POST', next: () => ({ path: `${API}/posts`, body: { project_id: `p${1 + pick(OWN_PROJECTS)}`, title: 'Bench post' } }) },
+      direct: (sql) => dispatch(sql, 'posts_create', { body: { project_id: `p${1 + pick(OWN_PROJECTS)}`, title: 'Bench post' } }),
+      hand: (sql) => asCaller(sql, 'create', (tx) =>
+        tx`insert into app.posts (project_id, title) values (${`p${1 + pick(OWN_PROJECTS)}`}, 'Bench post') returning *`),
+    },
+    {
+      name: 'patch if-match',
+      http: {
+        // Each in-flight request takes a post of its own from the free list and gives it back with its new version.
+        method: 'PATCH',
+        next: () => {
+          const id = free.shift() ?? ownPost(0, 9);
+          return { path: `${API}/posts/${id}`, body: { title: `t${Date.now()}` }, headers: { 'if-match': `"${versionOf(id)}"` } };
+        },
+        seen: (_ctx, status, _headers, body) => {
+          const answer = JSON.parse(body) as { data?: { id: string; version: number }; instance?: string };
+          const id = answer.data?.id ?? decodeURIComponent(answer.instance?.split('/').pop() ?? '');
+          if (answer.data) versions.set(id, answer.data.version);
+          if (id) free.push(id);
+        },
+      },
+      direct: async (sql, worker) => {
+        const id = ownPost(1, worker);
+        const r = await dispatch(sql, 'posts_patch', { id, body: { title: `t${Date.now()}` }, if_match: [String(versionOf(id))] });
+        versions.set(id, Number(r.etag));
+      },
+      hand: async (sql, worker) => {
+        const id = ownPost(2, worker);
+        const [row] = await asCaller(sql, 'update', (tx) =>
+          tx`update app.posts set title = ${`t${Date.now()}`} where id = ${id} and version = ${versionOf(id)} returning *`);
+        if (!row) throw new Error(`hand-written update of ${id} matched no row`);
+        versions.set(id, Number(row.version));
+      },
+    },
+  ];
+}
