@@ -102,6 +102,7 @@ BEGIN
     IF NOT reserved THEN PERFORM lib.file_not_attachable(prop); END IF;
     UPDATE lib.uploads SET used_at = now(), used_tx = pg_current_xact_id(), location = block ->> 'location' WHERE token = u.token;
     INSERT INTO lib.file_outbox (location) VALUES (u.tmp_key);
+    PERFORM set_config('request.outbox', 'queued', true);  -- the tmp/ copy goes after commit
   END IF;
   RETURN jsonb_build_object('id', u.token, 'location', block ->> 'location', 'name', u.filename, 'mime', u.content_type);
 END $$;
@@ -113,6 +114,8 @@ BEGIN
   IF loc IS NULL THEN RETURN; END IF;
   INSERT INTO lib.file_outbox (location) VALUES (loc);
   DELETE FROM lib.uploads u WHERE u.location = loc;
+  -- api.dispatch tells the gateway, which drains the outbox after commit only when this happened.
+  PERFORM set_config('request.outbox', 'queued', true);
 END $$;
 
 -- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,

@@ -50,6 +50,7 @@ export function functionNames(tables: TableIR[]): string[] {
 function dispatchDdl(names: string[]): string {
   return [
     'CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$',
+    'DECLARE _result jsonb;',
     'BEGIN',
     "  IF req_role NOT IN ('anon', 'authenticated') THEN",
     "    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';",
@@ -59,10 +60,12 @@ function dispatchDdl(names: string[]): string {
     "  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);",
     "  PERFORM set_config('request.ip', coalesce(ip, ''), true);",
     '  CASE fn',
-    ...names.map((n) => `    WHEN ${literal(n)} THEN RETURN ${qname('api', n)}(args);`),
+    ...names.map((n) => `    WHEN ${literal(n)} THEN _result := ${qname('api', n)}(args);`),
     "    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);",
     '  END CASE;',
-    '  RETURN NULL;',
+    '  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.',
+    `  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;`,
+    '  RETURN _result;',
     'END $fn$;',
     "COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';",
   ].join('\n');

@@ -95,9 +95,10 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
   const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
   const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
+  // pl/pgSQL, not SQL: its query plan is kept for the connection instead of being made on every statement.
   const define = (t: TableIR, body: string[]) => out.push(
-    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
-    ...body.map((l) => `  ${l}`), '$fn$;',
+    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    'BEGIN', '  RETURN QUERY', ...body.map((l) => `    ${l}`).map((l, i, a) => (i === a.length - 1 ? `${l};` : l)), 'END $fn$;',
     `COMMENT ON FUNCTION ${stakeholderKeys(t.name)}() IS ${literal(`matchProjectStakeholder: keys of the ${t.entityName} rows in projects the caller owns or is a member of.`)};`);
   const project = entityTable(projects.entity);
   const members = tables.find((t) => t.kind === 'join' && t.entityName === projects.entity && t.relation!.name === projects.members)!;

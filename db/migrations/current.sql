@@ -858,6 +858,7 @@ BEGIN
     IF NOT reserved THEN PERFORM lib.file_not_attachable(prop); END IF;
     UPDATE lib.uploads SET used_at = now(), used_tx = pg_current_xact_id(), location = block ->> 'location' WHERE token = u.token;
     INSERT INTO lib.file_outbox (location) VALUES (u.tmp_key);
+    PERFORM set_config('request.outbox', 'queued', true);  -- the tmp/ copy goes after commit
   END IF;
   RETURN jsonb_build_object('id', u.token, 'location', block ->> 'location', 'name', u.filename, 'mime', u.content_type);
 END $$;
@@ -869,6 +870,8 @@ BEGIN
   IF loc IS NULL THEN RETURN; END IF;
   INSERT INTO lib.file_outbox (location) VALUES (loc);
   DELETE FROM lib.uploads u WHERE u.location = loc;
+  -- api.dispatch tells the gateway, which drains the outbox after commit only when this happened.
+  PERFORM set_config('request.outbox', 'queued', true);
 END $$;
 
 -- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,
@@ -3054,6 +3057,7 @@ END $fn$;
 COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete a Tag';
 
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE _result jsonb;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -3063,55 +3067,57 @@ BEGIN
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   CASE fn
-    WHEN 'users_list' THEN RETURN "api"."users_list"(args);
-    WHEN 'users_search' THEN RETURN "api"."users_search"(args);
-    WHEN 'users_read' THEN RETURN "api"."users_read"(args);
-    WHEN 'users_create' THEN RETURN "api"."users_create"(args);
-    WHEN 'users_replace' THEN RETURN "api"."users_replace"(args);
-    WHEN 'users_patch' THEN RETURN "api"."users_patch"(args);
-    WHEN 'users_delete' THEN RETURN "api"."users_delete"(args);
-    WHEN 'users_profile_read' THEN RETURN "api"."users_profile_read"(args);
-    WHEN 'users_profile_replace' THEN RETURN "api"."users_profile_replace"(args);
-    WHEN 'projects_list' THEN RETURN "api"."projects_list"(args);
-    WHEN 'projects_search' THEN RETURN "api"."projects_search"(args);
-    WHEN 'projects_read' THEN RETURN "api"."projects_read"(args);
-    WHEN 'projects_create' THEN RETURN "api"."projects_create"(args);
-    WHEN 'projects_replace' THEN RETURN "api"."projects_replace"(args);
-    WHEN 'projects_patch' THEN RETURN "api"."projects_patch"(args);
-    WHEN 'projects_delete' THEN RETURN "api"."projects_delete"(args);
-    WHEN 'projects_members_list' THEN RETURN "api"."projects_members_list"(args);
-    WHEN 'projects_members_link' THEN RETURN "api"."projects_members_link"(args);
-    WHEN 'projects_members_unlink' THEN RETURN "api"."projects_members_unlink"(args);
-    WHEN 'posts_list' THEN RETURN "api"."posts_list"(args);
-    WHEN 'posts_search' THEN RETURN "api"."posts_search"(args);
-    WHEN 'posts_read' THEN RETURN "api"."posts_read"(args);
-    WHEN 'posts_create' THEN RETURN "api"."posts_create"(args);
-    WHEN 'posts_replace' THEN RETURN "api"."posts_replace"(args);
-    WHEN 'posts_patch' THEN RETURN "api"."posts_patch"(args);
-    WHEN 'posts_delete' THEN RETURN "api"."posts_delete"(args);
-    WHEN 'posts_restore' THEN RETURN "api"."posts_restore"(args);
-    WHEN 'posts_tags_list' THEN RETURN "api"."posts_tags_list"(args);
-    WHEN 'posts_tags_link' THEN RETURN "api"."posts_tags_link"(args);
-    WHEN 'posts_tags_unlink' THEN RETURN "api"."posts_tags_unlink"(args);
-    WHEN 'comments_list' THEN RETURN "api"."comments_list"(args);
-    WHEN 'comments_search' THEN RETURN "api"."comments_search"(args);
-    WHEN 'comments_read' THEN RETURN "api"."comments_read"(args);
-    WHEN 'comments_create' THEN RETURN "api"."comments_create"(args);
-    WHEN 'comments_replace' THEN RETURN "api"."comments_replace"(args);
-    WHEN 'comments_patch' THEN RETURN "api"."comments_patch"(args);
-    WHEN 'comments_delete' THEN RETURN "api"."comments_delete"(args);
-    WHEN 'tags_list' THEN RETURN "api"."tags_list"(args);
-    WHEN 'tags_search' THEN RETURN "api"."tags_search"(args);
-    WHEN 'tags_read' THEN RETURN "api"."tags_read"(args);
-    WHEN 'tags_create' THEN RETURN "api"."tags_create"(args);
-    WHEN 'tags_replace' THEN RETURN "api"."tags_replace"(args);
-    WHEN 'tags_patch' THEN RETURN "api"."tags_patch"(args);
-    WHEN 'tags_delete' THEN RETURN "api"."tags_delete"(args);
-    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    WHEN 'users_list' THEN _result := "api"."users_list"(args);
+    WHEN 'users_search' THEN _result := "api"."users_search"(args);
+    WHEN 'users_read' THEN _result := "api"."users_read"(args);
+    WHEN 'users_create' THEN _result := "api"."users_create"(args);
+    WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
+    WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
+    WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
+    WHEN 'users_profile_read' THEN _result := "api"."users_profile_read"(args);
+    WHEN 'users_profile_replace' THEN _result := "api"."users_profile_replace"(args);
+    WHEN 'projects_list' THEN _result := "api"."projects_list"(args);
+    WHEN 'projects_search' THEN _result := "api"."projects_search"(args);
+    WHEN 'projects_read' THEN _result := "api"."projects_read"(args);
+    WHEN 'projects_create' THEN _result := "api"."projects_create"(args);
+    WHEN 'projects_replace' THEN _result := "api"."projects_replace"(args);
+    WHEN 'projects_patch' THEN _result := "api"."projects_patch"(args);
+    WHEN 'projects_delete' THEN _result := "api"."projects_delete"(args);
+    WHEN 'projects_members_list' THEN _result := "api"."projects_members_list"(args);
+    WHEN 'projects_members_link' THEN _result := "api"."projects_members_link"(args);
+    WHEN 'projects_members_unlink' THEN _result := "api"."projects_members_unlink"(args);
+    WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
+    WHEN 'posts_search' THEN _result := "api"."posts_search"(args);
+    WHEN 'posts_read' THEN _result := "api"."posts_read"(args);
+    WHEN 'posts_create' THEN _result := "api"."posts_create"(args);
+    WHEN 'posts_replace' THEN _result := "api"."posts_replace"(args);
+    WHEN 'posts_patch' THEN _result := "api"."posts_patch"(args);
+    WHEN 'posts_delete' THEN _result := "api"."posts_delete"(args);
+    WHEN 'posts_restore' THEN _result := "api"."posts_restore"(args);
+    WHEN 'posts_tags_list' THEN _result := "api"."posts_tags_list"(args);
+    WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
+    WHEN 'posts_tags_unlink' THEN _result := "api"."posts_tags_unlink"(args);
+    WHEN 'comments_list' THEN _result := "api"."comments_list"(args);
+    WHEN 'comments_search' THEN _result := "api"."comments_search"(args);
+    WHEN 'comments_read' THEN _result := "api"."comments_read"(args);
+    WHEN 'comments_create' THEN _result := "api"."comments_create"(args);
+    WHEN 'comments_replace' THEN _result := "api"."comments_replace"(args);
+    WHEN 'comments_patch' THEN _result := "api"."comments_patch"(args);
+    WHEN 'comments_delete' THEN _result := "api"."comments_delete"(args);
+    WHEN 'tags_list' THEN _result := "api"."tags_list"(args);
+    WHEN 'tags_search' THEN _result := "api"."tags_search"(args);
+    WHEN 'tags_read' THEN _result := "api"."tags_read"(args);
+    WHEN 'tags_create' THEN _result := "api"."tags_create"(args);
+    WHEN 'tags_replace' THEN _result := "api"."tags_replace"(args);
+    WHEN 'tags_patch' THEN _result := "api"."tags_patch"(args);
+    WHEN 'tags_delete' THEN _result := "api"."tags_delete"(args);
+    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
-  RETURN NULL;
+  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
@@ -5299,19 +5305,25 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = auth.uid()
-  UNION
-  SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = auth.uid()
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = auth.uid()
+    UNION
+    SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = auth.uid();
+END $fn$;
 COMMENT ON FUNCTION "app"."projects_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Project rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT x."id" FROM "app"."posts" x WHERE x."project_id" IN (SELECT "app"."projects_stakeholder_keys"())
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT x."id" FROM "app"."posts" x WHERE x."project_id" IN (SELECT "app"."projects_stakeholder_keys"());
+END $fn$;
 COMMENT ON FUNCTION "app"."posts_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Post rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"())
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"());
+END $fn$;
 COMMENT ON FUNCTION "app"."comments_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Comment rows in projects the caller owns or is a member of.';
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');

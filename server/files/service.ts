@@ -6,7 +6,7 @@ import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call } from '../query/dispatch.ts';
 import { attachFiles } from './attach.ts';
-import { allFiles, maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
+import { maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
@@ -27,20 +27,16 @@ export interface FilesOptions {
 
 export interface UploadIntent { file_reference: string; upload_url: string; expires_at: string }
 
-const WRITES = new Set(['create', 'replace', 'patch', 'delete', 'subReplace']);
-
 export class Files {
   readonly storage: Storage;
   readonly clock: () => number;
   readonly maxUploadBytes: number;
   readonly outbox: Outbox;
-  readonly #hasFiles: boolean;
 
   constructor(private readonly o: FilesOptions) {
     this.storage = o.storage;
     this.clock = o.clock ?? Date.now;
     this.maxUploadBytes = o.maxUploadBytes ?? maxUploadBytes(o.manifest);
-    this.#hasFiles = allFiles(o.manifest).length > 0;
     this.outbox = new Outbox(o.sql, o.storage, this.clock, o.log ?? ((m, err) => console.error(m, err)));
   }
 
@@ -76,7 +72,8 @@ export class Files {
       await attached?.undo();
       throw err;
     }
-    if (this.#hasFiles && WRITES.has(plan.endpoint.action)) this.outbox.kick();
+    // The database says when the write queued files for deletion (lib.discard_file); only then a drain.
+    if ((result as { outbox?: unknown } | null)?.outbox === true) this.outbox.kick();
     return presentFiles(this.storage, returnedFiles(this.o.manifest, plan.endpoint), result, this.sign(this.origin(requestUrl)));
   }
 

@@ -61,6 +61,7 @@ test('the caller\'s intent attaches once, only at the location reserved for it, 
   const block = { id: ref, location: prepared.location, name: 'renamed', mime: 'text/html' };
   assert.is((await refusal(call('docs_create', { body: { scan: block } }, { sub: 'u2' }))).detail.code, 'E_FILE_NOT_UPLOADED');
   const doc = await call('docs_create', { body: { scan: block } });
+  assert.is(doc.outbox, true, 'dispatch tells the gateway that files wait in the outbox (the tmp/ copy)');
   assert.equal(doc.data.scan, { id: ref, location: prepared.location, name: 'scan.pdf', mime: 'application/pdf' }, 'name and type come from the intent');
   assert.is((await refusal(call('docs_create', { body: { scan: block } }))).detail.code, 'E_FILE_NOT_UPLOADED', 'used');
   const outbox = await db.sql`select location, token from lib.file_outbox order by id`;
@@ -68,8 +69,9 @@ test('the caller\'s intent attaches once, only at the location reserved for it, 
   assert.ok(outbox.some((r) => String(r.location).startsWith('tmp/')), 'the tmp/ object is queued for deletion');
   const kept = await call('docs_patch', { id: doc.id, body: { title: 'kept', scan: { id: ref } } });
   assert.equal(kept.data.scan, doc.data.scan, '{id} keeps the file the record holds');
+  assert.is(kept.outbox, undefined, 'a write that queues nothing: no drain');
   assert.is((await refusal(call('docs_patch', { id: doc.id, body: { scan: { id: 'other' } } }))).detail.code, 'E_FILE_NOT_UPLOADED');
-  await call('docs_delete', { id: doc.id });
+  assert.is((await call('docs_delete', { id: doc.id })).outbox, true, 'the deleted record\'s file waits in the outbox');
   assert.ok((await db.sql`select 1 from lib.file_outbox where location = ${prepared.location}`).length === 1, 'a deleted record\'s file is queued');
   assert.is((await db.sql`select count(*)::int as n from lib.uploads where token = ${ref}`)[0]!.n, 0, 'its intent goes with it');
 });

@@ -744,6 +744,7 @@ END $fn$;
 COMMENT ON FUNCTION "api"."labels_delete"(jsonb) IS 'delete a Label';
 
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE _result jsonb;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -753,30 +754,32 @@ BEGIN
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   CASE fn
-    WHEN 'accounts_list' THEN RETURN "api"."accounts_list"(args);
-    WHEN 'accounts_search' THEN RETURN "api"."accounts_search"(args);
-    WHEN 'accounts_read' THEN RETURN "api"."accounts_read"(args);
-    WHEN 'accounts_create' THEN RETURN "api"."accounts_create"(args);
-    WHEN 'accounts_replace' THEN RETURN "api"."accounts_replace"(args);
-    WHEN 'accounts_patch' THEN RETURN "api"."accounts_patch"(args);
-    WHEN 'accounts_delete' THEN RETURN "api"."accounts_delete"(args);
-    WHEN 'accounts_labels_list' THEN RETURN "api"."accounts_labels_list"(args);
-    WHEN 'accounts_labels_link' THEN RETURN "api"."accounts_labels_link"(args);
-    WHEN 'accounts_labels_unlink' THEN RETURN "api"."accounts_labels_unlink"(args);
-    WHEN 'accounts_settings_read' THEN RETURN "api"."accounts_settings_read"(args);
-    WHEN 'accounts_settings_replace' THEN RETURN "api"."accounts_settings_replace"(args);
-    WHEN 'labels_list' THEN RETURN "api"."labels_list"(args);
-    WHEN 'labels_search' THEN RETURN "api"."labels_search"(args);
-    WHEN 'labels_read' THEN RETURN "api"."labels_read"(args);
-    WHEN 'labels_create' THEN RETURN "api"."labels_create"(args);
-    WHEN 'labels_replace' THEN RETURN "api"."labels_replace"(args);
-    WHEN 'labels_patch' THEN RETURN "api"."labels_patch"(args);
-    WHEN 'labels_delete' THEN RETURN "api"."labels_delete"(args);
-    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
+    WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);
+    WHEN 'accounts_read' THEN _result := "api"."accounts_read"(args);
+    WHEN 'accounts_create' THEN _result := "api"."accounts_create"(args);
+    WHEN 'accounts_replace' THEN _result := "api"."accounts_replace"(args);
+    WHEN 'accounts_patch' THEN _result := "api"."accounts_patch"(args);
+    WHEN 'accounts_delete' THEN _result := "api"."accounts_delete"(args);
+    WHEN 'accounts_labels_list' THEN _result := "api"."accounts_labels_list"(args);
+    WHEN 'accounts_labels_link' THEN _result := "api"."accounts_labels_link"(args);
+    WHEN 'accounts_labels_unlink' THEN _result := "api"."accounts_labels_unlink"(args);
+    WHEN 'accounts_settings_read' THEN _result := "api"."accounts_settings_read"(args);
+    WHEN 'accounts_settings_replace' THEN _result := "api"."accounts_settings_replace"(args);
+    WHEN 'labels_list' THEN _result := "api"."labels_list"(args);
+    WHEN 'labels_search' THEN _result := "api"."labels_search"(args);
+    WHEN 'labels_read' THEN _result := "api"."labels_read"(args);
+    WHEN 'labels_create' THEN _result := "api"."labels_create"(args);
+    WHEN 'labels_replace' THEN _result := "api"."labels_replace"(args);
+    WHEN 'labels_patch' THEN _result := "api"."labels_patch"(args);
+    WHEN 'labels_delete' THEN _result := "api"."labels_delete"(args);
+    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
-  RETURN NULL;
+  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 

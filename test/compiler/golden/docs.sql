@@ -624,6 +624,7 @@ END $fn$;
 COMMENT ON FUNCTION "api"."docs_restore"(jsonb) IS 'restore a Doc';
 
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE _result jsonb;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -633,26 +634,28 @@ BEGIN
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   CASE fn
-    WHEN 'folders_list' THEN RETURN "api"."folders_list"(args);
-    WHEN 'folders_search' THEN RETURN "api"."folders_search"(args);
-    WHEN 'folders_read' THEN RETURN "api"."folders_read"(args);
-    WHEN 'folders_create' THEN RETURN "api"."folders_create"(args);
-    WHEN 'folders_replace' THEN RETURN "api"."folders_replace"(args);
-    WHEN 'folders_patch' THEN RETURN "api"."folders_patch"(args);
-    WHEN 'folders_delete' THEN RETURN "api"."folders_delete"(args);
-    WHEN 'docs_list' THEN RETURN "api"."docs_list"(args);
-    WHEN 'docs_search' THEN RETURN "api"."docs_search"(args);
-    WHEN 'docs_read' THEN RETURN "api"."docs_read"(args);
-    WHEN 'docs_create' THEN RETURN "api"."docs_create"(args);
-    WHEN 'docs_replace' THEN RETURN "api"."docs_replace"(args);
-    WHEN 'docs_patch' THEN RETURN "api"."docs_patch"(args);
-    WHEN 'docs_delete' THEN RETURN "api"."docs_delete"(args);
-    WHEN 'docs_restore' THEN RETURN "api"."docs_restore"(args);
-    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
+    WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
+    WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
+    WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
+    WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
+    WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
+    WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
+    WHEN 'docs_list' THEN _result := "api"."docs_list"(args);
+    WHEN 'docs_search' THEN _result := "api"."docs_search"(args);
+    WHEN 'docs_read' THEN _result := "api"."docs_read"(args);
+    WHEN 'docs_create' THEN _result := "api"."docs_create"(args);
+    WHEN 'docs_replace' THEN _result := "api"."docs_replace"(args);
+    WHEN 'docs_patch' THEN _result := "api"."docs_patch"(args);
+    WHEN 'docs_delete' THEN _result := "api"."docs_delete"(args);
+    WHEN 'docs_restore' THEN _result := "api"."docs_restore"(args);
+    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
-  RETURN NULL;
+  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 

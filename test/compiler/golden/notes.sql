@@ -274,6 +274,7 @@ END $fn$;
 COMMENT ON FUNCTION "api"."notes_delete"(jsonb) IS 'delete a Note';
 
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE _result jsonb;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -283,18 +284,20 @@ BEGIN
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   CASE fn
-    WHEN 'notes_list' THEN RETURN "api"."notes_list"(args);
-    WHEN 'notes_search' THEN RETURN "api"."notes_search"(args);
-    WHEN 'notes_read' THEN RETURN "api"."notes_read"(args);
-    WHEN 'notes_create' THEN RETURN "api"."notes_create"(args);
-    WHEN 'notes_replace' THEN RETURN "api"."notes_replace"(args);
-    WHEN 'notes_patch' THEN RETURN "api"."notes_patch"(args);
-    WHEN 'notes_delete' THEN RETURN "api"."notes_delete"(args);
-    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    WHEN 'notes_list' THEN _result := "api"."notes_list"(args);
+    WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
+    WHEN 'notes_read' THEN _result := "api"."notes_read"(args);
+    WHEN 'notes_create' THEN _result := "api"."notes_create"(args);
+    WHEN 'notes_replace' THEN _result := "api"."notes_replace"(args);
+    WHEN 'notes_patch' THEN _result := "api"."notes_patch"(args);
+    WHEN 'notes_delete' THEN _result := "api"."notes_delete"(args);
+    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
-  RETURN NULL;
+  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 

@@ -880,6 +880,7 @@ END $fn$;
 COMMENT ON FUNCTION "api"."tasks_delete"(jsonb) IS 'delete a Task';
 
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+DECLARE _result jsonb;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -889,35 +890,37 @@ BEGIN
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
   CASE fn
-    WHEN 'users_list' THEN RETURN "api"."users_list"(args);
-    WHEN 'users_search' THEN RETURN "api"."users_search"(args);
-    WHEN 'users_read' THEN RETURN "api"."users_read"(args);
-    WHEN 'users_create' THEN RETURN "api"."users_create"(args);
-    WHEN 'users_replace' THEN RETURN "api"."users_replace"(args);
-    WHEN 'users_patch' THEN RETURN "api"."users_patch"(args);
-    WHEN 'users_delete' THEN RETURN "api"."users_delete"(args);
-    WHEN 'teams_list' THEN RETURN "api"."teams_list"(args);
-    WHEN 'teams_search' THEN RETURN "api"."teams_search"(args);
-    WHEN 'teams_read' THEN RETURN "api"."teams_read"(args);
-    WHEN 'teams_create' THEN RETURN "api"."teams_create"(args);
-    WHEN 'teams_replace' THEN RETURN "api"."teams_replace"(args);
-    WHEN 'teams_patch' THEN RETURN "api"."teams_patch"(args);
-    WHEN 'teams_delete' THEN RETURN "api"."teams_delete"(args);
-    WHEN 'teams_members_list' THEN RETURN "api"."teams_members_list"(args);
-    WHEN 'teams_members_link' THEN RETURN "api"."teams_members_link"(args);
-    WHEN 'teams_members_unlink' THEN RETURN "api"."teams_members_unlink"(args);
-    WHEN 'tasks_list' THEN RETURN "api"."tasks_list"(args);
-    WHEN 'tasks_search' THEN RETURN "api"."tasks_search"(args);
-    WHEN 'tasks_read' THEN RETURN "api"."tasks_read"(args);
-    WHEN 'tasks_create' THEN RETURN "api"."tasks_create"(args);
-    WHEN 'tasks_replace' THEN RETURN "api"."tasks_replace"(args);
-    WHEN 'tasks_patch' THEN RETURN "api"."tasks_patch"(args);
-    WHEN 'tasks_delete' THEN RETURN "api"."tasks_delete"(args);
-    WHEN 'upload_intent' THEN RETURN "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN RETURN "api"."upload_prepare"(args);
+    WHEN 'users_list' THEN _result := "api"."users_list"(args);
+    WHEN 'users_search' THEN _result := "api"."users_search"(args);
+    WHEN 'users_read' THEN _result := "api"."users_read"(args);
+    WHEN 'users_create' THEN _result := "api"."users_create"(args);
+    WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
+    WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
+    WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
+    WHEN 'teams_list' THEN _result := "api"."teams_list"(args);
+    WHEN 'teams_search' THEN _result := "api"."teams_search"(args);
+    WHEN 'teams_read' THEN _result := "api"."teams_read"(args);
+    WHEN 'teams_create' THEN _result := "api"."teams_create"(args);
+    WHEN 'teams_replace' THEN _result := "api"."teams_replace"(args);
+    WHEN 'teams_patch' THEN _result := "api"."teams_patch"(args);
+    WHEN 'teams_delete' THEN _result := "api"."teams_delete"(args);
+    WHEN 'teams_members_list' THEN _result := "api"."teams_members_list"(args);
+    WHEN 'teams_members_link' THEN _result := "api"."teams_members_link"(args);
+    WHEN 'teams_members_unlink' THEN _result := "api"."teams_members_unlink"(args);
+    WHEN 'tasks_list' THEN _result := "api"."tasks_list"(args);
+    WHEN 'tasks_search' THEN _result := "api"."tasks_search"(args);
+    WHEN 'tasks_read' THEN _result := "api"."tasks_read"(args);
+    WHEN 'tasks_create' THEN _result := "api"."tasks_create"(args);
+    WHEN 'tasks_replace' THEN _result := "api"."tasks_replace"(args);
+    WHEN 'tasks_patch' THEN _result := "api"."tasks_patch"(args);
+    WHEN 'tasks_delete' THEN _result := "api"."tasks_delete"(args);
+    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
-  RETURN NULL;
+  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
@@ -1329,15 +1332,19 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = auth.uid()
-  UNION
-  SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = auth.uid()
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = auth.uid()
+    UNION
+    SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = auth.uid();
+END $fn$;
 COMMENT ON FUNCTION "app"."teams_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Team rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"())
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  RETURN QUERY
+    SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"());
+END $fn$;
 COMMENT ON FUNCTION "app"."tasks_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Task rows in projects the caller owns or is a member of.';
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
