@@ -12,9 +12,9 @@ import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchChecked } from './query/dispatch.ts';
 import { mergedDocuments } from './plan/validate.ts';
 import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
-import { DEFAULT_MAX_BODY_BYTES } from './request/body.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
 import { callerIp } from './request/caller.ts';
-import { routeSegments } from './request/path.ts';
+import { routeSegments, sentPath } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
@@ -29,6 +29,8 @@ export interface AppOptions {
   jwtAudience?: string;
   /** Add an Access-Scenario header naming the winning scenario (EXPLAIN_ACCESS). */
   explainAccess?: boolean;
+  /** Request limits (server/request/limits.ts); `maxBodyBytes` alone is kept for callers that set only it. */
+  limits?: Partial<RequestLimits>;
   maxBodyBytes?: number;
   /** Take the caller's IP from the first X-Forwarded-For hop. */
   trustProxy?: boolean;
@@ -46,7 +48,8 @@ export function createApp(opts: AppOptions): Hono {
     ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}),
   });
   const routes = indexRoutes(manifest);
-  const planner: Planner = { manifest, validators: new BodyValidators(manifest), maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+  const limits: RequestLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
+  const planner: Planner = { manifest, validators: new BodyValidators(manifest), limits };
   const log = opts.log ?? ((message, err) => console.error(message, err));
   const documents = mergedDocuments(planner.validators);
 
@@ -61,8 +64,9 @@ export function createApp(opts: AppOptions): Hono {
     let identity: Identity = ANONYMOUS;
     let plan: Plan | undefined;
     try {
-      const endpoints = matchRoute(routes, routeSegments(url.pathname, basePath) ?? []);
-      if (endpoints.size === 0) throw notFound(`No route ${url.pathname}.`);
+      const path = sentPath(url, c.env);
+      const endpoints = matchRoute(routes, routeSegments(path, basePath) ?? []);
+      if (endpoints.size === 0) throw notFound(`No route ${path}.`);
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
       const endpoint = endpoints.get(method as Method);
       if (!endpoint) throw methodNotAllowed(method, allowed(endpoints));

@@ -13,7 +13,9 @@ import { describeFailure, migrateDatabase } from '../migrate.ts';
 import { healthRoutes } from '../health.ts';
 import { createApp } from '../app.ts';
 import { loadManifest } from '../query/manifest.ts';
-import { DEFAULT_MAX_BODY_BYTES } from '../request/body.ts';
+import { limitsFromEnv } from '../request/limits.ts';
+import { answerClientErrors } from '../http/client-errors.ts';
+import type { Server } from 'node:http';
 import { jwtSecret } from './jwt-secret.ts';
 import { Files } from '../files/service.ts';
 import { storageFromEnv } from '../files/storage.ts';
@@ -33,8 +35,7 @@ async function main(): Promise<void> {
   const modelPath = resolve(process.env.MODEL ?? join(projectRoot, 'examples/publishing.model.json'));
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
-  const maxBodyBytes = process.env.MAX_BODY_BYTES ? Number(process.env.MAX_BODY_BYTES) : DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new Error(`MAX_BODY_BYTES must be a positive whole number, got "${process.env.MAX_BODY_BYTES}"`);
+  const limits = limitsFromEnv();
   const jwksUrl = process.env.JWKS_URL || undefined;
   const secret = jwksUrl ? undefined : jwtSecret();
   const { model, sql: script } = compile(modelPath);
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
     files.start();
     const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
     app = createApp({
-      sql, manifest, maxBodyBytes, trustProxy, explainAccess, files,
+      sql, manifest, limits, trustProxy, explainAccess, files,
       ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
       ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
     });
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     }
     process.exit(code);
   };
-  const server = serve({ fetch: app.fetch, port }, (info) => {
+  const server = serve({ fetch: app.fetch, port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
     const base = `http://localhost:${info.port}`;
     console.log(`Serving ${model.api.title} at ${base}`);
     console.log(`API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`);
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     console.log(`Health: ${base}/health`);
     console.log(`Files: ${files?.storage.driver} storage (STORAGE_DRIVER)`);
   });
+  answerClientErrors(server as Server, model.api.docsUrl, limits.maxHeaderBytes);
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(err.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another port.` : `Server error: ${err.message}`);
     void shutdown(1);

@@ -1,5 +1,6 @@
 // Turns a matched endpoint plus the request (query string, headers, body) into the one api.* call:
 // function name and jsonb arguments per the manifest protocol, and the projection for the response.
+import type { RequestLimits } from '../request/limits.ts';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
 import { readJsonObject } from '../request/body.ts';
@@ -23,14 +24,14 @@ export interface Plan {
 export interface Planner {
   manifest: Manifest;
   validators: BodyValidators;
-  maxBodyBytes: number;
+  limits: RequestLimits;
 }
 
 
 const EDGE: PropertyManifest = { type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false };
 
 export async function planRequest(p: Planner, e: Endpoint, req: Request, url: URL): Promise<Plan> {
-  const query = parseQuery(url.searchParams);
+  const query = parseQuery(url.searchParams, p.limits.maxFilters);
   refuseUnsupported(query, OPERATIONS[e.action].query);
   const r = e.resource, rel = e.relation?.def;
   const parent = e.parent ? { parent: e.parent.id } : {};
@@ -44,7 +45,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
   const body = async () => {
     const required = OPERATIONS[e.action].body === 'required';
-    const b = await readJsonObject(req, p.maxBodyBytes);
+    const b = await readJsonObject(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
     if (!b && required) throw badRequest('This request needs a JSON object body.');
     return b ?? {};
   };
@@ -56,7 +57,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf);
+      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent });

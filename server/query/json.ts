@@ -9,10 +9,14 @@ const precise = new WeakMap<object, unknown>();
 const parseNumber = (text: string): number | LosslessNumber =>
   isSafeNumber(text, { approx: false }) ? Number(text) : new LosslessNumber(text);
 
-/** Remembers the exact twin of a parsed body (call with the text it was parsed from). */
-export function rememberPrecise(value: object, text: string): void {
+/**
+ * Parses a body's text again with lossless-json, which refuses a member named twice (SyntaxError
+ * "Duplicate key …"), shows `visit` every object and array, and remembers the exact twin of `value`
+ * when a number needs one.
+ */
+export function exactTwin(value: object, text: string, visit: (v: unknown) => void = () => {}): void {
   let needed = false;
-  const twin = parse(text, null, (s) => {
+  const twin = parse(text, (_key, v) => { visit(v); return v; }, (s) => {
     const n = parseNumber(s);
     if (isLosslessNumber(n)) needed = true;
     return n;

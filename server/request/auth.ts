@@ -62,7 +62,19 @@ export async function identify(authorization: string | undefined, verify: Verify
     const ok = type === 'string' ? typeof v === 'string' : Array.isArray(v) && v.every((x) => typeof x === 'string');
     if (!ok) throw unauthenticated(`The token's "${claim}" claim must be ${type === 'string' ? 'a string' : 'an array of strings'}.`);
   }
+  if (!storable(payload)) throw unauthenticated('The token holds text PostgreSQL cannot store (a NUL character or a lone surrogate).');
   return { role: 'authenticated', claims: payload };
+}
+
+/** NUL, or half of a surrogate pair: jsonb refuses them, so claims holding one make the token invalid. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether every key and string of a JSON value can be held by PostgreSQL's jsonb. */
+function storable(value: unknown): boolean {
+  if (typeof value === 'string') return !UNSTORABLE.test(value);
+  if (Array.isArray(value)) return value.every(storable);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => !UNSTORABLE.test(k) && storable(v));
+  return true;
 }
 
 function reason(err: unknown): string {

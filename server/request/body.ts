@@ -1,14 +1,15 @@
 // Reads a JSON request body: a JSON media type is required once there are bytes (415), the bytes are
 // counted as they stream in and reading stops past the limit (413), and the text must be one object (400).
 import { ApiError, badRequest } from '../problem/types.ts';
-import { rememberPrecise } from '../query/json.ts';
+import { exactTwin } from '../query/json.ts';
+import { DEFAULT_LIMITS, LIMITS } from './limits.ts';
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 /** Deeper documents would overflow the stack of whatever walks them next (ajv, JSON.stringify). */
 export const MAX_JSON_DEPTH = 100;
 
 /** The parsed object, or undefined when the request carries no body bytes at all. */
-export async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown> | undefined> {
+export async function readJsonObject(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<Record<string, unknown> | undefined> {
   const type = req.headers.get('content-type');
   const json = type !== null && isJsonType(type);
   const declared = Number(req.headers.get('content-length') ?? NaN);
@@ -38,7 +39,20 @@ export async function readJsonObject(req: Request, maxBytes: number): Promise<Re
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('The request body must be a JSON object.');
-  rememberPrecise(value, text);
+  // One more pass, by a parser that refuses a member named twice and keeps exact numbers; it also counts.
+  try {
+    exactTwin(value, text, (v) => {
+      const n = Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
+      if (n > maxMembers) {
+        throw new ApiError('payloadTooLarge', `The request body holds an ${Array.isArray(v) ? 'array' : 'object'} of ${n} ${Array.isArray(v) ? 'elements' : 'members'}; `
+          + `at most ${maxMembers} are accepted in one (${LIMITS.maxJsonMembers.env}).`);
+      }
+    });
+  } catch (err) {
+    const duplicate = /^Duplicate key '(.*)' encountered/.exec((err as Error).message);
+    if (duplicate) throw badRequest(`The request body names the member "${duplicate[1]}" twice in one object.`);
+    throw err;
+  }
   return value as Record<string, unknown>;
 }
 

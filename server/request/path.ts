@@ -23,7 +23,14 @@ export function routeSegments(pathname: string, basePath: string): string[] | un
   return segments;
 }
 
-/** The pathname of a request URL exactly as sent (no decoding), for matching and for `instance`. */
-export function requestPath(url: string): string {
-  return new URL(url).pathname;
+/**
+ * The path of a request exactly as the client sent it. The URL parser resolves `..` and `%2e%2e`, so
+ * `/posts/%2e%2e/tags` would become `/tags`; on a real server the request line is read instead, and its
+ * segments are decoded once and never resolved. In-process requests (tests) have only the parsed URL.
+ */
+export function sentPath(url: URL, env: unknown): string {
+  const target = (env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url;
+  if (typeof target !== 'string' || !target.startsWith('/')) return url.pathname;
+  const end = target.indexOf('?');
+  return end < 0 ? target : target.slice(0, end);
 }

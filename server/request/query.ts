@@ -3,6 +3,7 @@
 import type { QueryAllowance } from '../../compiler/query/operations.ts';
 import { FILTER_OPS, type FilterOp } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
+import { LIMITS } from './limits.ts';
 
 import { RESERVED_PARAMS as RESERVED } from '../../compiler/query/paging.ts';
 export { RESERVED };
@@ -23,10 +24,13 @@ export interface RawQuery {
 
 const TERM = /^([^[\]]+)(?:\[([^[\]]*)\])?$/;
 
-export function parseQuery(search: URLSearchParams): RawQuery {
+export function parseQuery(search: URLSearchParams, maxFilters = LIMITS.maxFilters.fallback): RawQuery {
   const seen = new Set<string>();
   const query: RawQuery = { reserved: {}, filters: [] };
   for (const [key, value] of search) {
+    if (query.filters.length >= maxFilters && !(RESERVED as readonly string[]).includes(key)) {
+      throw badRequest(`The query string holds more than ${maxFilters} filters (${LIMITS.maxFilters.env}).`);
+    }
     if (seen.has(key)) throw badRequest(`Query parameter "${key}" is given more than once.`);
     seen.add(key);
     if ((RESERVED as readonly string[]).includes(key)) {

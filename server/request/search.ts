@@ -2,6 +2,7 @@
 // nests {and: [...]}, {or: [...]}, {not: …} and {<path>: {<op>: value, …}, …}; siblings are ANDed.
 import { FILTER_OPS, type FilterNode, type FilterOp, type PropertyManifest, type SortKey } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
+import { LIMITS } from './limits.ts';
 import { condition } from './filter.ts';
 import { parsePaging, parseProjection, parseSort, type Paging, type Projection } from './listing.ts';
 import { resolvePath } from './paths.ts';
@@ -15,8 +16,14 @@ export interface SearchRequest extends Paging {
 const KEYS = ['where', 'sort', 'page', 'per_page', 'include', 'exclude'];
 const MAX_DEPTH = 32;
 
-export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown): SearchRequest {
+export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown,
+  maxNodes = LIMITS.maxFilterNodes.fallback): SearchRequest {
   const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
+  let nodes = 0;
+  /** Every group and condition counts; past the limit the search is refused before anything runs. */
+  const count = (at: string) => {
+    if (++nodes > maxNodes) throw badRequest(`"where" holds more than ${maxNodes} conditions and groups (${LIMITS.maxFilterNodes.env}); the limit was passed at ${at}.`);
+  };
   if (unknown) throw badRequest(`Unknown search key "${unknown}"; a search body holds ${KEYS.join(', ')}.`);
   const filter = body.where === undefined ? undefined : node(body.where, 'where', 0);
   return {
@@ -28,6 +35,7 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
 
   function node(value: unknown, at: string, depth: number): FilterNode {
     if (depth > MAX_DEPTH) throw badRequest(`"where" nests deeper than ${MAX_DEPTH} levels.`);
+    count(at);
     if (!isObject(value)) throw badRequest(`${at} must be an object.`);
     const parts: FilterNode[] = [];
     for (const [key, v] of Object.entries(value)) {
@@ -49,13 +57,17 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
   function conditions(path: string, v: unknown, at: string): FilterNode[] {
     const target = resolvePath(props, path, 'filter', `"${at}"`);
     const schema = schemaOf(target.property);
-    if (!isObject(v)) return [condition(target, 'eq', v, false, `"${at}"`, schema)];
+    if (!isObject(v)) {
+      count(at);
+      return [condition(target, 'eq', v, false, `"${at}"`, schema)];
+    }
     const ops = Object.entries(v);
     if (ops.length === 0) throw badRequest(`"${at}" needs an operator such as {"eq": …}.`);
     return ops.map(([op, value]) => {
       if (!(FILTER_OPS as readonly string[]).includes(op)) {
         throw badRequest(`Unknown filter operator "${op}" in "${at}"; operators are ${FILTER_OPS.join(', ')}.`);
       }
+      count(`${at}.${op}`);
       return condition(target, op as FilterOp, value, false, `"${at}.${op}"`, schema);
     });
   }

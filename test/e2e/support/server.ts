@@ -13,6 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Files } from '../../../server/files/service.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from '../../../server/request/limits.ts';
+import { answerClientErrors } from '../../../server/http/client-errors.ts';
+import type { Server } from 'node:http';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
 
@@ -20,6 +23,8 @@ export const JWT_SECRET = 'e2e-test-secret-0123456789abcdef-0123456789abcdef';
 
 export interface StartOptions {
   maxBodyBytes?: number;
+  /** Request limits (server/request/limits.ts), as the environment would set them. */
+  limits?: Partial<RequestLimits>;
   /** Answer with an Access-Scenario header naming the winning scenario (EXPLAIN_ACCESS). */
   explainAccess?: boolean;
   /** Take the caller's IP from X-Forwarded-For (TRUST_PROXY); without the header, the socket's. */
@@ -60,13 +65,16 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
       manifest,
       jwtSecret: JWT_SECRET,
       ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
       ...(options.explainAccess ? { explainAccess: true } : {}),
       ...(options.trustProxy ? { trustProxy: true } : {}),
       log,
     });
     const port = await freePort();
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
+      const maxHeaderBytes = options.limits?.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
+      const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1', serverOptions: { maxHeaderSize: maxHeaderBytes } }, () => resolve(s));
+      answerClientErrors(s as Server, manifest.api.docsUrl, maxHeaderBytes);
       s.once('error', reject);
     });
     const address = server.address() as AddressInfo;

@@ -1,0 +1,39 @@
+// The limits a request is held to, in one place: their defaults, the environment variables that change
+// them, and their reading at start. Each is checked before any database work (README: "Limits").
+
+export interface RequestLimits {
+  /** Bytes of a request body (413). */
+  maxBodyBytes: number;
+  /** Members of any one object, or elements of any one array, in a JSON body (413). */
+  maxJsonMembers: number;
+  /** Filter terms in one query string (400). */
+  maxFilters: number;
+  /** Conditions and groups in one search `where` tree (400). */
+  maxFilterNodes: number;
+  /** Bytes of the request line and headers together (431); Node's own limit is 16 KB. */
+  maxHeaderBytes: number;
+}
+
+/** Environment variable and default of each limit. */
+export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number }> = {
+  maxBodyBytes: { env: 'MAX_BODY_BYTES', fallback: 1024 * 1024 },
+  maxJsonMembers: { env: 'MAX_JSON_MEMBERS', fallback: 1000 },
+  maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
+  maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
+  maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
+};
+
+export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;
+
+/** The limits from the environment; a value that is not a positive whole number stops the start. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): RequestLimits {
+  const out = { ...DEFAULT_LIMITS };
+  for (const [key, { env: name }] of Object.entries(LIMITS) as Array<[keyof RequestLimits, { env: string }]>) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+    out[key] = n;
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+// Hostile input held to limits (issue: every request answered, no author can stall the API): duplicate
+// JSON members, oversized JSON objects, filter counts, search trees, oversized headers, dot segments in
+// ids, claims PostgreSQL cannot hold, and concurrent links of one pair. Each answers a problem document.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect } from 'node:net';
+import { dataOf, expectStatus, type Reply } from './support/http.ts';
+import { problemIssues } from './support/problem.ts';
+import { startApi, type RunningApi } from './support/server.ts';
+
+const LIMITS = { maxJsonMembers: 50, maxFilters: 5, maxFilterNodes: 20, maxHeaderBytes: 8 * 1024 };
+let api: RunningApi;
+let project: string;
+test.before(async () => {
+  api = await startApi('examples/publishing.model.json', { limits: LIMITS });
+  project = dataOf(await api.post('/projects', { name: 'Limits' }), 201).id;
+  dataOf(await api.post('/posts', { id: 'lp1', project_id: project, title: 'Limits', meta: { a: 1 } }), 201);
+  dataOf(await api.post('/tags', { slug: 'race', label: 'Race' }), 201);
+});
+test.after(async () => api?.close());
+
+function problem(reply: Reply, status: number, detail: RegExp): void {
+  expectStatus(reply, status);
+  assert.equal(problemIssues(reply, api.docsUrl), [], reply.text);
+  assert.match(reply.body.detail, detail);
+}
+
+/** One request written on a socket as is: the path is not normalized, headers may be any size. */
+function rawHttp(request: string): Promise<{ status: number; type: string; body: any }> {
+  const url = new URL(api.origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let data = '';
+    socket.on('data', (d) => { data += d.toString('utf8'); });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = data.split('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0);
+      const type = /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '';
+      let parsed: unknown;
+      try { parsed = JSON.parse(body); } catch { parsed = undefined; }
+      resolve({ status, type, body: parsed });
+    });
+    socket.write(request); // no FIN: the server answers, then closes (Connection: close, or the error)
+  });
+}
+
+test('a member named twice in a JSON body is 400 naming it, with or without a token, nested too', async () => {
+  for (const token of [undefined, null]) {
+    const top = await api.call('POST', '/tags/search', { raw: '{"where":{"slug":"a"},"where":{"slug":"b"}}', type: 'application/json', token });
+    problem(top, 400, /"where" twice/);
+  }
+  const nested = await api.call('PATCH', '/posts/lp1', { raw: '{"meta":{"address":{"city":"x","city":5}}}', type: 'application/json' });
+  problem(nested, 400, /"city" twice/);
+  assert.equal(api.serverErrors, []);
+});
+
+test('a JSON body with an object or array past MAX_JSON_MEMBERS is 413 naming the limit, before any write', async () => {
+  const meta = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+  problem(await api.patch('/posts/lp1', { meta }), 413, /51 members; at most 50 .*MAX_JSON_MEMBERS/);
+  problem(await api.patch('/posts/lp1', { meta: { list: Array.from({ length: 60 }, (_, i) => i) } }), 413, /60 elements/);
+  const ok = await api.patch('/posts/lp1', { meta: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) });
+  expectStatus(ok, 200);
+  assert.is(Object.keys(ok.body.data.meta).length, 51, 'at the limit: merged (50 new keys beside "a")');
+});
+
+test('more filters than MAX_FILTERS in a query string, or a search tree past MAX_FILTER_NODES, is 400', async () => {
+  expectStatus(await api.get('/posts?title[ne]=a&title[like]=b&body[ne]=c&status[ne]=d&rating[gt]=1'), 200);
+  problem(await api.get('/posts?title[ne]=a&title[like]=b&body[ne]=c&status[ne]=d&rating[gt]=1&word_count[gt]=1'), 400, /more than 5 filters \(MAX_FILTERS\)/);
+  const or = Array.from({ length: 40 }, (_, i) => ({ title: `t${i}` }));
+  problem(await api.post('/posts/search', { where: { or } }), 400, /more than 20 conditions and groups \(MAX_FILTER_NODES\)/);
+  expectStatus(await api.post('/posts/search', { where: { or: or.slice(0, 8) } }), 200, 'the where node and 8 branches of one condition each: 17 of 20');
+});
+
+test('headers past MAX_HEADER_BYTES (a long token, a long URL) get a 431 problem document', async () => {
+  const token = 'x'.repeat(100 * 1024);
+  const long = await rawHttp(`GET ${api.basePath}/posts HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  assert.is(long.status, 431);
+  assert.is(long.type, 'application/problem+json');
+  assert.equal([long.body.status, long.body.code], [431, 'E_HEADERS_TOO_LARGE']);
+  assert.match(long.body.detail, /MAX_HEADER_BYTES/);
+  const url = await rawHttp(`GET ${api.basePath}/posts?include=${'id,'.repeat(4000)}id HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  assert.equal([url.status, url.body?.status], [431, 431]);
+});
+
+test('%2e%2e and .. in an id are ids: matched as sent, never resolved (404), not another route', async () => {
+  for (const seg of ['%2e%2e', '%2E%2E', '..', '.']) {
+    const reply = await rawHttp(`GET ${api.basePath}/posts/${seg}/tags HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    assert.is(reply.status, 404, `${seg}: ${JSON.stringify(reply.body)}`);
+    assert.is(reply.type, 'application/problem+json');
+  }
+});
+
+test('a signed token whose claims hold a NUL character or a lone surrogate is 401 invalid_token', async () => {
+  for (const claims of [{ sub: 'a\u0000b' }, { sub: 'u1', roles: ['x\u0000'] }, { sub: 'u1', extra: { nested: '\ud800' } }]) {
+    const reply = await api.get('/posts', { token: await api.token(claims) });
+    expectStatus(reply, 401);
+    assert.match(reply.headers.get('www-authenticate') ?? '', /invalid_token/);
+  }
+});
+
+test('40 concurrent links of one pair: exactly one 201, the others 200, one row', async () => {
+  const replies = await Promise.all(Array.from({ length: 40 }, () => api.put('/posts/lp1/tags/race')));
+  const statuses = replies.map((r) => r.status).sort();
+  assert.is(statuses.filter((s) => s === 201).length, 1, statuses.join(','));
+  assert.is(statuses.filter((s) => s === 200).length, 39, statuses.join(','));
+  const [row] = await api.db.sql`select count(*)::int as n from app.posts_tags where post_id = 'lp1' and tag_slug = 'race'`;
+  assert.is(row!.n, 1);
+});
+
+test.run();
