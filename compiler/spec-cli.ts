@@ -1,4 +1,4 @@
-// `npm run spec -- --model <file> --out <dir>`: writes <dir>/openapi.json and <dir>/api.raml for a
+// `npm run spec -- --model <file> --out <dir>`: writes <dir>/openapi.json and <dir>/api.raml (default .data/spec) for a
 // model, without a database: the manifest is built in process, exactly as the migration stores it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { buildOpenApi } from './openapi/document.ts';
 import { buildRaml } from './raml/build.ts';
 
 const { values } = parseArgs({
-  options: { model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: 'spec' } },
+  options: { model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: '.data/spec' } },
 });
 
 try {

@@ -75,7 +75,9 @@ export function describeFailure(err: unknown): string {
   const lines = [`Migration refused: ${err.message}${err.code ? ` [${err.code}]` : ''}`];
   if (err.detail) lines.push(`  detail: ${err.detail}`);
   if (err.hint) lines.push(`  hint: ${err.hint}`);
-  if (err.where) lines.push(`  where: ${err.where}`);
+  // A refusal of ours (message "Refused: …") is meant for the user as it is; where in the reconcile
+  // helpers it was raised is noise. Other failures keep it: it points at the statement.
+  if (err.where && !err.message.startsWith('Refused:')) lines.push(`  where: ${err.where}`);
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
-// `npm test [-- <dir>]`: starts one PostgreSQL for the run, runs every test/**/*.test.ts (or <dir>/**)
+// `npm test [-- <dir or file>]`: starts one PostgreSQL for the run, runs every test/**/*.test.ts (or <dir>/**, or one file)
 // with uvu in one child process, and ends with `N passed, N failed[, N skipped]` (exit 0: all passed).
 import { spawn } from 'node:child_process';
+import { uvuTarget } from './harness/target.ts';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster, type TestCluster } from './harness/cluster.ts';
 
@@ -27,11 +28,12 @@ function countResults(output: string, exitCode: number | null): Counts {
   return { passed, failed, skipped };
 }
 
-function runUvu(adminUrl: string, dir: string): Promise<Counts> {
+function runUvu(adminUrl: string, target: string): Promise<Counts> {
+  const [dir, pattern] = uvuTarget(target);
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_ADMIN_URL: adminUrl };
   delete env.DATABASE_URL; // tests reach the cluster through TEST_ADMIN_URL and their own databases only
   const color = process.stdout.isTTY && !process.env.CI ? [] : ['--no-color'];
-  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', dir, '\\.test\\.ts$', ...color];
+  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', dir, pattern, ...color];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let finished = false;

@@ -9,10 +9,22 @@ import { checkScenarios } from './checks/scenarios.ts';
 
 export function validateModel(input: unknown): Model {
   const structural = schemaErrors(input);
-  if (structural.length) throw new ModelValidationError(structural);
-  const ctx = new CheckContext(input as Model);
-  checkEntities(ctx);
-  checkScenarios(ctx);
-  if (ctx.errors.length) throw new ModelValidationError(ctx.errors);
+  const domain = domainErrors(input, structural.length > 0);
+  if (structural.length || domain.length) throw new ModelValidationError([...structural, ...domain]);
   return input as Model;
+}
+
+/**
+ * The domain rules' errors. On a model that already broke its JSON Schema they are still reported where
+ * the checks can read the model, so one run shows every problem; where they cannot, the schema's errors stand alone.
+ */
+function domainErrors(input: unknown, malformed: boolean): ModelValidationError['errors'] {
+  const ctx = new CheckContext(input as Model);
+  try {
+    checkEntities(ctx);
+    checkScenarios(ctx);
+  } catch (err) {
+    if (!malformed) throw err;
+  }
+  return ctx.errors;
 }

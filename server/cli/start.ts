@@ -31,6 +31,16 @@ function compile(modelPath: string): Compiled {
   }
 }
 
+/**
+ * The project's example model migrates from the repository's db/migrations (its current.sql is that
+ * model compiled, so writing it changes nothing); any other model keeps its script under
+ * .data/migrations/<slug>, so starting it never touches a tracked file.
+ */
+function defaultMigrations(modelPath: string, slug: string): string {
+  const example = resolve(join(projectRoot, 'examples/publishing.model.json'));
+  return modelPath === example ? join(projectRoot, 'db/migrations') : join(projectRoot, '.data/migrations', slug);
+}
+
 async function main(): Promise<void> {
   const modelPath = resolve(process.env.MODEL ?? join(projectRoot, 'examples/publishing.model.json'));
   const port = Number(process.env.PORT ?? 3000);
@@ -41,7 +51,7 @@ async function main(): Promise<void> {
   const { model, sql: script } = compile(modelPath);
 
   const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
-  const migrations = resolve(values.migrations ?? join(projectRoot, 'db/migrations'));
+  const migrations = resolve(values.migrations ?? defaultMigrations(modelPath, model.api.slug));
   mkdirSync(join(migrations, 'committed'), { recursive: true });
   writeFileSync(join(migrations, 'current.sql'), script);
 

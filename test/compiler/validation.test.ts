@@ -80,6 +80,15 @@ test('Version on a non-numeric property is a Semantic Data Alignment error', () 
   rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'integer');
 });
 
+test('a model that breaks its JSON Schema reports the domain errors too, in one run', () => {
+  const m = base();
+  m.entities.Item.properties.rev = { type: 'String', modules: { Version: {} } };
+  m.entities.Item.unknownKey = true;
+  const errors = errorsOf(m);
+  assert.ok(errors.some((e) => /unknownKey/.test(e.message) || /unknownKey/.test(e.pointer)), JSON.stringify(errors));
+  rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'Version needs an integer Number property');
+});
+
 test('more than one Status property', () => {
   const m = base();
   m.entities.Item.properties.phase = { type: 'String', modules: { Status: {} } };

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModel } from '../harness/fixtures.ts';
 import { asRole, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { uvuTarget } from '../harness/target.ts';
 
 const v1 = tinyModel;
 const v2 = structuredClone(v1) as typeof v1 & { entities: { Note: { properties: Record<string, unknown> } } };
@@ -46,6 +47,12 @@ test('asRole without claims sets {} and rolls back on error', async () => {
   assert.is(claims, '{}');
   const failed = await asRole(db.sql, 'anon', (tx) => tx`select 1/0`).then(() => null, (e: { code?: string }) => e.code);
   assert.is(failed, '22012'); // division_by_zero reaches the caller
+});
+
+test('npm test -- <target>: a folder runs its *.test.ts files, a file runs alone, a missing file is an error', () => {
+  assert.equal(uvuTarget('test/db/'), ['test/db', '\\.test\\.ts$']);
+  assert.equal(uvuTarget('test/server/query.test.ts'), ['test/server', '^query\\.test\\.ts$']);
+  assert.throws(() => uvuTarget('test/server/nothing.test.ts'), /no test file/);
 });
 
 test.run();

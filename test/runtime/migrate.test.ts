@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateDatabase, MigrationError } from '../../server/migrate.ts';
+import { describeFailure, migrateDatabase, MigrationError } from '../../server/migrate.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 
 let db: TestDatabase;
@@ -82,6 +82,15 @@ test('applies the script again after a refusal', async () => {
   assert.is((await apply(V2)).current, 'applied');
   const [row] = await db.sql`select count(*)::int as n from widgets`;
   assert.is(row?.n, 1);
+});
+
+test('a refusal prints its message, detail and hint, not where in the reconcile helpers it was raised', () => {
+  const where = 'PL/pgSQL function meta.ensure_column(text,text,text,boolean,text,boolean) line 12 at RAISE';
+  const refused = describeFailure(new MigrationError({ message: 'Refused: cannot add required property items.size', hint: 'Give the property a defaultValue.', where }));
+  assert.match(refused, 'Refused: cannot add required property items.size');
+  assert.match(refused, 'hint: Give the property a defaultValue.');
+  assert.not.match(refused, 'meta.ensure_column');
+  assert.match(describeFailure(new MigrationError({ message: 'syntax error', where })), 'where: PL/pgSQL', 'other failures keep it');
 });
 
 test.run();

@@ -2,10 +2,10 @@
 // on PORT, stop on SIGTERM; an invalid model stops it with the validation errors and exit code 1.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { npmRun, startTs } from '../harness/child.ts';
+import { npmRun, root, startTs } from '../harness/child.ts';
 import { tinyModel } from '../harness/fixtures.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { freePort } from '../harness/net.ts';
@@ -42,6 +42,21 @@ test('compiles, migrates, serves /health and stops on SIGTERM', async () => {
   }
   const [row] = await db.sql`select to_regclass('app.notes') is not null as found`;
   assert.ok(row?.found, 'the model was installed');
+});
+
+test('another MODEL without --migrations keeps its script under .data/migrations/<slug>: tracked files stay as they are', async () => {
+  const port = await freePort();
+  const tracked = readFileSync(join(root, 'db/migrations/current.sql'), 'utf8');
+  const model = { ...tiny, api: { ...tiny.api, slug: 'tinystart' } };
+  writeFileSync(join(dir, 'own.model.json'), JSON.stringify(model));
+  const server = await startTs('server/cli/start.ts', [], { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'own.model.json') }, /Health: /);
+  try {
+    assert.ok(existsSync(join(root, '.data/migrations/tinystart/current.sql')), 'the script is kept under .data');
+  } finally {
+    assert.is(await server.stop(), 0, server.output());
+    rmSync(join(root, '.data/migrations/tinystart'), { recursive: true, force: true });
+  }
+  assert.is(readFileSync(join(root, 'db/migrations/current.sql'), 'utf8'), tracked, 'db/migrations/current.sql untouched');
 });
 
 test('refuses an invalid model with its errors and exit code 1', async () => {
