@@ -30,6 +30,11 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the gateway exited (${code}):\n${output}`)); });
   });
   child.removeAllListeners('exit');
+  // From here on the access log is drained, not kept.
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.removeAllListeners('data');
+    stream.resume();
+  }
   return {
     base: `http://127.0.0.1:${port}`,
     stop: async () => {

@@ -4,7 +4,11 @@ import { Hono, type Context } from 'hono';
 import type { Sql } from 'postgres';
 import type { Manifest } from '../compiler/manifest/types.ts';
 import { planRequest, type Plan, type Planner } from './plan/plan.ts';
-import { allowed, indexRoutes, matchRoute, type Method } from './plan/routes.ts';
+import { allowed, indexRoutes, matchRoute, routeTemplate, type Method } from './plan/routes.ts';
+import { cors } from 'hono/cors';
+import { compression } from './http/compression.ts';
+import type { Logger } from 'pino';
+import { observe, setRoute } from './http/observe.ts';
 import { BodyValidators } from './plan/validate.ts';
 import { problemFromDatabase } from './problem/database.ts';
 import { renderProblem } from './problem/render.ts';
@@ -13,7 +17,7 @@ import { dispatch, dispatchChecked } from './query/dispatch.ts';
 import { mergedDocuments } from './plan/validate.ts';
 import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
-import { callerIp } from './request/caller.ts';
+import { callerIp, compileTrust } from './request/caller.ts';
 import { routeSegments, sentPath } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
@@ -32,12 +36,16 @@ export interface AppOptions {
   /** Request limits (server/request/limits.ts); `maxBodyBytes` alone is kept for callers that set only it. */
   limits?: Partial<RequestLimits>;
   maxBodyBytes?: number;
-  /** Take the caller's IP from the first X-Forwarded-For hop. */
-  trustProxy?: boolean;
+  /** Proxies in front of the gateway whose X-Forwarded-For is believed (TRUST_PROXY: hops, or addresses). */
+  trustProxy?: boolean | number | string;
   /** File handling (upload intents, storage, signed links); without it file properties cannot be written. */
   files?: Files;
   /** Where 5xx causes go (default: console.error); clients never see them. */
   log?: (message: string, err: unknown) => void;
+  /** The access log (one JSON line per request); none when absent. */
+  logger?: Logger;
+  /** Origins a browser may call the API from (CORS_ORIGINS): a list, or ['*']; none: no CORS headers. */
+  corsOrigins?: string[];
 }
 
 export function createApp(opts: AppOptions): Hono {
@@ -47,6 +55,7 @@ export function createApp(opts: AppOptions): Hono {
     ...(opts.jwtSecret ? { secret: opts.jwtSecret } : {}), ...(opts.jwksUrl ? { jwksUrl: opts.jwksUrl } : {}),
     ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}),
   });
+  const trust = compileTrust(opts.trustProxy);
   const routes = indexRoutes(manifest);
   const limits: RequestLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
   const planner: Planner = { manifest, validators: new BodyValidators(manifest), limits };
@@ -70,9 +79,10 @@ export function createApp(opts: AppOptions): Hono {
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
       const endpoint = endpoints.get(method as Method);
       if (!endpoint) throw methodNotAllowed(method, allowed(endpoints));
+      setRoute(c, basePath + routeTemplate(endpoint));
       identity = await identify(c.req.header('authorization'), verify);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
-      const call = { identity, ip: callerIp(c, opts.trustProxy ?? false), fn: plan.fn, args: plan.args };
+      const call = { identity, ip: callerIp(c, trust), fn: plan.fn, args: plan.args };
       const merged = plan.merged;
       const run = () => merged
         ? dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
@@ -96,11 +106,22 @@ export function createApp(opts: AppOptions): Hono {
   };
 
   const app = new Hono();
+  app.use('*', observe(opts.logger));
+  if (opts.corsOrigins?.length) {
+    app.use('*', cors({
+      origin: opts.corsOrigins.includes('*') ? '*' : opts.corsOrigins,
+      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'If-Unmodified-Since', 'X-Request-Id'],
+      exposeHeaders: ['ETag', 'Location', 'Last-Modified', 'Retry-After', 'X-Request-Id', 'Access-Scenario'],
+      maxAge: 600,
+    }));
+  }
+  app.use('*', compression());
   app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
   if (opts.files) {
     app.route('/', opts.files.routes({ // POST .well-known/upload; the local driver's signed addresses
       identify: (c) => identify(c.req.header('authorization'), verify),
-      ip: (c) => callerIp(c, opts.trustProxy ?? false),
+      ip: (c) => callerIp(c, trust),
       fail: (c, err) => fail(c, err, new URL(c.req.url)),
     }));
   }

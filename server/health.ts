@@ -1,5 +1,5 @@
-// GET /health: 200 {"status":"ok"} when `select 1` answers on the API's database in time, else a 503
-// problem document. For load balancers and for people checking that `npm start` came up.
+// GET /health and /ready: 200 {"status":"ok"} when `select 1` answers on the API's database in time, else a
+// 503 problem document; GET /live: 200 while the process runs. For load balancers and orchestrators.
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 
@@ -12,7 +12,9 @@ export interface HealthOptions {
 
 export function healthRoutes(sql: Sql, opts: HealthOptions = {}): Hono {
   const app = new Hono();
-  app.get('/health', async (c) => {
+  // Liveness: the process answers (no database needed); readiness: as /health.
+  app.get('/live', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }));
+  app.on('GET', ['/health', '/ready'], async (c) => {
     c.header('Cache-Control', 'no-store');
     try {
       await withTimeout(sql`select 1`, opts.timeoutMs ?? 3000);

@@ -13,9 +13,10 @@ import { describeFailure, migrateDatabase } from '../migrate.ts';
 import { healthRoutes } from '../health.ts';
 import { createApp } from '../app.ts';
 import { loadManifest } from '../query/manifest.ts';
-import { limitsFromEnv } from '../request/limits.ts';
+import { limitsFromEnv, timeoutSettings } from '../request/limits.ts';
 import { answerClientErrors } from '../http/client-errors.ts';
 import type { Server } from 'node:http';
+import { pino } from 'pino';
 import { jwtSecret } from './jwt-secret.ts';
 import { Files } from '../files/service.ts';
 import { storageFromEnv } from '../files/storage.ts';
@@ -66,13 +67,13 @@ async function main(): Promise<void> {
 
   let sql: postgres.Sql;
   try {
-    sql = postgres(await gatewayUrl(db.url), { onnotice: () => {}, connect_timeout: 5 });
+    sql = postgres(await gatewayUrl(db.url), { onnotice: () => {}, connect_timeout: 5, connection: timeoutSettings(limits) });
   } catch (err) {
     console.error(`Start failed: cannot prepare the gateway's login role: ${(err as Error).message}`);
     await db.stop();
     process.exit(1);
   }
-  const trustProxy = !!process.env.TRUST_PROXY && !/^(0|false|no)$/i.test(process.env.TRUST_PROXY);
+  const trustProxy = process.env.TRUST_PROXY;
   let manifest, app, files: Files | undefined;
   try {
     manifest = await loadManifest(sql);
@@ -81,7 +82,8 @@ async function main(): Promise<void> {
     files.start();
     const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
     app = createApp({
-      sql, manifest, limits, trustProxy, explainAccess, files,
+      sql, manifest, limits, trustProxy, explainAccess, files, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }),
+      ...(process.env.CORS_ORIGINS ? { corsOrigins: process.env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) } : {}),
       ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
       ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
     });

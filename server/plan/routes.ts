@@ -71,6 +71,19 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: stri
   else if (def.kind === 'manyToMany') addAt('relationTarget', { id, relation, target }, def.kind);
 }
 
+/** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics. */
+export function routeTemplate(e: Endpoint): string {
+  const base = e.parent ? `/${e.parent.resource.collection}/{${e.resource.parent?.property ?? 'parent'}}/${e.resource.collection}` : `/${e.resource.collection}`;
+  switch (OPERATIONS[e.action].path) {
+    case 'collection': return base;
+    case 'search': return `${base}/search`;
+    case 'item': return `${base}/{id}`;
+    case 'restore': return `${base}/{id}/restore`;
+    case 'relation': return `${base}/{id}/${e.relation!.name}`;
+    case 'relationTarget': return `${base}/{id}/${e.relation!.name}/{target_id}`;
+  }
+}
+
 /** The Allow header's methods, HEAD alongside GET. */
 export function allowed(endpoints: Endpoints): string[] {
   const methods: string[] = [...endpoints.keys()];

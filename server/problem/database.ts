@@ -71,7 +71,12 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
   if (status === 400) return new ApiError('badRequest', dataExceptionDetail(code));
   if (status === 413) return new ApiError('payloadTooLarge', 'A value is too large to be stored or indexed.');
   if (status === 409) return new ApiError('conflict', 'The request conflicts with existing data.');
-  if (status === 503) return new ApiError('unavailable', 'The database is busy; try again.', {}, { cause: err });
+  if (status === 503) {
+    const detail = code === '57014' ? 'The request ran out of time (STATEMENT_TIMEOUT_MS); try again.'
+      : code === '55P03' ? 'The record is locked by another request (LOCK_TIMEOUT_MS ran out); try again.'
+      : 'The database is busy; try again.';
+    return new ApiError('unavailable', detail, { headers: { 'Retry-After': '1' } }, { cause: err });
+  }
   return new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
 }
 

@@ -23,6 +23,7 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case '42501': return anonymous ? 401 : 403; // insufficient_privilege
     case '54000': return 413; // program_limit_exceeded (e.g. index row size)
     case '57014': return 503; // query_canceled (statement timeout)
+    case '55P03': return 503; // lock_not_available (lock timeout)
     case '40001': return 503; // serialization_failure: retry
     case '40P01': return 503; // deadlock_detected: retry
   }

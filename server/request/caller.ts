@@ -1,21 +1,51 @@
-// The caller's IP address for matchIpAddress: the socket's peer, or the first X-Forwarded-For hop
-// when the gateway runs behind a proxy it trusts (TRUST_PROXY). Only well-formed addresses pass.
+// The caller's IP address for matchIpAddress: the socket's peer, or, behind proxies the gateway trusts
+// (TRUST_PROXY: a number of hops, or a list of proxy addresses and CIDRs), the address the last trusted
+// proxy saw, by proxy-addr's rules. A client-written X-Forwarded-For entry is never taken on trust.
 import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import proxyaddr from 'proxy-addr';
 
-export function callerIp(c: Context, trustProxy: boolean): string | null {
-  if (trustProxy) {
-    const first = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    const ip = first ? normalize(first) : null;
-    if (ip) return ip;
+export type Trust = (address: string, hop: number) => boolean;
+
+const NEVER: Trust = () => false;
+
+/**
+ * TRUST_PROXY as proxy-addr reads it: unset, `0` or `false` trusts no proxy; a whole number trusts that
+ * many hops in front of the gateway; otherwise a comma list of addresses, CIDRs or proxy-addr's names
+ * (`loopback`, `linklocal`, `uniquelocal`). `true` (any client-written hop) is refused.
+ */
+export function compileTrust(setting: boolean | number | string | undefined): Trust {
+  if (setting === undefined || setting === false || setting === '' || /^(0|false|no)$/i.test(String(setting))) return NEVER;
+  if (setting === true) return (_a, hop) => hop < 1; // one proxy in front (tests, and the old boolean)
+  if (/^(true|yes)$/i.test(String(setting))) {
+    throw new Error('TRUST_PROXY=true would trust any X-Forwarded-For a client writes: give the number of proxies in front of the gateway, or their addresses');
+  }
+  if (/^\d+$/.test(String(setting))) {
+    const hops = Number(setting);
+    return (_a, hop) => hop < hops;
   }
   try {
-    const address = getConnInfo(c).remote.address;
-    return address ? normalize(address) : null;
-  } catch {
-    return null; // no socket (in-process app.request)
+    const trust = proxyaddr.compile(String(setting).split(',').map((s) => s.trim()).filter(Boolean));
+    return (address, hop) => trust(address, hop);
+  } catch (err) {
+    throw new Error(`TRUST_PROXY: ${(err as Error).message}`);
   }
+}
+
+export function callerIp(c: Context, trust: Trust): string | null {
+  let socket: string | undefined;
+  try {
+    socket = getConnInfo(c).remote.address;
+  } catch {
+    socket = undefined; // no socket (in-process app.request)
+  }
+  if (!socket) return null;
+  const forwarded = c.req.header('x-forwarded-for');
+  if (trust === NEVER || !forwarded) return normalize(socket);
+  const req = { connection: { remoteAddress: socket }, socket: { remoteAddress: socket }, headers: { 'x-forwarded-for': forwarded } };
+  return normalize(proxyaddr(req as unknown as IncomingMessage, trust));
 }
 
 /** IPv4-mapped IPv6 (`::ffff:10.0.0.1`) reads as IPv4 so IPv4 CIDR rules match it. */

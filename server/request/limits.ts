@@ -12,6 +12,10 @@ export interface RequestLimits {
   maxFilterNodes: number;
   /** Bytes of the request line and headers together (431); Node's own limit is 16 KB. */
   maxHeaderBytes: number;
+  /** Milliseconds a request's statement may run (503 with Retry-After past it). */
+  statementTimeoutMs: number;
+  /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
+  lockTimeoutMs: number;
 }
 
 /** Environment variable and default of each limit. */
@@ -21,7 +25,14 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
   maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
+  statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
+  lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
 };
+
+/** Session settings of the gateway's connections that hold every request to the time limits. */
+export function timeoutSettings(limits: RequestLimits): Record<string, string> {
+  return { statement_timeout: String(limits.statementTimeoutMs), lock_timeout: String(limits.lockTimeoutMs) };
+}
 
 export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;
 

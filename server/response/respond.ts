@@ -44,7 +44,8 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
 
 /** `source` is the function's parsed result: when it holds no exact number, the native serializer writes the body. */
 function json(status: number, body: unknown, source: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(responseText(body, source), { status, headers: { ...JSON_TYPE, ...headers } });
+  const text = responseText(body, source);
+  return new Response(text, { status, headers: { ...JSON_TYPE, 'Content-Length': String(Buffer.byteLength(text)), ...headers } });
 }
 
 /** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */

@@ -20,6 +20,8 @@ test.after(async () => {
 test('answers 200 {"status":"ok"} when the database answers', async () => {
   const res = await healthRoutes(db.sql).request('/health');
   assert.is(res.status, 200);
+  assert.equal(await (await healthRoutes(db.sql).request('/ready')).json(), { status: 'ok' });
+  assert.equal(await (await healthRoutes(db.sql).request('/live')).json(), { status: 'ok' });
   assert.equal(await res.json(), { status: 'ok' });
   assert.is(res.headers.get('cache-control'), 'no-store');
 });
@@ -31,6 +33,8 @@ test('answers 503 problem+json without internals when the database is down', asy
     const app = healthRoutes(dead, { timeoutMs: 2000, docsUrl: 'https://docs.example.com' });
     const res = await app.request('/health');
     assert.is(res.status, 503);
+    assert.is((await app.request('/ready')).status, 503, '/ready is /health');
+    assert.is((await app.request('/live')).status, 200, '/live needs no database');
     assert.is(res.headers.get('content-type'), 'application/problem+json');
     const body = await res.json();
     assert.is(body.status, 503);

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Hono } from 'hono';
 import { createApp } from '../../server/app.ts';
-import { callerIp } from '../../server/request/caller.ts';
+import { callerIp, compileTrust } from '../../server/request/caller.ts';
 import { BASE, SECRET, call, startApi, token, type Api } from './setup.ts';
 
 let api: Api;
@@ -159,14 +159,28 @@ test('no query string answers 500, hostile ones included', async () => {
   assert.equal(api.logged, [], 'nothing was logged as a 500');
 });
 
-test('caller IP: socket address, X-Forwarded-For first hop only when trusted', async () => {
-  const probe = (trust: boolean) => new Hono().get('/ip', (c) => c.text(String(callerIp(c, trust))));
+test('caller IP: the socket address, or behind trusted proxies (TRUST_PROXY hops or addresses) the address the last one saw', async () => {
+  const probe = (setting: boolean | number | string) => {
+    const trust = compileTrust(setting);
+    return new Hono().get('/ip', (c) => c.text(String(callerIp(c, trust))));
+  };
   const env = { incoming: { socket: { remoteAddress: '::ffff:10.1.2.3', remotePort: 1, remoteFamily: 'IPv6' } } };
+  // 203.0.113.7 is what the client wrote itself; the proxy at 10.1.2.3 appended 10.0.0.1, the peer it saw.
   const xff = { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1' };
-  assert.is(await (await probe(false).request('/ip', { headers: xff }, env)).text(), '10.1.2.3');
-  assert.is(await (await probe(true).request('/ip', { headers: xff }, env)).text(), '203.0.113.7');
-  assert.is(await (await probe(true).request('/ip', { headers: { 'X-Forwarded-For': 'junk' } }, env)).text(), '10.1.2.3');
+  const ip = async (setting: boolean | number | string, headers: Record<string, string> = xff) =>
+    (await probe(setting).request('/ip', { headers }, env)).text();
+  assert.is(await ip(false), '10.1.2.3', 'no proxy trusted: the socket');
+  assert.is(await ip(0), '10.1.2.3');
+  assert.is(await ip(1), '10.0.0.1', 'one hop: what the proxy saw, never the client-written first entry');
+  assert.is(await ip(true), '10.0.0.1', 'true (tests, the old boolean) is one hop');
+  assert.is(await ip(2), '203.0.113.7', 'two trusted hops');
+  assert.is(await ip('10.1.2.3'), '10.0.0.1', 'a trusted address');
+  assert.is(await ip('10.0.0.0/8'), '203.0.113.7', 'a CIDR trusting both proxies');
+  assert.is(await ip('loopback'), '10.1.2.3', 'the socket is not a trusted proxy');
+  assert.is(await ip(1, { 'X-Forwarded-For': 'junk' }), 'null', 'a trusted proxy that names no address: no caller IP (IP rules fail closed)');
   assert.is(await (await probe(false).request('/ip')).text(), 'null');
+  assert.throws(() => compileTrust('true'), /TRUST_PROXY=true/);
+  assert.throws(() => compileTrust('not-an-address'), /TRUST_PROXY/);
 });
 
 test.run();
