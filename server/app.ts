@@ -9,6 +9,7 @@ import { cors } from 'hono/cors';
 import { compression } from './http/compression.ts';
 import type { Logger } from 'pino';
 import { observe, setRoute } from './http/observe.ts';
+import type { Metrics } from './http/metrics.ts';
 import { BodyValidators } from './plan/validate.ts';
 import { problemFromDatabase } from './problem/database.ts';
 import { renderProblem } from './problem/render.ts';
@@ -44,6 +45,8 @@ export interface AppOptions {
   log?: (message: string, err: unknown) => void;
   /** The access log (one JSON line per request); none when absent. */
   logger?: Logger;
+  /** Request counts and latencies by route template (GET /metrics is mounted by the caller). */
+  metrics?: Metrics;
   /** Origins a browser may call the API from (CORS_ORIGINS): a list, or ['*']; none: no CORS headers. */
   corsOrigins?: string[];
 }
@@ -87,7 +90,8 @@ export function createApp(opts: AppOptions): Hono {
       const run = () => merged
         ? dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
         : dispatch(sql, call);
-      const result = opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run();
+      const tracked = opts.metrics ? () => opts.metrics!.track(run) : run;
+      const result = opts.files ? await opts.files.around(plan, call, tracked, c.req.url) : await tracked();
       const res = respond(plan, result, c.req.raw, basePath);
       const scenario = (result as { scenario?: unknown } | null)?.scenario;
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
@@ -106,7 +110,7 @@ export function createApp(opts: AppOptions): Hono {
   };
 
   const app = new Hono();
-  app.use('*', observe(opts.logger));
+  app.use('*', observe(opts.logger, opts.metrics));
   if (opts.corsOrigins?.length) {
     app.use('*', cors({
       origin: opts.corsOrigins.includes('*') ? '*' : opts.corsOrigins,

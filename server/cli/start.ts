@@ -17,6 +17,8 @@ import { limitsFromEnv, timeoutSettings } from '../request/limits.ts';
 import { answerClientErrors } from '../http/client-errors.ts';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
+import { Metrics } from '../http/metrics.ts';
+import { Drain } from '../http/drain.ts';
 import { jwtSecret } from './jwt-secret.ts';
 import { Files } from '../files/service.ts';
 import { storageFromEnv } from '../files/storage.ts';
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const trustProxy = process.env.TRUST_PROXY;
+  const metrics = new Metrics();
   let manifest, app, files: Files | undefined;
   try {
     manifest = await loadManifest(sql);
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
     files.start();
     const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
     app = createApp({
-      sql, manifest, limits, trustProxy, explainAccess, files, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }),
+      sql, manifest, limits, trustProxy, explainAccess, files, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }), metrics,
       ...(process.env.CORS_ORIGINS ? { corsOrigins: process.env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) } : {}),
       ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
       ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
@@ -94,19 +97,22 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   app.route('/', healthRoutes(sql, { docsUrl: model.api.docsUrl }));
+  app.route('/', metrics.routes());
 
   let stopping = false;
+  const drain = new Drain();
   const shutdown = async (code: number): Promise<never> => {
     if (!stopping) {
       stopping = true;
-      server.close();
+      // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
+      if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
       await files?.stop().catch(() => {});
       await sql.end({ timeout: 2 }).catch(() => {});
       await db.stop().catch(() => {});
     }
     process.exit(code);
   };
-  const server = serve({ fetch: app.fetch, port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
+  const server = serve({ fetch: drain.wrap(app.fetch), port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
     const base = `http://localhost:${info.port}`;
     console.log(`Serving ${model.api.title} at ${base}`);
     console.log(`API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`);

@@ -16,6 +16,8 @@ export interface RequestLimits {
   statementTimeoutMs: number;
   /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
   lockTimeoutMs: number;
+  /** Milliseconds SIGTERM waits for the requests in flight before the gateway closes their connections. */
+  shutdownGraceMs: number;
 }
 
 /** Environment variable and default of each limit. */
@@ -27,6 +29,7 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
+  shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
 };
 
 /** Session settings of the gateway's connections that hold every request to the time limits. */

@@ -59,6 +59,32 @@ test('another MODEL without --migrations keeps its script under .data/migrations
   assert.is(readFileSync(join(root, 'db/migrations/current.sql'), 'utf8'), tracked, 'db/migrations/current.sql untouched');
 });
 
+test('SIGTERM lets a request in flight finish (the pool closes after it), then exits 0', async () => {
+  const port = await freePort();
+  const env = { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), LOCK_TIMEOUT_MS: '20000', SHUTDOWN_GRACE_MS: '15000', LOG_LEVEL: 'silent' };
+  const server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'drain-migrations')], env, /Health: /);
+  const base = `http://127.0.0.1:${port}/api/tiny/v1/notes`;
+  const made = await (await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"drain"}' })).json();
+  let release!: () => void;
+  const locked = new Promise<void>((resolve) => {
+    void db.sql.begin(async (tx) => {
+      await tx`select 1 from app.notes where id = ${made.data.id} for update`;
+      resolve();
+      await new Promise<void>((r) => { release = r; });
+    });
+  });
+  await locked;
+  // The PATCH waits on the lock; SIGTERM comes while it waits; the lock goes 2.5 s later, past the old 2 s pool timeout.
+  const patch = fetch(`${base}/${made.data.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"title":"after"}' });
+  await new Promise((r) => setTimeout(r, 300));
+  const stopped = server.stop();
+  setTimeout(() => release(), 2500);
+  const reply = await patch.catch((err) => { throw new Error(`${err.cause ?? err}\n${server.output()}`); });
+  assert.is(reply.status, 200, await reply.clone().text());
+  assert.is((await reply.json()).data.title, 'after');
+  assert.is(await stopped, 0, server.output());
+});
+
 test('refuses an invalid model with its errors and exit code 1', async () => {
   const env = { DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: join(dir, 'bad.model.json') };
   const run = await npmRun('start', ['--migrations', join(dir, 'bad-migrations')], env);

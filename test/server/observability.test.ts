@@ -5,15 +5,17 @@ import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
+import { Metrics } from '../../server/http/metrics.ts';
 import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
 
 let api: Api;
 const lines: any[] = [];
 let app: ReturnType<typeof createApp>;
+const metrics = new Metrics(false);
 test.before(async () => {
   api = await startApi();
   const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-  app = createApp({ sql: api.db.sql, manifest: api.manifest, jwtSecret: SECRET, logger: pino(sink), corsOrigins: ['https://app.example.com'] });
+  app = createApp({ sql: api.db.sql, manifest: api.manifest, jwtSecret: SECRET, logger: pino(sink), metrics, corsOrigins: ['https://app.example.com'] });
 });
 test.after(async () => api?.close());
 
@@ -30,6 +32,15 @@ test('every response carries X-Request-Id, the access log names it with the rout
   assert.equal([logged.method, logged.route, logged.status], ['GET', `${BASE}/posts/{id}`, 404]);
   assert.is(typeof logged.duration_ms, 'number');
   assert.is(lines.find((l) => l.request_id === id)?.route, `${BASE}/posts`);
+});
+
+test('GET /metrics: requests by method, route template and status, their latency, database calls in flight', async () => {
+  const bearer = await token({ sub: 'u1', roles: ['admin'] });
+  for (let i = 0; i < 3; i++) await app.request(`${BASE}/comments/${900 + i}`, { headers: { authorization: `Bearer ${bearer}` } });
+  const text = await (await metrics.routes().request('/metrics')).text();
+  assert.match(text, `http_requests_total{method="GET",route="${BASE}/comments/{id}",status="404"} 3`);
+  assert.match(text, `http_request_duration_seconds_count{method="GET",route="${BASE}/comments/{id}",status="404"} 3`);
+  assert.match(text, 'db_calls_in_flight 0');
 });
 
 test('CORS: a preflight from a configured origin is answered; another origin gets no grant', async () => {
