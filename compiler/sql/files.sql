@@ -121,17 +121,30 @@ END $$;
 -- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,
 -- and sweep intents never attached (their tmp/ object; a reserved copy target goes on its own). What the
 -- database's clock says is due always is; the worker's clock may run ahead of it (tests skip backoff so).
-CREATE OR REPLACE FUNCTION lib.files_due(due_at timestamptz, n integer) RETURNS TABLE (location text, attempts integer)
+-- The outbox is worked by any number of gateways: each claims due rows (FOR UPDATE SKIP LOCKED, so two never
+-- take the same row) for a lease of five minutes, deletes the objects, and only then removes the rows
+-- (lib.files_done). A gateway that dies mid-way leaves its rows to the next drain after the lease: an object
+-- is never forgotten, and deleting one twice is harmless.
+DROP FUNCTION IF EXISTS lib.files_due(timestamptz, integer);
+CREATE FUNCTION lib.files_due(due_at timestamptz, n integer) RETURNS TABLE (id bigint, location text, attempts integer)
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
-  DELETE FROM lib.file_outbox o WHERE o.id IN (
+  UPDATE lib.file_outbox o SET attempts = o.attempts + 1, next_attempt_at = greatest(due_at, now()) + interval '5 minutes'
+  WHERE o.id IN (
     SELECT x.id FROM lib.file_outbox x WHERE x.next_attempt_at <= greatest(due_at, now()) ORDER BY x.next_attempt_at LIMIT n FOR UPDATE SKIP LOCKED)
-  RETURNING o.location, o.attempts
+  RETURNING o.id, o.location, o.attempts
 $$;
 
-CREATE OR REPLACE FUNCTION lib.files_retry(loc text, tries integer, failure text, failed_at timestamptz) RETURNS void
+CREATE OR REPLACE FUNCTION lib.files_done(done bigint[]) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
-  INSERT INTO lib.file_outbox (location, attempts, last_error, next_attempt_at)
-    VALUES (loc, tries, left(failure, 500), greatest(failed_at, now()) + least(interval '1 second' * power(2, least(tries, 12)), interval '1 hour'))
+  DELETE FROM lib.file_outbox WHERE id = ANY (done)
+$$;
+
+DROP FUNCTION IF EXISTS lib.files_retry(text, integer, text, timestamptz);
+CREATE OR REPLACE FUNCTION lib.files_retry(failed bigint, failure text, failed_at timestamptz) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  UPDATE lib.file_outbox SET last_error = left(failure, 500),
+    next_attempt_at = greatest(failed_at, now()) + least(interval '1 second' * power(2, least(attempts, 12)), interval '1 hour')
+  WHERE id = failed
 $$;
 
 CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
@@ -142,5 +155,5 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
 $$;
 
 REVOKE EXECUTE ON FUNCTION lib.claim_file(text, jsonb), lib.discard_file(text), lib.files_due(timestamptz, integer),
-  lib.files_retry(text, integer, text, timestamptz), lib.files_sweep() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.files_due(timestamptz, integer), lib.files_retry(text, integer, text, timestamptz), lib.files_sweep() TO authenticator;
+  lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.files_due(timestamptz, integer), lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep() TO authenticator;

@@ -1,5 +1,5 @@
 // Deletes what lib.file_outbox queues (replaced and deleted files, attached tmp/ objects, swept intents)
-// after commit: drained after each write and on an interval, a failed deletion retried with backoff.
+// after commit: drained after a write that queued files and on an interval, by any number of gateways.
 import type { Sql } from 'postgres';
 import type { Storage } from './storage.ts';
 
@@ -60,16 +60,20 @@ export class Outbox {
     const report: DrainReport = { deleted: 0, failed: 0 };
     for (;;) {
       const now = new Date(this.clock());
-      const due = await this.sql<Array<{ location: string; attempts: number }>>`select * from lib.files_due(${now}, 50)`;
-      await Promise.all(due.map(async ({ location, attempts }) => {
+      const due = await this.sql<Array<{ id: string; location: string }>>`select * from lib.files_due(${now}, 50)`;
+      const done: string[] = [];
+      await Promise.all(due.map(async ({ id, location }) => {
         try {
           await this.storage.delete(location);
+          done.push(id);
           report.deleted++;
         } catch (err) {
           report.failed++;
-          await this.sql`select lib.files_retry(${location}, ${attempts + 1}, ${String((err as Error)?.message ?? err)}, ${now})`;
+          await this.sql`select lib.files_retry(${id}, ${String((err as Error)?.message ?? err)}, ${now})`;
         }
       }));
+      // The rows go only now that their objects are gone.
+      if (done.length) await this.sql`select lib.files_done(${done}::bigint[])`;
       if (due.length < 50) return report;
     }
   }
