@@ -85,6 +85,25 @@ test('SIGTERM lets a request in flight finish (the pool closes after it), then e
   assert.is(await stopped, 0, server.output());
 });
 
+test('two gateways on one database serve concurrent load side by side: no 5xx (no password rotation at start)', async () => {
+  const ports = [await freePort(), await freePort()];
+  const env = (port: number) => ({ DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), LOG_LEVEL: 'silent' });
+  const first = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'two-a')], env(ports[0]!), /Health: /);
+  const second = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'two-b')], env(ports[1]!), /Health: /);
+  try {
+    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => {
+      const base = `http://127.0.0.1:${ports[i % 2]}/api/tiny/v1/notes`;
+      return i % 3 === 0 ? fetch(base) : fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: `n${i}` }) });
+    }));
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s >= 500), [], statuses.join(','));
+    assert.is(statuses.filter((s) => s === 201).length, 80);
+  } finally {
+    assert.is(await first.stop(), 0, first.output());
+    assert.is(await second.stop(), 0, second.output());
+  }
+});
+
 test('refuses an invalid model with its errors and exit code 1', async () => {
   const env = { DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: join(dir, 'bad.model.json') };
   const run = await npmRun('start', ['--migrations', join(dir, 'bad-migrations')], env);
