@@ -345,6 +345,15 @@ GRANT SELECT ON lib.fields, lib.manifest TO anon, authenticated;
 GRANT USAGE ON SCHEMA api, lib TO authenticator;
 GRANT SELECT ON lib.manifest TO authenticator;
 
+-- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a
+-- database this script upgrades; names alone where they were never overloaded.
+DROP FUNCTION IF EXISTS lib.run, lib.resource, lib.list, lib.read, lib.create, lib.update, lib.delete, lib.restore,
+  lib.linked, lib.link, lib.unlink, lib.sub_read, lib.sub_replace, lib.owner_single, lib.edge_sql, lib.require_owner,
+  lib.require_key, lib.record_sql, lib.parent_sql, lib.with_parent, lib.select_list, lib.single, lib.etag_sql,
+  lib.precondition_sql, lib.explain_miss, lib.winner, lib.exists_as, lib.failing_rules, lib.refuse_if_denied,
+  lib.record_exists, lib.forbidden, lib.missing;
+DROP FUNCTION IF EXISTS lib.scenario(), lib.check_body(jsonb, jsonb), lib.expected_version(jsonb, jsonb), lib.not_found(jsonb, text);
+
 CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT manifest FROM lib.manifest
 $$;
