@@ -3,7 +3,7 @@
 import type { Entity, Model, Property } from '../model/types.ts';
 import { buildSchema } from '../ir/build.ts';
 import type { TableIR } from '../ir/types.ts';
-import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from './types.ts';
+import { ENGINE_VERSION, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
 import { docsFacts, keySchema, readSchema } from './read.ts';
 
@@ -90,6 +90,7 @@ export function buildManifest(model: Model): Manifest {
   }
   const { api } = model;
   return {
+    engine: ENGINE_VERSION,
     api: { slug: api.slug, version: api.version, title: api.title, ...(api.description ? { description: api.description } : {}),
       docsUrl: api.docsUrl, basePath: `/api/${api.slug}/${api.version}` },
     resources,

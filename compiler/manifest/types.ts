@@ -47,7 +47,15 @@ export interface SortKey {
   desc: boolean;
 }
 
+/**
+ * The version of the calling protocol and engine a compiled database speaks. A gateway serves only a
+ * database of its own version (`serve` refuses another); raise it when the api.* protocol changes.
+ */
+export const ENGINE_VERSION = 2;
+
 export interface Manifest {
+  /** ENGINE_VERSION of the compiler that wrote the database (absent before version 2). */
+  engine?: number;
   api: {
     slug: string;
     version: string;

@@ -4,24 +4,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
 import { projectRoot, resolveDatabase } from '../pg/resolve.ts';
 import { gatewayUrl } from '../pg/gateway-role.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
-import { healthRoutes } from '../health.ts';
-import { createApp } from '../app.ts';
-import { loadManifest } from '../query/manifest.ts';
 import { limitsFromEnv, timeoutSettings } from '../request/limits.ts';
-import { answerClientErrors } from '../http/client-errors.ts';
-import type { Server } from 'node:http';
-import { pino } from 'pino';
-import { Metrics } from '../http/metrics.ts';
-import { Drain } from '../http/drain.ts';
 import { jwtSecret } from './jwt-secret.ts';
-import { Files } from '../files/service.ts';
-import { storageFromEnv } from '../files/storage.ts';
+import { portFromEnv, runGateway } from './gateway.ts';
 
 function compile(modelPath: string): Compiled {
   try {
@@ -46,11 +36,9 @@ function defaultMigrations(modelPath: string, slug: string): string {
 
 async function main(): Promise<void> {
   const modelPath = resolve(process.env.MODEL ?? join(projectRoot, 'examples/publishing.model.json'));
-  const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
+  const port = portFromEnv(process.env);
   const limits = limitsFromEnv();
-  const jwksUrl = process.env.JWKS_URL || undefined;
-  const secret = jwksUrl ? undefined : jwtSecret();
+  const jwtSecretValue = process.env.JWKS_URL ? undefined : jwtSecret();
   const { model, sql: script } = compile(modelPath);
 
   const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
@@ -67,66 +55,23 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let sql: postgres.Sql;
+  let sql: postgres.Sql | undefined;
   try {
     sql = postgres(await gatewayUrl(db.url), { onnotice: () => {}, connect_timeout: 5, connection: timeoutSettings(limits) });
-  } catch (err) {
-    console.error(`Start failed: cannot prepare the gateway's login role: ${(err as Error).message}`);
-    await db.stop();
-    process.exit(1);
-  }
-  const trustProxy = process.env.TRUST_PROXY;
-  const metrics = new Metrics();
-  let manifest, app, files: Files | undefined;
-  try {
-    manifest = await loadManifest(sql);
-    const storage = storageFromEnv(process.env, manifest.api.basePath);
-    files = new Files({ sql, manifest, storage, ...(process.env.PUBLIC_URL ? { publicUrl: process.env.PUBLIC_URL } : {}) });
-    files.start();
-    const explainAccess = !!process.env.EXPLAIN_ACCESS && !/^(0|false|no)$/i.test(process.env.EXPLAIN_ACCESS);
-    app = createApp({
-      sql, manifest, limits, trustProxy, explainAccess, files, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }), metrics,
-      ...(process.env.CORS_ORIGINS ? { corsOrigins: process.env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) } : {}),
-      ...(secret ? { jwtSecret: secret } : {}), ...(jwksUrl ? { jwksUrl } : {}),
-      ...(process.env.JWT_AUDIENCE ? { jwtAudience: process.env.JWT_AUDIENCE } : {}),
+    await runGateway({
+      sql, port, limits, env: process.env, onStop: () => db.stop(), ...(jwtSecretValue ? { jwtSecret: jwtSecretValue } : {}),
+      banner: (base, manifest) => [
+        `Serving ${model.api.title} at ${base}`,
+        `API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`,
+        `Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`,
+      ],
     });
   } catch (err) {
     console.error(`Start failed: ${(err as Error).message}`);
-    await sql.end({ timeout: 2 }).catch(() => {});
+    await sql?.end({ timeout: 2 }).catch(() => {});
     await db.stop();
     process.exit(1);
   }
-  app.route('/', healthRoutes(sql, { docsUrl: model.api.docsUrl }));
-  app.route('/', metrics.routes());
-
-  let stopping = false;
-  const drain = new Drain();
-  const shutdown = async (code: number): Promise<never> => {
-    if (!stopping) {
-      stopping = true;
-      // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
-      if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
-      await files?.stop().catch(() => {});
-      await sql.end({ timeout: 2 }).catch(() => {});
-      await db.stop().catch(() => {});
-    }
-    process.exit(code);
-  };
-  const server = serve({ fetch: drain.wrap(app.fetch), port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
-    const base = `http://localhost:${info.port}`;
-    console.log(`Serving ${model.api.title} at ${base}`);
-    console.log(`API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`);
-    console.log(`Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`);
-    console.log(`Health: ${base}/health`);
-    console.log(`Files: ${files?.storage.driver} storage (STORAGE_DRIVER)`);
-  });
-  answerClientErrors(server as Server, model.api.docsUrl, limits.maxHeaderBytes);
-  server.on('error', (err: NodeJS.ErrnoException) => {
-    console.error(err.code === 'EADDRINUSE' ? `Port ${port} is in use; set PORT to another port.` : `Server error: ${err.message}`);
-    void shutdown(1);
-  });
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
 }
 
 main().catch((err: unknown) => {

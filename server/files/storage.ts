@@ -47,7 +47,8 @@ export function storageFromEnv(env: Env, basePath: string): Storage {
   const driver = (env.STORAGE_DRIVER || 'local').toLowerCase();
   if (driver === 'local') {
     const data = join(projectRoot, '.data');
-    return new LocalStorage({ dir: join(data, 'files'), secret: () => persistentSecret(join(data, 'files-secret'), 32), basePath });
+    const secret = env.FILES_SECRET;
+    return new LocalStorage({ dir: env.FILES_DIR ?? join(data, 'files'), secret: () => secret ?? persistentSecret(join(data, 'files-secret'), 32), basePath });
   }
   if (driver !== 's3') throw new Error(`STORAGE_DRIVER must be local or s3, got "${env.STORAGE_DRIVER}"`);
   if (!env.S3_BUCKET) throw new Error('STORAGE_DRIVER=s3 needs S3_BUCKET');

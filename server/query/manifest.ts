@@ -8,7 +8,8 @@ export async function loadManifest(sql: Sql): Promise<Manifest> {
   try {
     rows = await sql`select api.manifest() as manifest`;
   } catch (err) {
-    if ((err as { code?: string }).code === '42883') {
+    // undefined_function, invalid_schema_name: nothing of ours is installed there.
+    if (['42883', '3F000'].includes((err as { code?: string }).code ?? '')) {
       throw new Error('The database has no api.manifest(): compile the model and migrate the database first.');
     }
     throw err;

@@ -29,8 +29,8 @@ export interface Running { child: ChildProcess; output(): string; stop(): Promis
  * Starts `node --import tsx <file>` (what `npm start` runs, minus npm and tsx's own wrapper processes,
  * so that signals reach it directly) and resolves once its stdout matches `ready`.
  */
-export function startTs(file: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+export function startTs(file: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000, loader = ['--import', 'tsx']): Promise<Running> {
+  const child = spawn(process.execPath, [...loader, file, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,81 @@
+// Runs the gateway over a connection that logs in as `authenticator`: the app from the database's
+// manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
+// `npm start` (after it migrated) and `serve` (which changes nothing in the database).
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type postgres from 'postgres';
+import { pino } from 'pino';
+import { createApp } from '../app.ts';
+import { healthRoutes } from '../health.ts';
+import { answerClientErrors } from '../http/client-errors.ts';
+import { Drain } from '../http/drain.ts';
+import { Metrics } from '../http/metrics.ts';
+import { loadManifest } from '../query/manifest.ts';
+import type { RequestLimits } from '../request/limits.ts';
+import { Files } from '../files/service.ts';
+import { storageFromEnv } from '../files/storage.ts';
+
+export interface GatewayOptions {
+  sql: postgres.Sql;
+  port: number;
+  limits: RequestLimits;
+  /** HS256 secret, unless JWKS_URL is set. */
+  jwtSecret?: string;
+  env: NodeJS.ProcessEnv;
+  /** Runs after the pool closed (npm start stops the embedded database here). */
+  onStop?: () => Promise<void>;
+  /** Lines printed once the server listens (`base` is its URL). */
+  banner?: (base: string, manifest: Awaited<ReturnType<typeof loadManifest>>) => string[];
+}
+
+export async function runGateway(o: GatewayOptions): Promise<void> {
+  const { sql, limits, env } = o;
+  const metrics = new Metrics();
+  const manifest = await loadManifest(sql);
+  const files = new Files({ sql, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
+  const flag = (v: string | undefined) => !!v && !/^(0|false|no)$/i.test(v);
+  const app = createApp({
+    sql, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
+    logger: pino({ level: env.LOG_LEVEL ?? 'info' }), metrics,
+    ...(env.CORS_ORIGINS ? { corsOrigins: env.CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
+    ...(o.jwtSecret ? { jwtSecret: o.jwtSecret } : {}), ...(env.JWKS_URL ? { jwksUrl: env.JWKS_URL } : {}),
+    ...(env.JWT_AUDIENCE ? { jwtAudience: env.JWT_AUDIENCE } : {}),
+  });
+  files.start();
+  app.route('/', healthRoutes(sql, { docsUrl: manifest.api.docsUrl }));
+  app.route('/', metrics.routes());
+
+  let stopping = false;
+  const drain = new Drain();
+  const shutdown = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
+      if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
+      await files.stop().catch(() => {});
+      await sql.end({ timeout: 2 }).catch(() => {});
+      await o.onStop?.().catch(() => {});
+    }
+    process.exit(code);
+  };
+  const server = serve({ fetch: drain.wrap(app.fetch), port: o.port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
+    const base = `http://localhost:${info.port}`;
+    for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
+    console.log(`Health: ${base}/health`);
+    console.log(`Files: ${files.storage.driver} storage (STORAGE_DRIVER)`);
+  });
+  answerClientErrors(server as Server, manifest.api.docsUrl, limits.maxHeaderBytes);
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    console.error(err.code === 'EADDRINUSE' ? `Port ${o.port} is in use; set PORT to another port.` : `Server error: ${err.message}`);
+    void shutdown(1);
+  });
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+}
+
+/** PORT, checked (default 3000). */
+export function portFromEnv(env: NodeJS.ProcessEnv): number {
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  return port;
+}

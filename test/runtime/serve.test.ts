@@ -1,0 +1,66 @@
+// Production: `npm run build` emits JavaScript that plain `node` runs (no TypeScript tooling); the built
+// `migrate` installs the example, and the built `serve` serves it with the gateway's own login only,
+// refusing a database that is not migrated or secrets it would otherwise have to invent.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { root, startTs } from '../harness/child.ts';
+import { freshDatabase, type TestDatabase } from '../harness/db.ts';
+import { freePort } from '../harness/net.ts';
+import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+
+const OUT = join(root, '.data', 'dist-test'); // inside the project: the built code finds node_modules from there
+const SECRET = 'serve-test-secret-serve-test-secret-0123';
+let db: TestDatabase;
+let empty: TestDatabase;
+
+const node = (file: string, env: NodeJS.ProcessEnv) =>
+  spawnSync(process.execPath, [join(OUT, file)], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+
+test.before(async () => {
+  db = await freshDatabase();
+  empty = await freshDatabase();
+  rmSync(OUT, { recursive: true, force: true });
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', OUT], { cwd: root, encoding: 'utf8' });
+  assert.is(tsc.status, 0, tsc.stdout + tsc.stderr);
+  const assets = spawnSync(process.execPath, ['scripts/copy-assets.mjs', OUT], { cwd: root, encoding: 'utf8' });
+  assert.is(assets.status, 0, assets.stderr);
+});
+test.after(async () => {
+  await db?.close();
+  await empty?.close();
+  rmSync(OUT, { recursive: true, force: true });
+});
+
+test('the built migrate installs the example; the built serve answers with plain node, no tsx', async () => {
+  const migrated = node('server/cli/migrate.js', { DATABASE_URL: db.url });
+  assert.is(migrated.status, 0, migrated.stdout + migrated.stderr);
+  const port = await freePort();
+  const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url), JWT_SECRET: SECRET, FILES_SECRET: 'files-secret', PORT: String(port), LOG_LEVEL: 'silent' };
+  const server = await startTs(join(OUT, 'server/cli/serve.js'), [], env, /Health: /, 60_000, []);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    assert.is((await fetch(`${base}/ready`)).status, 200);
+    const token = await new SignJWT({ roles: ['admin'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+    const made = await fetch(`${base}/api/publishing/v1/projects`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"Built"}' });
+    assert.is(made.status, 201, await made.text());
+    const listed = await (await fetch(`${base}/api/publishing/v1/projects`, { headers: { authorization: `Bearer ${token}` } })).json();
+    assert.is(listed.meta.total, 1);
+  } finally {
+    assert.is(await server.stop(), 0, server.output());
+  }
+});
+
+test('serve refuses a database that was not migrated, and a start without the secrets it must be given', async () => {
+  const unmigrated = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: empty.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
+  assert.is(unmigrated.status, 1);
+  assert.match(unmigrated.stderr, 'migrate the database');
+  const noSecret = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: '', JWKS_URL: '', PORT: String(await freePort()) });
+  assert.is(noSecret.status, 1);
+  assert.match(noSecret.stderr, 'JWT_SECRET');
+});
+
+test.run();
