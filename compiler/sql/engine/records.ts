@@ -5,7 +5,7 @@ import { ident, literal, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import {
-  keyEquals, plpgsql, preconditionVars, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
+  keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -154,15 +154,14 @@ function update(s: Shape, patch: boolean): string {
       : `${i === 0 ? 'IF' : 'ELSIF'} ${present.map((c) => `_body ? ${literal(c)}`).join(' AND ')}${variants.slice(i + 1).length ? '' : ''} THEN`,
     ...statement(present, '  '),
   ]).concat(['END IF;']);
-  return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", '_if_match text[];', '_since timestamptz;',
-    '_expected numeric;', '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
     bodyCheck(s),
     keyCheck(s),
     parentCheck(s),
     `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
     `  PERFORM lib.bad_request(${literal(`primary key "${s.pk}" cannot be changed`)}, ${literal(s.pk)}, 'primary');`,
     'END IF;',
-    ...preconditionVars(s).map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    ...preconditionAssignments(s),
     ...updates,
     'IF _result IS NULL THEN',
     ...explainMiss(s, h.action, 'live', '_expected').map((l) => `  ${l}`),
@@ -188,10 +187,10 @@ function remove(s: Shape): string {
       'ELSIF NOT FOUND THEN', ...explainMiss(s, h.action, 'any', '_expected').map((l) => `  ${l}`), 'END IF;']
     : ['IF NOT FOUND THEN', ...explainMiss(s, h.action, 'any', '_expected').map((l) => `  ${l}`), 'END IF;'];
   return plpgsql(api(s, 'delete'), ARGS, 'jsonb', [...h.declare, ...(s.soft ? ["_permanent boolean := coalesce((args ->> 'permanent')::boolean, false);"] : []),
-    '_if_match text[];', '_since timestamptz;', '_expected numeric;', '_etag text;', '_modified timestamptz;'], [
+    ...PRECONDITION_DECLARE, '_etag text;', '_modified timestamptz;'], [
     keyCheck(s),
     parentCheck(s),
-    ...preconditionVars(s).map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    ...preconditionAssignments(s),
     ...statements,
     ...miss,
     `RETURN ${h.scenario};`,

@@ -5,7 +5,7 @@ import { ident, literal, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { explainMiss, head, type Head } from './records.ts';
 import {
-  etagSql, keyEquals, plpgsql, preconditionVars, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
+  etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
 
 export interface JoinShape {
@@ -98,15 +98,14 @@ function subRead(s: Shape, owner: Shape): string {
 function subReplace(s: Shape, owner: Shape): string {
   const h = head(owner, 'subReplace');
   const cols = s.writable;
-  return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", '_if_match text[];', '_since timestamptz;',
-    '_expected numeric;', '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
     ownerCheck(owner, h.action),
     `PERFORM lib.check_body(_body, ${textArray(cols.map((c) => c.name).concat(s.managed))}, ${textArray(s.readOnly)});`,
     `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
     `  PERFORM lib.bad_request(${literal(`"${s.pk}" is the owner's key and cannot differ from the path`)}, ${literal(s.pk)}, 'primary');`,
     'END IF;',
     `_body := _body || jsonb_build_object(${literal(s.pk)}, _key);`,
-    ...preconditionVars(owner, "(args - 'body')").map((l) => l.replace(/^(\w+) \S+ :=/, '$1 :=')),
+    ...preconditionAssignments(owner, "(args - 'body')"),
     `PERFORM FROM ${owner.rel} t WHERE ${recordWhere(owner)}`,
     `  AND ${preconditionWhere(owner)}`,
     '  FOR UPDATE;',

@@ -114,12 +114,14 @@ export function preconditionWhere(s: Shape): string {
   ].join('\n    AND ');
 }
 
-/** DECLARE lines for the precondition variables. */
-export function preconditionVars(s: Shape, args = 'args'): string[] {
+/** The variables the preconditions read (declared by the caller), and their assignments from the request. */
+export const PRECONDITION_DECLARE = ['_if_match text[];', '_since timestamptz;', '_expected numeric;'];
+
+export function preconditionAssignments(s: Shape, args = 'args'): string[] {
   return [
-    `_if_match text[] := lib.if_match(${args});`,
-    `_since timestamptz := lib.if_unmodified_since(${args});`,
-    ...(s.version ? [`_expected numeric := lib.expected_version(${literal(s.version)}, ${args} -> 'body');`] : []),
+    `_if_match := lib.if_match(${args});`,
+    `_since := lib.if_unmodified_since(${args});`,
+    ...(s.version ? [`_expected := lib.expected_version(${literal(s.version)}, ${args} -> 'body');`] : []),
   ];
 }
 
