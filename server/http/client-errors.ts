@@ -1,14 +1,21 @@
 // Requests Node's HTTP parser refuses before the app sees them (headers past the limit, malformed
 // request lines) still get a problem document where the socket can take one, never a bare status.
 import type { Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { problemBody } from '../problem/render.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
 
+/** How long a refused client may go on sending (its bytes are read and dropped) before the socket closes. */
+const LINGER_MS = 5_000;
+
 export function answerClientErrors(server: Server, docsUrl: string, maxHeaderBytes: number): void {
-  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
+  const answered = new WeakSet<Socket>();
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    if (answered.has(socket)) return; // Node reports later chunks of a refused request again
+    answered.add(socket);
+    const responding = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (!socket.writable || responding || err.code === 'ECONNRESET' || err.code === 'EPIPE') {
       socket.destroy();
       return;
     }
@@ -20,5 +27,8 @@ export function answerClientErrors(server: Server, docsUrl: string, maxHeaderByt
       `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json',
       `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,
     ].join('\r\n'));
+    // Unread bytes at close would reset the connection before the client reads the answer: drain them.
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
 }

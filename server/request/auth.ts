@@ -1,6 +1,5 @@
 // Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 with JWT_SECRET, or RS256/ES256
 // keys from JWKS_URL; `alg: none` and key confusion refused) gives `authenticated`; no header gives `anon`.
-import { createSecretKey } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { unauthenticated } from '../problem/types.ts';
 import { cachedVerifier } from './token-cache.ts';
@@ -40,9 +39,10 @@ function signatureVerifier(opts: VerifierOptions): Verify {
     return async (token) => (await jwtVerify(token, keys, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
   }
   if (!opts.secret) throw new Error('a JWT secret or a JWKS URL is required');
-  // Made once: jose would otherwise import raw key bytes on every verification.
-  const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
-  return async (token) => (await jwtVerify(token, key, { ...options, algorithms: ['HS256'] })).payload;
+  // Made once, as a Web Crypto key: jose 6 imports raw bytes on every call, and exports a node:crypto
+  // KeyObject back to bytes first; a CryptoKey it uses as it is.
+  const key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(opts.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  return async (token) => (await jwtVerify(token, await key, { ...options, algorithms: ['HS256'] })).payload;
 }
 
 export async function identify(authorization: string | undefined, verify: Verify): Promise<Identity> {
