@@ -2,12 +2,11 @@
 // manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
 import type postgres from 'postgres';
 import { pino } from 'pino';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
-import { answerClientErrors } from '../http/client-errors.ts';
+import { listen } from '../http/listen.ts';
 import { Drain } from '../http/drain.ts';
 import { Metrics } from '../http/metrics.ts';
 import { loadManifest } from '../query/manifest.ts';
@@ -58,13 +57,12 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     }
     process.exit(code);
   };
-  const server = serve({ fetch: drain.wrap(app.fetch), port: o.port, serverOptions: { maxHeaderSize: limits.maxHeaderBytes } }, (info) => {
+  const server = listen(drain.wrap(app.fetch), { port: o.port, maxHeaderBytes: limits.maxHeaderBytes, docsUrl: manifest.api.docsUrl }, (info) => {
     const base = `http://localhost:${info.port}`;
     for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
     console.log(`Health: ${base}/health`);
     console.log(`Files: ${files.storage.driver} storage (STORAGE_DRIVER)`);
   });
-  answerClientErrors(server as Server, manifest.api.docsUrl, limits.maxHeaderBytes);
   server.on('error', (err: NodeJS.ErrnoException) => {
     console.error(err.code === 'EADDRINUSE' ? `Port ${o.port} is in use; set PORT to another port.` : `Server error: ${err.message}`);
     void shutdown(1);

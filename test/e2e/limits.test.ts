@@ -83,6 +83,13 @@ test('headers past MAX_HEADER_BYTES (a long token, a long URL) get a 431 problem
   assert.equal([url.status, url.body?.status], [431, 431]);
 });
 
+test('a Host header or request target no URL can be built from is a 400 problem document', async () => {
+  const reply = await rawHttp(`GET ${api.basePath}/tags HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n`);
+  assert.is(reply.status, 400);
+  assert.is(reply.type, 'application/problem+json');
+  assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
+});
+
 test('%2e%2e and .. in an id are ids: matched as sent, never resolved (404), not another route', async () => {
   for (const seg of ['%2e%2e', '%2E%2E', '..', '.']) {
     const reply = await rawHttp(`GET ${api.basePath}/posts/${seg}/tags HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);

@@ -1,7 +1,7 @@
 // One real listening gateway per end-to-end suite: a fresh database with an example model installed,
 // `createApp` served by @hono/node-server on a free port, and the superuser client kept for checks.
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import postgres from 'postgres';
 import type { Manifest } from '../../../compiler/manifest/types.ts';
 import { createApp } from '../../../server/app.ts';
@@ -14,8 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Files } from '../../../server/files/service.ts';
 import { DEFAULT_LIMITS, timeoutSettings, type RequestLimits } from '../../../server/request/limits.ts';
-import { answerClientErrors } from '../../../server/http/client-errors.ts';
-import type { Server } from 'node:http';
+import { listen } from '../../../server/http/listen.ts';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
 
@@ -71,10 +70,9 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
       log,
     });
     const port = await freePort();
-    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const server = await new Promise<Server>((resolve, reject) => {
       const maxHeaderBytes = options.limits?.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
-      const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1', serverOptions: { maxHeaderSize: maxHeaderBytes } }, () => resolve(s));
-      answerClientErrors(s as Server, manifest.api.docsUrl, maxHeaderBytes);
+      const s = listen(app.fetch, { port, hostname: '127.0.0.1', maxHeaderBytes, docsUrl: manifest.api.docsUrl }, () => resolve(s));
       s.once('error', reject);
     });
     const address = server.address() as AddressInfo;
