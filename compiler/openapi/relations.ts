@@ -44,7 +44,7 @@ export function relationParts(manifest: Manifest, r: ResourceManifest, name: str
     schemas: {
       [`${c}Edge`]: { type: 'object', properties: edgeProps, description: 'Edge properties of the link.' },
       [`${c}LinkBody`]: { ...(rel.schemas.link as Schema) },
-      [`${c}Linked`]: { allOf: [ref(rel.target), { type: 'object', properties: { edge: ref(`${c}Edge`) }, required: ['edge'] }] },
+      [`${c}Linked`]: { allOf: [ref(rel.target), { type: 'object', properties: { edge: ref(`${c}Edge`) } }] }, // edge not required: include/exclude may leave it out
       [`${c}LinkedList`]: listOf(`${c}Linked`),
       [`${c}Link`]: {
         type: 'object', properties: { [rel.ownerColumn]: { type: 'string' }, [rel.targetColumn]: { type: 'string' }, ...edgeProps },

@@ -141,4 +141,11 @@ test('the query language: deepObject filters with the operators of each type, so
   assert.equal(where.properties.rating.anyOf[0].properties.in, { type: 'array', items: { type: 'number' } });
 });
 
+test('a linked record may come without edge: include/exclude can leave it out, so the schema does not require it', () => {
+  const doc = documentOf('examples/publishing.model.json');
+  const linked = schemaOf(doc, 'PostTagsLinked');
+  assert.ok(JSON.stringify(linked).includes('"edge"'), 'edge is described');
+  assert.not.ok(JSON.stringify(linked).includes('"required":["edge"]'), 'and not required');
+});
+
 test.run();
