@@ -15,6 +15,8 @@ import { problemFromDatabase } from './problem/database.ts';
 import { renderProblem } from './problem/render.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchChecked } from './query/dispatch.ts';
+import { singlePool, type Pools } from './pg/pools.ts';
+import { onlyReads } from '../compiler/query/operations.ts';
 import { mergedDocuments } from './plan/validate.ts';
 import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
@@ -25,7 +27,10 @@ import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
 
 export interface AppOptions {
+  /** The primary's client (files use it); requests go through `pools` when given, else through this. */
   sql: Sql;
+  /** The primary's and the replicas' pools, with their gates and time limits (server/pg/pools.ts). */
+  pools?: Pools;
   manifest: Manifest;
   /** HS256 secret; with `jwksUrl`, RS256/ES256 keys from that JWKS instead. */
   jwtSecret?: string;
@@ -51,6 +56,9 @@ export interface AppOptions {
   corsOrigins?: string[];
 }
 
+/** A request with a precondition wants the newest state: it goes to the primary, never to a replica. */
+const conditional = (h: Headers) => h.has('if-match') || h.has('if-none-match') || h.has('if-modified-since') || h.has('if-unmodified-since');
+
 export function createApp(opts: AppOptions): Hono {
   const { sql, manifest } = opts;
   const { basePath, docsUrl } = manifest.api;
@@ -64,6 +72,7 @@ export function createApp(opts: AppOptions): Hono {
   const planner: Planner = { manifest, validators: new BodyValidators(manifest), limits };
   const log = opts.log ?? ((message, err) => console.error(message, err));
   const documents = mergedDocuments(planner.validators);
+  const pools = opts.pools ?? singlePool(sql, limits);
 
   const fail = (c: Context, err: unknown, url: URL) => {
     const problem = err instanceof ApiError ? err : new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
@@ -87,11 +96,11 @@ export function createApp(opts: AppOptions): Hono {
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const call = { identity, ip: callerIp(c, trust), fn: plan.fn, args: plan.args };
       const merged = plan.merged;
+      const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
       const run = () => merged
-        ? dispatchChecked(sql, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
-        : dispatch(sql, call);
-      const tracked = opts.metrics ? () => opts.metrics!.track(run) : run;
-      const result = opts.files ? await opts.files.around(plan, call, tracked, c.req.url) : await tracked();
+        ? dispatchChecked(pool, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
+        : dispatch(pool, call);
+      const result = opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run();
       const res = respond(plan, result, c.req.raw, basePath);
       const scenario = (result as { scenario?: unknown } | null)?.scenario;
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));

@@ -28,26 +28,31 @@ export interface Operation {
   query: QueryAllowance;
   /** The status of success (a link that already existed answers 200). */
   status: 200 | 201 | 204;
+  /** Changes nothing: a read replica may serve it (DATABASE_READ_URL) when it carries no precondition. */
+  reads?: true;
 }
 
 export const OPERATIONS = {
-  list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, sort: true, filters: true, projection: true }, status: 200 },
+  list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, sort: true, filters: true, projection: true }, status: 200, reads: true },
   create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201 },
-  search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200 },
-  read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200 },
+  search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200, reads: true },
+  read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true },
   replace: { method: 'PUT', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
   patch: { method: 'PATCH', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
   delete: { method: 'DELETE', path: 'item', access: 'delete', body: 'none', query: { permanent: true }, status: 204 },
   restore: { method: 'POST', path: 'restore', access: 'restore', body: 'none', query: { projection: true }, status: 200 },
-  relationList: { method: 'GET', path: 'relation', relation: 'manyToMany', access: 'read', body: 'none', query: { paging: true, projection: true }, status: 200 },
+  relationList: { method: 'GET', path: 'relation', relation: 'manyToMany', access: 'read', body: 'none', query: { paging: true, projection: true }, status: 200, reads: true },
   link: { method: 'PUT', path: 'relationTarget', relation: 'manyToMany', access: 'link', body: 'optional', query: {}, status: 201 },
   unlink: { method: 'DELETE', path: 'relationTarget', relation: 'manyToMany', access: 'unlink', body: 'none', query: {}, status: 204 },
-  subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200 },
+  subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true },
   subReplace: { method: 'PUT', path: 'relation', relation: 'oneToOne', access: 'update', body: 'required', query: { projection: true }, status: 200 },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+/** Whether the operation only reads (a replica may serve it). */
+export const onlyReads = (name: OperationName): boolean => (OPERATIONS[name] as Operation).reads === true;
 
 /** The operations at a path shape (and relation kind), in the table's order. */
 export function operationsAt(path: PathShape, relation?: 'manyToMany' | 'oneToOne'): OperationName[] {

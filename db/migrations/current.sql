@@ -919,9 +919,16 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
   SELECT count(*)::integer FROM queued
 $$;
 
+-- The outbox's depth, for the gateway's /metrics.
+CREATE OR REPLACE FUNCTION lib.files_pending() RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+  SELECT count(*) FROM lib.file_outbox
+$$;
+
 REVOKE EXECUTE ON FUNCTION lib.claim_file(text, jsonb), lib.discard_file(text), lib.files_due(timestamptz, integer),
-  lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.files_due(timestamptz, integer), lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep() TO authenticator;
+  lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep(), lib.files_pending() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.files_due(timestamptz, integer), lib.files_done(bigint[]), lib.files_retry(bigint, text, timestamptz), lib.files_sweep(),
+  lib.files_pending() TO authenticator;
 
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$

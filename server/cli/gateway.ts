@@ -2,7 +2,6 @@
 // manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
-import type postgres from 'postgres';
 import { pino } from 'pino';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
@@ -13,9 +12,10 @@ import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { storageFromEnv } from '../files/storage.ts';
+import { openPools, type Pools } from '../pg/pools.ts';
 
 export interface GatewayOptions {
-  sql: postgres.Sql;
+  pools: Pools;
   port: number;
   limits: RequestLimits;
   /** HS256 secret, unless JWKS_URL is set. */
@@ -28,20 +28,23 @@ export interface GatewayOptions {
 }
 
 export async function runGateway(o: GatewayOptions): Promise<void> {
-  const { sql, limits, env } = o;
+  const { pools, limits, env } = o;
+  const sql = pools.primary.sql;
   const metrics = new Metrics();
+  metrics.watchPools([pools.primary, ...pools.replicas]);
+  metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
   const files = new Files({ sql, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
   const flag = (v: string | undefined) => !!v && !/^(0|false|no)$/i.test(v);
   const app = createApp({
-    sql, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
+    sql, pools, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
     logger: pino({ level: env.LOG_LEVEL ?? 'info' }), metrics,
     ...(env.CORS_ORIGINS ? { corsOrigins: env.CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
     ...(o.jwtSecret ? { jwtSecret: o.jwtSecret } : {}), ...(env.JWKS_URL ? { jwksUrl: env.JWKS_URL } : {}),
     ...(env.JWT_AUDIENCE ? { jwtAudience: env.JWT_AUDIENCE } : {}),
   });
   files.start();
-  app.route('/', healthRoutes(sql, { docsUrl: manifest.api.docsUrl }));
+  app.route('/', healthRoutes(pools.probe, { docsUrl: manifest.api.docsUrl }));
   app.route('/', metrics.routes());
 
   let stopping = false;
@@ -52,7 +55,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
       // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
       if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
       await files.stop().catch(() => {});
-      await sql.end({ timeout: 2 }).catch(() => {});
+      await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});
     }
     process.exit(code);
@@ -69,6 +72,15 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+}
+
+/**
+ * The gateway's pools: `url` (its own login on the primary), DATABASE_READ_URL (replicas, comma list),
+ * DATABASE_PREPARED_STATEMENTS (false behind a transaction-mode pooler), POOL_MAX and the time limits.
+ */
+export function poolsFromEnv(url: string, limits: RequestLimits, env: NodeJS.ProcessEnv): Pools {
+  const readUrls = (env.DATABASE_READ_URL ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  return openPools({ primaryUrl: url, readUrls, limits, prepare: !/^(0|false|no|off)$/i.test(env.DATABASE_PREPARED_STATEMENTS ?? '') });
 }
 
 /** PORT, checked (default 3000). */

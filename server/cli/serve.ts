@@ -1,11 +1,10 @@
 // `npm run serve` (or `node dist/server/cli/serve.js` after `npm run build`): serves a database that
 // `migrate` already brought up to a model, with the gateway's own credentials only: no compiling, no
 // DDL, no role changes, no files written; every secret comes from the environment.
-import postgres from 'postgres';
 import { ENGINE_VERSION } from '../../compiler/manifest/types.ts';
 import { loadManifest } from '../query/manifest.ts';
-import { limitsFromEnv, timeoutSettings } from '../request/limits.ts';
-import { portFromEnv, runGateway } from './gateway.ts';
+import { limitsFromEnv } from '../request/limits.ts';
+import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 
 /** What `serve` needs from its environment, or why it cannot start. */
 export function serveSettings(env: NodeJS.ProcessEnv): { url: string; jwtSecret?: string } {
@@ -21,15 +20,15 @@ export function serveSettings(env: NodeJS.ProcessEnv): { url: string; jwtSecret?
 async function main(): Promise<void> {
   const settings = serveSettings(process.env);
   const limits = limitsFromEnv();
-  const sql = postgres(settings.url, { onnotice: () => {}, connect_timeout: 5, connection: timeoutSettings(limits) });
+  const pools = poolsFromEnv(settings.url, limits, process.env);
   try {
-    const manifest = await loadManifest(sql);
+    const manifest = await loadManifest(pools.primary.sql);
     if (manifest.engine !== ENGINE_VERSION) {
       throw new Error(`The database speaks engine version ${manifest.engine ?? 1}, this gateway version ${ENGINE_VERSION}: run migrate with this version of modelapi first.`);
     }
-    await runGateway({ sql, port: portFromEnv(process.env), limits, env: process.env, ...(settings.jwtSecret ? { jwtSecret: settings.jwtSecret } : {}) });
+    await runGateway({ pools, port: portFromEnv(process.env), limits, env: process.env, ...(settings.jwtSecret ? { jwtSecret: settings.jwtSecret } : {}) });
   } catch (err) {
-    await sql.end({ timeout: 2 }).catch(() => {});
+    await pools.end(2).catch(() => {});
     throw err;
   }
 }

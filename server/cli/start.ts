@@ -4,14 +4,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
 import { projectRoot, resolveDatabase } from '../pg/resolve.ts';
 import { gatewayUrl } from '../pg/gateway-role.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
-import { limitsFromEnv, timeoutSettings } from '../request/limits.ts';
+import { limitsFromEnv } from '../request/limits.ts';
+import type { Pools } from '../pg/pools.ts';
 import { jwtSecret } from './jwt-secret.ts';
-import { portFromEnv, runGateway } from './gateway.ts';
+import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 
 function compile(modelPath: string): Compiled {
   try {
@@ -55,11 +55,11 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let sql: postgres.Sql | undefined;
+  let pools: Pools | undefined;
   try {
-    sql = postgres(await gatewayUrl(db.url), { onnotice: () => {}, connect_timeout: 5, connection: timeoutSettings(limits) });
+    pools = poolsFromEnv(await gatewayUrl(db.url), limits, process.env);
     await runGateway({
-      sql, port, limits, env: process.env, onStop: () => db.stop(), ...(jwtSecretValue ? { jwtSecret: jwtSecretValue } : {}),
+      pools, port, limits, env: process.env, onStop: () => db.stop(), ...(jwtSecretValue ? { jwtSecret: jwtSecretValue } : {}),
       banner: (base, manifest) => [
         `Serving ${model.api.title} at ${base}`,
         `API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`,
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     });
   } catch (err) {
     console.error(`Start failed: ${(err as Error).message}`);
-    await sql?.end({ timeout: 2 }).catch(() => {});
+    await pools?.end(2).catch(() => {});
     await db.stop();
     process.exit(1);
   }

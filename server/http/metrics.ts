@@ -1,7 +1,9 @@
-// Prometheus metrics of the gateway (prom-client): requests by route template and status, their
-// latency, the database calls in flight; GET /metrics serves them in the text exposition format.
+// Prometheus metrics of the gateway (prom-client): requests by route template and status, their latency,
+// each database pool's connections in use and requests waiting, and the file outbox's depth; GET /metrics.
 import { Hono } from 'hono';
+import type { Sql } from 'postgres';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Pool } from '../pg/pools.ts';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -10,7 +12,6 @@ export class Metrics {
     name: 'http_request_duration_seconds', help: 'HTTP request latency by method, route template and status.', labelNames: ['method', 'route', 'status'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
   });
-  readonly inFlight = new Gauge({ name: 'db_calls_in_flight', help: 'api.dispatch calls waiting for the database (pool in use and waiting).', registers: [this.registry] });
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
@@ -22,14 +23,33 @@ export class Metrics {
     this.duration.observe(labels, seconds);
   }
 
-  /** Counts `work` as a database call in flight while it runs. */
-  async track<T>(work: () => Promise<T>): Promise<T> {
-    this.inFlight.inc();
-    try {
-      return await work();
-    } finally {
-      this.inFlight.dec();
-    }
+  /** Gauges of each pool (primary, replica1…): connections in use, requests waiting for one, the size. */
+  watchPools(pools: Pool[]): void {
+    const gauge = (name: string, help: string, read: (p: Pool) => number) => new Gauge({
+      name, help, labelNames: ['pool'], registers: [this.registry],
+      collect() { for (const p of pools) this.set({ pool: p.name }, read(p)); },
+    });
+    gauge('db_pool_connections_in_use', 'Database connections serving a request, by pool.', (p) => p.gate.inUse);
+    gauge('db_pool_requests_waiting', 'Requests waiting for a free database connection (POOL_TIMEOUT_MS), by pool.', (p) => p.gate.waiting);
+    gauge('db_pool_connections_max', 'Connections each pool may open (POOL_MAX).', (p) => p.gate.max);
+  }
+
+  /** The file outbox's depth (objects waiting to be deleted), read from the database at each scrape. */
+  watchOutbox(sql: Sql, timeoutMs = 1000): void {
+    new Gauge({
+      name: 'files_outbox_pending', help: 'Storage objects queued for deletion in lib.file_outbox.', registers: [this.registry],
+      async collect() {
+        const query = sql`select lib.files_pending()::int as n`;
+        const timer = setTimeout(() => void query.cancel(), timeoutMs);
+        try {
+          this.set((await query)[0]!.n as number);
+        } catch {
+          // An unanswered scrape keeps the last value rather than fail /metrics.
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    });
   }
 
   routes(): Hono {

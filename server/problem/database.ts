@@ -1,7 +1,7 @@
 // Turns an error raised by the one api.dispatch call into a problem: PTnnn refusals keep their
 // message (written for clients); PostgreSQL's own errors are described from their fields, never echoed.
 import type { Manifest } from '../../compiler/manifest/types.ts';
-import { ApiError, type FieldError, type ProblemKind } from './types.ts';
+import { ApiError, busy, type FieldError, type ProblemKind } from './types.ts';
 import { dataExceptionDetail, statusFor } from './sqlstate.ts';
 
 export interface ErrorContext {
@@ -75,7 +75,7 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
     const detail = code === '57014' ? 'The request ran out of time (STATEMENT_TIMEOUT_MS); try again.'
       : code === '55P03' ? 'The record is locked by another request (LOCK_TIMEOUT_MS ran out); try again.'
       : 'The database is busy; try again.';
-    return new ApiError('unavailable', detail, { headers: { 'Retry-After': '1' } }, { cause: err });
+    return busy(detail, err);
   }
   return new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
 }

@@ -70,6 +70,10 @@ export const methodNotAllowed = (method: string, allow: string[]) =>
     headers: { Allow: allow.join(', ') },
   });
 
+/** 503 with Retry-After: the database is busy (a pool, lock or statement timeout ran out); the client may retry. */
+export const busy = (detail: string, cause?: unknown) =>
+  new ApiError('unavailable', detail, { headers: { 'Retry-After': '1' } }, { cause });
+
 export const unauthenticated = (detail: string) =>
   new ApiError('unauthenticated', detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 

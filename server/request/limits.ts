@@ -16,6 +16,10 @@ export interface RequestLimits {
   statementTimeoutMs: number;
   /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
   lockTimeoutMs: number;
+  /** Connections the gateway opens to each database (the primary, and each replica). */
+  poolMax: number;
+  /** Milliseconds a request may wait for a free connection (503 with Retry-After past it). */
+  poolTimeoutMs: number;
   /** Milliseconds SIGTERM waits for the requests in flight before the gateway closes their connections. */
   shutdownGraceMs: number;
 }
@@ -29,13 +33,10 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
+  poolMax: { env: 'POOL_MAX', fallback: 10 },
+  poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
 };
-
-/** Session settings of the gateway's connections that hold every request to the time limits. */
-export function timeoutSettings(limits: RequestLimits): Record<string, string> {
-  return { statement_timeout: String(limits.statementTimeoutMs), lock_timeout: String(limits.lockTimeoutMs) };
-}
 
 export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;
 

@@ -6,6 +6,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
 import { Metrics } from '../../server/http/metrics.ts';
+import { singlePool } from '../../server/pg/pools.ts';
+import { DEFAULT_LIMITS } from '../../server/request/limits.ts';
 import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
 
 let api: Api;
@@ -15,7 +17,10 @@ const metrics = new Metrics(false);
 test.before(async () => {
   api = await startApi();
   const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-  app = createApp({ sql: api.db.sql, manifest: api.manifest, jwtSecret: SECRET, logger: pino(sink), metrics, corsOrigins: ['https://app.example.com'] });
+  const pools = singlePool(api.db.sql, { ...DEFAULT_LIMITS, poolMax: 1 });
+  metrics.watchPools([pools.primary]);
+  metrics.watchOutbox(api.db.sql);
+  app = createApp({ sql: api.db.sql, pools, manifest: api.manifest, jwtSecret: SECRET, logger: pino(sink), metrics, corsOrigins: ['https://app.example.com'] });
 });
 test.after(async () => api?.close());
 
@@ -34,13 +39,47 @@ test('every response carries X-Request-Id, the access log names it with the rout
   assert.is(lines.find((l) => l.request_id === id)?.route, `${BASE}/posts`);
 });
 
-test('GET /metrics: requests by method, route template and status, their latency, database calls in flight', async () => {
+test('GET /metrics: requests by method, route template and status, their latency', async () => {
   const bearer = await token({ sub: 'u1', roles: ['admin'] });
   for (let i = 0; i < 3; i++) await app.request(`${BASE}/comments/${900 + i}`, { headers: { authorization: `Bearer ${bearer}` } });
   const text = await (await metrics.routes().request('/metrics')).text();
   assert.match(text, `http_requests_total{method="GET",route="${BASE}/comments/{id}",status="404"} 3`);
   assert.match(text, `http_request_duration_seconds_count{method="GET",route="${BASE}/comments/{id}",status="404"} 3`);
-  assert.match(text, 'db_calls_in_flight 0');
+});
+
+test('GET /metrics: the pool\'s connection in use and a request waiting for it, and the file outbox\'s depth', async () => {
+  const headers = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}`, 'content-type': 'application/json' };
+  const gauges = async () => (await (await metrics.routes().request('/metrics')).text()).split('\n').filter((l) => /^(db_pool|files_outbox)/.test(l));
+  const made = await app.request(`${BASE}/projects`, { method: 'POST', headers, body: '{"name":"Gauges"}' });
+  const id = (await made.json()).data.id as string;
+  assert.equal(await gauges(), ['db_pool_connections_in_use{pool="primary"} 0', 'db_pool_requests_waiting{pool="primary"} 0', 'db_pool_connections_max{pool="primary"} 1', 'files_outbox_pending 0']);
+  let release!: () => void;
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => { locked = r; });
+  const holder = api.db.sql.begin(async (tx) => {
+    await tx`select 1 from app.projects where id = ${id} for update`;
+    await tx`insert into lib.file_outbox (location) values ('uploads/gauge')`;
+    locked();
+    await new Promise<void>((r) => { release = r; });
+  });
+  await isLocked;
+  const until = async (line: string) => {
+    for (let i = 0; i < 100 && !(await gauges()).includes(line); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+  let writer: ReturnType<typeof app.request> | undefined, reader: ReturnType<typeof app.request> | undefined;
+  try {
+    writer = app.request(`${BASE}/projects/${id}`, { method: 'PATCH', headers, body: '{"name":"Waits"}' });
+    await until('db_pool_connections_in_use{pool="primary"} 1');
+    reader = app.request(`${BASE}/projects/${id}`, { headers });
+    await until('db_pool_requests_waiting{pool="primary"} 1');
+    assert.equal((await gauges()).slice(0, 2), ['db_pool_connections_in_use{pool="primary"} 1', 'db_pool_requests_waiting{pool="primary"} 1']);
+  } finally {
+    release();
+    await holder;
+  }
+  assert.equal([(await writer!).status, (await reader!).status], [200, 200]);
+  assert.equal(await gauges(), ['db_pool_connections_in_use{pool="primary"} 0', 'db_pool_requests_waiting{pool="primary"} 0', 'db_pool_connections_max{pool="primary"} 1', 'files_outbox_pending 1']);
+  await api.db.sql`delete from lib.file_outbox where location = 'uploads/gauge'`;
 });
 
 test('CORS: a preflight from a configured origin is answered; another origin gets no grant', async () => {

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Files } from '../../../server/files/service.ts';
-import { DEFAULT_LIMITS, timeoutSettings, type RequestLimits } from '../../../server/request/limits.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from '../../../server/request/limits.ts';
 import { listen } from '../../../server/http/listen.ts';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
@@ -52,7 +52,7 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
   const removeFiles = () => fileDir && rmSync(fileDir, { recursive: true, force: true });
   try {
     await installModel(db, modelFile);
-    gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4, connection: timeoutSettings({ ...DEFAULT_LIMITS, ...options.limits }) });
+    gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
     const manifest = await loadManifest(gatewaySql);
     const serverErrors: string[] = [];
     const log = (message: string, err: unknown) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`);

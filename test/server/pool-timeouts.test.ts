@@ -1,0 +1,119 @@
+// The gateway's own pools under a held row lock: writers get a 503 problem document with Retry-After at
+// LOCK_TIMEOUT_MS (or STATEMENT_TIMEOUT_MS, whichever runs out first), a request finding every connection
+// taken gets one at POOL_TIMEOUT_MS, and /health answers 200 all along from its own connection.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Manifest } from '../../compiler/manifest/types.ts';
+import { createApp } from '../../server/app.ts';
+import { healthRoutes } from '../../server/health.ts';
+import { openPools, type Pools } from '../../server/pg/pools.ts';
+import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { loadManifest } from '../../server/query/manifest.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from '../../server/request/limits.ts';
+import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
+
+let api: Api;
+let own: string;
+let manifest: Manifest;
+const opened: Pools[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test.before(async () => {
+  api = await startApi();
+  own = await gatewayUrl(api.db.url, {});
+  manifest = api.manifest;
+});
+test.after(async () => {
+  await Promise.all(opened.map((p) => p.end(1)));
+  await api?.close();
+});
+
+function gateway(limits: Partial<RequestLimits>) {
+  const pools = openPools({ primaryUrl: own, limits: { ...DEFAULT_LIMITS, ...limits } });
+  opened.push(pools);
+  const app = createApp({ sql: pools.primary.sql, pools, manifest, jwtSecret: SECRET, log: () => {} });
+  app.route('/', healthRoutes(pools.probe));
+  const call = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const started = Date.now();
+    const res = await app.request(BASE + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    return { res, ms: Date.now() - started, body: await res.json().catch(() => undefined) as any };
+  };
+  return { app, call };
+}
+
+/** Holds a row lock on the project in a superuser transaction until release(). */
+async function holdLock(id: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  let locked!: () => void;
+  const ready = new Promise<void>((r) => { locked = r; });
+  const tx = api.db.sql.begin(async (sql) => {
+    await sql`select 1 from app.projects where id = ${id} for update`;
+    locked();
+    await new Promise<void>((r) => { release = r; });
+  });
+  await ready;
+  return async () => { release(); await tx; };
+}
+
+function busy(r: { res: Response; body: any }, what: string, detail: string) {
+  assert.is(r.res.status, 503, `${what}: ${JSON.stringify(r.body)}`);
+  assert.is(r.body.code, 'E_UNAVAILABLE');
+  assert.match(r.body.detail, detail);
+  assert.is(r.res.headers.get('retry-after'), '1', `${what}: Retry-After`);
+  assert.is(r.res.headers.get('content-type'), 'application/problem+json');
+}
+
+test('a held lock: 503 at LOCK_TIMEOUT_MS for every writer, /health 200 meanwhile, the write goes through after', async () => {
+  const g = gateway({ lockTimeoutMs: 1500, poolMax: 2 });
+  const project = (await g.call('POST', '/projects', { name: 'Locked' })).body.data;
+  const release = await holdLock(project.id);
+  try {
+    const writes = [1, 2, 3].map((n) => g.call('PATCH', `/projects/${project.id}`, { name: `try ${n}` }));
+    await sleep(100);
+    const asked = Date.now();
+    assert.is((await g.app.request('/health')).status, 200, 'health answers while every connection waits on the lock');
+    assert.ok(Date.now() - asked < 750, 'health did not wait for a pooled connection');
+    for (const r of await Promise.all(writes)) {
+      busy(r, 'a writer behind the lock', 'LOCK_TIMEOUT_MS');
+      assert.ok(r.ms < 5000, `answered in ${r.ms} ms (two lock timeouts at most: the third waited for a connection)`);
+    }
+  } finally {
+    await release();
+  }
+  assert.is((await g.call('PATCH', `/projects/${project.id}`, { name: 'free' })).res.status, 200);
+});
+
+test('STATEMENT_TIMEOUT_MS cancels a request that runs longer (the lock timeout set higher); nothing is changed', async () => {
+  const g = gateway({ statementTimeoutMs: 500, lockTimeoutMs: 30_000 });
+  const project = (await g.call('POST', '/projects', { name: 'Slow' })).body.data;
+  const release = await holdLock(project.id);
+  try {
+    const r = await g.call('DELETE', `/projects/${project.id}`);
+    busy(r, 'cancelled at the statement timeout', 'STATEMENT_TIMEOUT_MS');
+    assert.ok(r.ms >= 450 && r.ms < 3000, `answered in ${r.ms} ms`);
+  } finally {
+    await release();
+  }
+  const [row] = await api.db.sql`select count(*)::int as n from app.projects where id = ${project.id}`;
+  assert.is(row!.n, 1, 'the cancelled delete changed nothing');
+});
+
+test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () => {
+  const g = gateway({ lockTimeoutMs: 3000, poolMax: 1, poolTimeoutMs: 300 });
+  const project = (await g.call('POST', '/projects', { name: 'Pool' })).body.data;
+  const release = await holdLock(project.id);
+  try {
+    const first = g.call('PATCH', `/projects/${project.id}`, { name: 'holds the connection' });
+    await sleep(100);
+    const second = await g.call('GET', `/projects/${project.id}`);
+    busy(second, 'waiting for a connection', 'POOL_TIMEOUT_MS');
+    assert.ok(second.ms < 2000, `answered in ${second.ms} ms`);
+    busy(await first, 'the writer behind the lock', 'LOCK_TIMEOUT_MS');
+  } finally {
+    await release();
+  }
+});
+
+test.run();
