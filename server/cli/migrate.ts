@@ -1,14 +1,18 @@
-// `npm run migrate [-- --migrations <dir>]`: brings the database (DATABASE_URL or embedded) up to
-// the migrations folder; prints one line on success, PostgreSQL's refusal and exit code 1 on failure.
+// `npm run migrate [-- --model <file>] [--migrations <dir>]`: brings the database (DATABASE_URL or embedded)
+// up to the migrations folder, after compiling --model into its current.sql when given; prints one line on
+// success, PostgreSQL's refusal and exit code 1 on failure.
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
+import { compileOrExit, writeScript } from './model-script.ts';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
-  const folder = resolve(values.migrations ?? join(projectRoot, 'db/migrations'));
+  const { values } = parseArgs({ options: { migrations: { type: 'string' }, model: { type: 'string' } } });
+  const folder = values.model
+    ? writeScript(resolve(values.model), compileOrExit(resolve(values.model)), values.migrations)
+    : resolve(values.migrations ?? join(projectRoot, 'db/migrations'));
   const rel = relative(process.cwd(), folder);
   const shown = rel.startsWith('..') ? folder : rel || '.';
   const committed = join(folder, 'committed');

@@ -1,50 +1,27 @@
 // `npm start [-- --migrations <dir>]`: compiles the model (MODEL, default the publishing example) into
 // <dir>/current.sql (db/migrations), brings the database (DATABASE_URL or embedded) up to it, serves the
 // API the database's manifest describes (and /health) on PORT.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
-import { projectRoot, resolveDatabase } from '../pg/resolve.ts';
+import { resolveDatabase } from '../pg/resolve.ts';
 import { gatewayUrl } from '../pg/gateway-role.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
 import { limitsFromEnv } from '../request/limits.ts';
 import type { Pools } from '../pg/pools.ts';
 import { jwtSecret } from './jwt-secret.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
-
-function compile(modelPath: string): Compiled {
-  try {
-    return compileFile(modelPath);
-  } catch (err) {
-    // ModelValidationError's message lists every error with its JSON pointer and rule.
-    const what = err instanceof ModelValidationError ? 'is not a valid model' : 'could not be compiled';
-    console.error(`${modelPath} ${what}.\n${(err as Error).message}`);
-    process.exit(1);
-  }
-}
-
-/**
- * The project's example model migrates from the repository's db/migrations (its current.sql is that
- * model compiled, so writing it changes nothing); any other model keeps its script under
- * .data/migrations/<slug>, so starting it never touches a tracked file.
- */
-function defaultMigrations(modelPath: string, slug: string): string {
-  const example = resolve(join(projectRoot, 'examples/publishing.model.json'));
-  return modelPath === example ? join(projectRoot, 'db/migrations') : join(projectRoot, '.data/migrations', slug);
-}
+import { compileOrExit, EXAMPLE_MODEL, writeScript } from './model-script.ts';
 
 async function main(): Promise<void> {
-  const modelPath = resolve(process.env.MODEL ?? join(projectRoot, 'examples/publishing.model.json'));
+  const modelPath = resolve(process.env.MODEL ?? EXAMPLE_MODEL);
   const port = portFromEnv(process.env);
   const limits = limitsFromEnv();
   const jwtSecretValue = process.env.JWKS_URL ? undefined : jwtSecret();
-  const { model, sql: script } = compile(modelPath);
+  const compiled = compileOrExit(modelPath);
+  const { model } = compiled;
 
   const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
-  const migrations = resolve(values.migrations ?? defaultMigrations(modelPath, model.api.slug));
-  mkdirSync(join(migrations, 'committed'), { recursive: true });
-  writeFileSync(join(migrations, 'current.sql'), script);
+  const migrations = writeScript(modelPath, compiled, values.migrations);
 
   const db = await resolveDatabase();
   try {

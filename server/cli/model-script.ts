@@ -1,0 +1,37 @@
+// A model compiled into the current.sql of a migrations folder, for `npm start` and `migrate --model`:
+// the example's script lives in the tracked db/migrations, any other model's under .data/migrations/<slug>.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
+import { projectRoot } from '../pg/resolve.ts';
+
+export const EXAMPLE_MODEL = join(projectRoot, 'examples/publishing.model.json');
+
+/** Compiles `modelPath`, or prints why it is refused and exits 1. */
+export function compileOrExit(modelPath: string): Compiled {
+  try {
+    return compileFile(modelPath);
+  } catch (err) {
+    // ModelValidationError's message lists every error with its JSON pointer and rule.
+    const what = err instanceof ModelValidationError ? 'is not a valid model' : 'could not be compiled';
+    console.error(`${modelPath} ${what}.\n${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/**
+ * The example model migrates from the repository's db/migrations (its current.sql is that model compiled,
+ * so writing it changes nothing); any other model keeps its script under .data/migrations/<slug>, so
+ * starting it never touches a tracked file.
+ */
+export function defaultMigrations(modelPath: string, slug: string): string {
+  return resolve(modelPath) === resolve(EXAMPLE_MODEL) ? join(projectRoot, 'db/migrations') : join(projectRoot, '.data/migrations', slug);
+}
+
+/** Writes the compiled model as `<folder>/current.sql` (folder: given, else the default); returns the folder. */
+export function writeScript(modelPath: string, compiled: Compiled, folder?: string): string {
+  const migrations = resolve(folder ?? defaultMigrations(modelPath, compiled.model.api.slug));
+  mkdirSync(join(migrations, 'committed'), { recursive: true });
+  writeFileSync(join(migrations, 'current.sql'), compiled.sql);
+  return migrations;
+}
