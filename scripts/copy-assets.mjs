@@ -1,9 +1,15 @@
 // After `tsc -p tsconfig.build.json`: the files the compiled code reads at run time beside it in dist/
-// (the static SQL of the engine and the model's JSON Schema), so `node dist/...` needs no sources.
+// (the engine's static SQL, the model's JSON Schema, Scalar's browser bundle), so `node dist/...` needs no sources.
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const out = process.argv[2] ?? 'dist';
 mkdirSync(`${out}/compiler/sql`, { recursive: true });
 for (const f of readdirSync('compiler/sql').filter((x) => x.endsWith('.sql'))) cpSync(`compiler/sql/${f}`, `${out}/compiler/sql/${f}`);
 cpSync('compiler/model.schema.json', `${out}/compiler/model.schema.json`);
+// A devDependency, pinned by package-lock.json: production installs get the one file, not its packages.
+const scalar = join(dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), 'browser/standalone.js');
+mkdirSync(`${out}/server/assets`, { recursive: true });
+cpSync(scalar, `${out}/server/assets/scalar-api-reference.js`); // server/docs.ts: SCALAR_ASSET
 console.log(`Built into ${out}/: node ${out}/server/cli/serve.js serves a migrated database.`);

@@ -1,5 +1,8 @@
 // The API's own descriptions, built once at startup from the manifest the gateway serves: the
-// OpenAPI 3.1 document, the RAML 1.0 document and an interactive reference page (Scalar).
+// OpenAPI 3.1 document, the RAML 1.0 document and an interactive reference page (Scalar, served locally).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
 import type { Manifest } from '../compiler/manifest/types.ts';
@@ -16,6 +19,24 @@ export function apiDocuments(manifest: Manifest): ApiDocuments {
   return { openapi: JSON.stringify(openapi), raml: buildRaml(openapi) };
 }
 
+/** Where the build puts Scalar's browser bundle, relative to this module (scripts/copy-assets.mjs). */
+export const SCALAR_ASSET = 'assets/scalar-api-reference.js';
+
+/**
+ * Scalar's browser bundle, pinned by package-lock.json: beside the built module (dist/, where production
+ * installs have no devDependencies), else from node_modules; undefined when neither has it.
+ */
+function scalarBundle(): string | undefined {
+  const built = join(dirname(fileURLToPath(import.meta.url)), SCALAR_ASSET);
+  if (existsSync(built)) return readFileSync(built, 'utf8');
+  try {
+    const main = fileURLToPath(import.meta.resolve('@scalar/api-reference'));
+    return readFileSync(join(dirname(main), 'browser/standalone.js'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** GET {basePath}/openapi.json, {basePath}/api.raml and {basePath}/docs (the reference page). */
 export function docsRoutes(manifest: Manifest): Hono {
   const { basePath, title } = manifest.api;
@@ -25,6 +46,11 @@ export function docsRoutes(manifest: Manifest): Hono {
   const free = (segment: string) => !Object.values(manifest.resources).some((r) => r.collection === segment);
   if (free('openapi.json')) app.get(`${basePath}/openapi.json`, (c) => c.body(docs.openapi, 200, { 'Content-Type': 'application/json' }));
   if (free('api.raml')) app.get(`${basePath}/api.raml`, (c) => c.body(docs.raml, 200, { 'Content-Type': 'application/raml+yaml; charset=utf-8' }));
-  if (free('docs')) app.get(`${basePath}/docs`, Scalar({ url: `${basePath}/openapi.json`, pageTitle: `${title} reference` }));
+  const bundle = free('docs') ? scalarBundle() : undefined;
+  if (bundle !== undefined) {
+    // The page and its script come from the gateway: it works without internet, and the version is the lockfile's.
+    app.get(`${basePath}/docs/scalar.js`, (c) => c.body(bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
+    app.get(`${basePath}/docs`, Scalar({ url: `${basePath}/openapi.json`, pageTitle: `${title} reference`, cdn: `${basePath}/docs/scalar.js`, withDefaultFonts: false }));
+  }
   return app;
 }

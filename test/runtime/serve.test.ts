@@ -48,6 +48,9 @@ test('the built migrate installs the example; the built serve answers with plain
     assert.is(made.status, 201, await made.text());
     const listed = await (await fetch(`${base}/api/publishing/v1/projects`, { headers: { authorization: `Bearer ${token}` } })).json();
     assert.is(listed.meta.total, 1);
+    const bundle = await fetch(`${base}/api/publishing/v1/docs/scalar.js`);
+    assert.is(bundle.status, 200, 'the reference page\'s script comes from dist/, without the devDependency');
+    assert.match(await bundle.text(), 'createApiReference');
   } finally {
     assert.is(await server.stop(), 0, server.output());
   }

@@ -34,6 +34,12 @@ test('the gateway serves the OpenAPI document of its manifest, the RAML document
   assert.is(page.status, 200);
   assert.match(page.headers.get('content-type') ?? '', 'text/html');
   assert.match(page.text, `${api.basePath}/openapi.json`);
+  assert.equal([...page.text.matchAll(/<script src="([^"]*)"/g)].map((m) => m[1]), [`${api.basePath}/docs/scalar.js`], 'the script is served locally, no CDN');
+  assert.not.match(page.text, /https?:\/\/(cdn|fonts)\./, 'nothing loads from the internet');
+  const script = await api.get('/docs/scalar.js');
+  assert.is(script.status, 200);
+  assert.match(script.headers.get('content-type') ?? '', 'text/javascript');
+  assert.match(script.text, 'createApiReference');
 });
 
 test('create, list, search, read, replace, patch, delete and restore', async () => {
