@@ -6,6 +6,7 @@ import { MAX_PER_PAGE } from '../query/paging.ts';
 import { entityPaths } from './paths.ts';
 import { searchSchema, whereSchema } from './query.ts';
 import { hoistParameters } from './hoist.ts';
+import { hoistRequestBodies } from './bodies.ts';
 import { relationParts } from './relations.ts';
 import { entitySchemas } from './schemas.ts';
 import { UPLOAD_PATH, uploadPath, uploadSchemas } from './upload.ts';
@@ -30,6 +31,7 @@ export function buildOpenApi(manifest: Manifest): Schema {
     }
   }
   hoistParameters(paths, parameters);
+  const requestBodies = hoistRequestBodies(paths, schemas);
   tags.push({ name: 'Files', description: 'Two-phase file upload (spec 4.1, 4.2).' });
   paths[UPLOAD_PATH] = uploadPath;
   const { api } = manifest;
@@ -41,7 +43,7 @@ export function buildOpenApi(manifest: Manifest): Schema {
     security: [{ bearerAuth: [] }, {}],
     tags,
     paths,
-    components: { ...common, schemas, parameters },
+    components: { ...common, schemas, parameters, requestBodies },
   };
 }
 

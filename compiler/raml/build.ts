@@ -1,5 +1,5 @@
 // The RAML 1.0 document of an API, with the same content as its OpenAPI document: it is derived from
-// that document (types from components.schemas, resources from paths), so the two cannot drift.
+// that document (types from components.schemas and requestBodies, resources from paths), so the two cannot drift.
 import { stringify } from 'yaml';
 import { ANNOTATION_TYPES, TypeConverter } from './types.ts';
 import { resourceTree, traits } from './resources.ts';
@@ -11,8 +11,13 @@ export function buildRaml(openapi: Schema): string {
   const server = (openapi.servers as Array<{ url: string }>)[0]!.url;
   const converter = new TypeConverter();
   const types: Record<string, unknown> = {};
-  const schemas = (openapi.components as { schemas: Record<string, Schema> }).schemas;
+  const { schemas, requestBodies = {} } = openapi.components as { schemas: Record<string, Schema>; requestBodies?: Record<string, Schema> };
   for (const [name, s] of Object.entries(schemas)) types[name] = converter.convert(s, name);
+  // Request bodies with their schema inline in components.requestBodies are named types too.
+  for (const [name, b] of Object.entries(requestBodies)) {
+    const schema = (b.content as Record<string, { schema: Schema }>)['application/json']!.schema;
+    if (!schema.$ref) types[name] = converter.convert(schema, name);
+  }
   const responseTraits: Record<string, unknown> = {};
   const resources = resourceTree(openapi, converter, responseTraits);
   const doc = {

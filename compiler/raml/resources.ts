@@ -79,7 +79,7 @@ function method(op: Schema, raw: Schema[], resolve: (s: Schema) => Schema, types
   if (is.length) out.is = is;
   Object.assign(out, parameterBlock(raw.filter((p) => !p.$ref && p.in !== 'path'), types));
   const body = op.requestBody as Schema | undefined;
-  if (body) out.body = bodies(body.content as Record<string, Schema>);
+  if (body) out.body = bodies(resolve(body), typeof body.$ref === 'string' ? body.$ref.split('/').pop()! : undefined);
   const responses = new Map<number, Node>();
   for (const [status, r0] of Object.entries(op.responses as Record<string, Schema>)) {
     if (status === 'default') continue; // RAML has no catch-all response: every status is listed
@@ -102,13 +102,14 @@ function response(r: Schema, resolve: (s: Schema) => Schema): Node {
       return [h, { type: 'string', ...(hv.description ? { description: hv.description } : {}) }];
     }));
   }
-  if (r.content) res.body = bodies(r.content as Record<string, Schema>);
+  if (r.content) res.body = bodies(r, undefined);
   return res;
 }
 
-function bodies(content: Record<string, Schema>): Node {
-  return Object.fromEntries(Object.entries(content).map(([mt, c]) => {
+/** Each media type of a request body as its named type: the requestBodies entry's name, or the schema's. */
+function bodies(body: Schema, name: string | undefined): Node {
+  return Object.fromEntries(Object.entries(body.content as Record<string, Schema>).map(([mt, c]) => {
     const ref = (c.schema as Schema).$ref;
-    return [mt, { type: typeof ref === 'string' ? ref.split('/').pop() : 'any' }];
+    return [mt, { type: name ?? (typeof ref === 'string' ? ref.split('/').pop() : 'any') }];
   }));
 }

@@ -24,12 +24,14 @@ export function manifestOf(modelFile: string, edit?: (model: Json) => void): Man
 }
 
 export const documentOf = (modelFile: string): Json => buildOpenApi(manifestOf(modelFile));
-export const schemaOf = (doc: Json, name: string): Json => doc.components.schemas[name];
+/** A named schema: a component schema, or the JSON schema of a request body (components.requestBodies). */
+export const schemaOf = (doc: Json, name: string): Json =>
+  doc.components.schemas[name] ?? doc.components.requestBodies?.[name]?.content['application/json'].schema;
 
 /** Follows a local `$ref` (#/components/...) once. */
 export function resolve(doc: Json, node: Json): Json {
   if (typeof node?.$ref !== 'string') return node;
-  return node.$ref.slice(2).split('/').reduce((at: Json, key: string) => at[key], doc);
+  return node.$ref.slice(2).split('/').map((k: string) => k.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((at: Json, key: string) => at[key], doc);
 }
 
 /** Validates values against the document's schemas, by component name or a response's declared schema. */
