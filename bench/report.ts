@@ -28,6 +28,9 @@ export function ratios(results: Result[]): string {
   for (const w of ['patch if-match', 'create']) {
     if (get(w, 'direct') && get(w, 'hand')) parts.push(`${w} direct/hand ${ratio(get(w, 'direct'), get(w, 'hand'))} (target >= 0.5)`);
   }
+  const offset = results.find((r) => r.path === 'direct' && / offset$/.test(r.workload));
+  const cursor = results.find((r) => r.path === 'direct' && / cursor$/.test(r.workload));
+  if (offset && cursor) parts.push(`${cursor.workload}/offset direct ${ratio(cursor, offset)}`);
   const list = get('list indexed', 'gateway');
   if (list) parts.push(`list indexed gateway p50 ${list.p50.toFixed(1)} ms (target < 10)`);
   return `ratios: ${parts.join('; ')}`;

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
       .setProtectedHeader({ alg: 'HS256' }).setSubject(BENCH_CLAIMS.sub).setExpirationTime('2h').sign(new TextEncoder().encode(secret));
     const results: Result[] = [];
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
+      await w.setup?.(sql);
       results.push(await cannon(w.name, gateway.base, token, connections, seconds, w.http));
       results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
       if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));

@@ -11,6 +11,8 @@ export interface Workload {
   direct: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
   raw?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
   hand?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
+  /** Runs once before the workload is measured. */
+  setup?: (sql: postgres.Sql) => Promise<void>;
 }
 
 const API = '/api/publishing/v1';
@@ -39,6 +41,10 @@ export function workloads(rows: number): Workload[] {
   const versions = new Map<string, number>();
   const free = Array.from({ length: 10 }, (_, worker) => ownPost(0, worker));
   const versionOf = (id: string) => versions.get(id) ?? 1;
+  // A deep page of everything the bench user sees, by offset and by the cursor of the page before it (count=none:
+  // the same total would otherwise dominate both). 2,000 pages of 25 need 1,000,000 posts (--rows 1000000).
+  const deep = Math.max(2, Math.min(2000, Math.floor(published / 25 / 2)));
+  let cursor = '';
   return [
     {
       name: 'read by id',
@@ -55,6 +61,19 @@ export function workloads(rows: number): Workload[] {
       name: 'list not indexed',
       http: { method: 'GET', next: () => ({ path: `${API}/posts?status=published&per_page=25` }) },
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'published' }, page: 1, per_page: 25, sort: [] }),
+    },
+    {
+      name: `page ${deep} offset`,
+      http: { method: 'GET', next: () => ({ path: `${API}/posts?page=${deep}&per_page=25&count=none` }) },
+      direct: (sql) => dispatch(sql, 'posts_list', { page: deep, per_page: 25, sort: [], count: 'none' }),
+    },
+    {
+      name: `page ${deep} cursor`,
+      setup: async (sql) => {
+        cursor = (await dispatch(sql, 'posts_list', { page: deep - 1, per_page: 25, sort: [], count: 'none' })).meta.next;
+      },
+      http: { method: 'GET', next: () => ({ path: `${API}/posts?after=${cursor}&per_page=25&count=none` }) },
+      direct: (sql) => dispatch(sql, 'posts_list', { after: cursor, per_page: 25, sort: [], count: 'none' }),
     },
     {
       name: 'create',

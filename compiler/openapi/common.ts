@@ -1,8 +1,12 @@
 // Building blocks every generated OpenAPI document shares: the RFC 9457 problem schema and the error
 // responses that use it, paging metadata, the concurrency headers and parameters, bearer security.
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/paging.ts';
+import { COUNT_MODES, DEFAULT_PER_PAGE, ESTIMATE_EXACT_BELOW, MAX_CURSOR_LENGTH, MAX_PER_PAGE } from '../query/paging.ts';
 
 export type Schema = Record<string, unknown>;
+
+/** An opaque cursor (meta.next, meta.prev) and a count mode, as parameters and search-body members take them. */
+export const CURSOR: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: MAX_CURSOR_LENGTH };
+export const COUNT: Schema = { type: 'string', enum: [...COUNT_MODES], default: COUNT_MODES[0] };
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
@@ -35,11 +39,14 @@ const problemSchemas: Record<string, Schema> = {
   PageMeta: {
     type: 'object',
     properties: {
-      total: { type: 'integer', minimum: 0, description: 'Exact number of matching records.' },
-      page: { type: 'integer', minimum: 1 },
+      total: { type: 'integer', minimum: 0, description: 'Number of matching records: exact, or the planner\'s estimate when `count` says estimated; absent with count=none.' },
+      count: { type: 'string', enum: [...COUNT_MODES], description: 'How `total` was found.' },
+      page: { type: 'integer', minimum: 1, description: 'The page number of an offset page (absent on a cursor page).' },
       per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+      next: { type: 'string', description: 'Cursor of the page after this one (give it as `after`); absent on the last page.' },
+      prev: { type: 'string', description: 'Cursor of the page before this one (give it as `before`); absent on the first page.' },
     },
-    required: ['total', 'page', 'per_page'],
+    required: ['per_page', 'count'],
   },
 };
 
@@ -94,6 +101,12 @@ export function commonComponents(): Schema {
       Page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 } },
       PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
         description: 'At most 100 (more is 400).' },
+      After: { name: 'after', in: 'query', required: false, schema: CURSOR,
+        description: 'Keyset paging: the page after this cursor (`meta.next`), with the same sort and filters. Excludes `page` and `before`.' },
+      Before: { name: 'before', in: 'query', required: false, schema: CURSOR,
+        description: 'Keyset paging: the page before this cursor (`meta.prev`), with the same sort and filters. Excludes `page` and `after`.' },
+      Count: { name: 'count', in: 'query', required: false, schema: COUNT,
+        description: `How meta.total is found: exact (count every match), estimated (scaled from a block sample of the matches on large tables, exact under ${ESTIMATE_EXACT_BELOW}), none.` },
     },
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT',

@@ -51,7 +51,8 @@ function describe(manifest: Manifest): string {
   return [
     manifest.api.description ?? '',
     'Generated from the model. Lists take filters `<property>[<operator>]=<value>` (dot paths reach into JSON properties), '
-      + `\`sort\`, \`page\`, \`per_page\` (at most ${MAX_PER_PAGE}), \`include\` and \`exclude\`; unknown names are 400, never ignored.`,
+      + `\`sort\`, \`page\`, \`per_page\` (at most ${MAX_PER_PAGE}), \`after\`/\`before\` (cursors from meta.next/meta.prev), \`count\` (exact, estimated, none), `
+      + '`include` and `exclude`; unknown names are 400, never ignored.',
     'Writes answer a strong ETag; PUT, PATCH and DELETE take If-Match / If-Unmodified-Since (412 on a mismatch). '
       + 'Every error is an RFC 9457 problem document (application/problem+json) with a `code`.',
     'Property names are the model\'s own; a property with a web `name` shows it as `title` and `x-web-name`.',

@@ -4,7 +4,7 @@
 import type { PropertyManifest } from '../manifest/types.ts';
 import { OPERATORS, operatorsFor, type FilterOp } from '../query/operators.ts';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, RESERVED_PARAMS } from '../query/paging.ts';
-import { paramRef, ref, type Schema } from './common.ts';
+import { COUNT, CURSOR, paramRef, ref, type Schema } from './common.ts';
 
 type Props = Record<string, PropertyManifest>;
 const RESERVED = new Set<string>(RESERVED_PARAMS);
@@ -62,7 +62,8 @@ export function listParameters(props: Props): Schema[] {
     description: `${name}[<operator>]=<value>; \`${name}=<value>\` means eq.`,
     schema: { type: 'object', properties: operatorSchemas(ops, value, true), additionalProperties: false },
   }));
-  return [...filters, sortParameter(props), paramRef('Page'), paramRef('PerPage'), ...projectionParameters(props)];
+  return [...filters, sortParameter(props), paramRef('Page'), paramRef('PerPage'), paramRef('After'), paramRef('Before'), paramRef('Count'),
+    ...projectionParameters(props)];
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -119,6 +120,7 @@ export function searchSchema(props: Props, where: string): Schema {
     properties: {
       where: ref(where), sort: listOrArray(sortPattern(props)),
       page: { type: 'integer', minimum: 1, default: 1 }, per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
+      after: CURSOR, before: CURSOR, count: COUNT,
       include: listOrArray(projectionPattern(props)), exclude: listOrArray(projectionPattern(props)),
     },
   };

@@ -11,6 +11,8 @@ export type BodyKind = 'none' | 'optional' | 'required';
 /** Query parameters besides filters an operation takes. */
 export interface QueryAllowance {
   paging?: boolean;
+  /** Keyset paging (after, before) and count modes. */
+  cursor?: boolean;
   sort?: boolean;
   filters?: boolean;
   projection?: boolean;
@@ -33,7 +35,7 @@ export interface Operation {
 }
 
 export const OPERATIONS = {
-  list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, sort: true, filters: true, projection: true }, status: 200, reads: true },
+  list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, cursor: true, sort: true, filters: true, projection: true }, status: 200, reads: true },
   create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201 },
   search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200, reads: true },
   read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true },

@@ -6,5 +6,13 @@ export const MAX_PER_PAGE = 100;
 /** The largest page number (PostgreSQL's integer). */
 export const MAX_PAGE = 2_147_483_647;
 
+/** How a list finds meta.total: count every match (the default, spec 5.2), the planner's estimate, or not at all. */
+export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
+export type CountMode = (typeof COUNT_MODES)[number];
+/** count=estimated counts exactly under this many matches (estimated from a sample of about 20 times as many rows). */
+export const ESTIMATE_EXACT_BELOW = 1000;
+/** Characters of an `after`/`before` cursor the gateway accepts (a cursor of ours is far shorter). */
+export const MAX_CURSOR_LENGTH = 4096;
+
 /** Query parameters of a list that are not filters. */
-export const RESERVED_PARAMS = ['page', 'per_page', 'sort', 'include', 'exclude', 'permanent'] as const;
+export const RESERVED_PARAMS = ['page', 'per_page', 'after', 'before', 'count', 'sort', 'include', 'exclude', 'permanent'] as const;

@@ -330,19 +330,3 @@ BEGIN
   RETURN '(' || array_to_string(parts, CASE key WHEN 'and' THEN ' AND ' ELSE ' OR ' END) || ')';
 END $$;
 
-CREATE OR REPLACE FUNCTION lib.order_sql(d jsonb, sort jsonb) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  parts text[] := '{}';
-  k jsonb;
-  f jsonb;
-BEGIN
-  FOR k IN SELECT * FROM jsonb_array_elements(coalesce(sort, '[]'::jsonb)) LOOP
-    f := lib.field_expr(d, k ->> 'field', 'sort');
-    IF (f ->> 'json')::boolean THEN
-      PERFORM lib.bad_request(format('sort by a JSON property needs a path, e.g. %s.key', k ->> 'field'), k ->> 'field', 'sort');
-    END IF;
-    parts := parts || format('%s %s NULLS LAST', f ->> 'expr', CASE WHEN (k ->> 'desc')::boolean THEN 'DESC' ELSE 'ASC' END);
-  END LOOP;
-  -- The key last, so pages are stable.
-  RETURN array_to_string(parts || format('t.%I', d ->> 'pk'), ', ');
-END $$;

@@ -79,7 +79,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.delete, { id: e.id, ...parent, ...(permanent ? { permanent: permanent === 'true' } : {}), ...preconditions });
     }
     case 'restore': return plan(r.functions.restore, { id: e.id, ...parent });
-    case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parsePaging(query.reserved.page, query.reserved.per_page) });
+    case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
     case 'link': {
       if (rel?.kind !== 'manyToMany') break;
       const b = await body();

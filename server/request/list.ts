@@ -17,7 +17,7 @@ export function parseListQuery(query: RawQuery, props: Record<string, PropertyMa
   const { reserved } = query;
   return {
     ...(filter ? { filter } : {}),
-    ...parsePaging(reserved.page, reserved.per_page),
+    ...parsePaging(reserved),
     sort: parseSort(reserved.sort, props),
     projection: parseProjection(reserved.include, reserved.exclude, props),
   };

@@ -4,12 +4,18 @@ import type { PropertyManifest, SortKey } from '../../compiler/manifest/types.ts
 import { badRequest } from '../problem/types.ts';
 import { resolvePath } from './paths.ts';
 
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../../compiler/query/paging.ts';
+import { COUNT_MODES, DEFAULT_PER_PAGE, MAX_CURSOR_LENGTH, MAX_PAGE, MAX_PER_PAGE, type CountMode } from '../../compiler/query/paging.ts';
 
+/** Offset paging (page) or keyset paging (a cursor: after or before), and how the total is counted. */
 export interface Paging {
-  page: number;
+  page?: number;
   per_page: number;
+  after?: string;
+  before?: string;
+  count?: CountMode;
 }
+
+export interface PagingInput { page?: unknown; per_page?: unknown; after?: unknown; before?: unknown; count?: unknown }
 
 export interface Projection {
   include?: string[];
@@ -17,11 +23,29 @@ export interface Projection {
 }
 
 /** `raw` is a query-string text or a JSON value from a search body; undefined takes the default. */
-export function parsePaging(page: unknown, perPage: unknown): Paging {
+export function parsePaging(raw: PagingInput): Paging {
+  const after = cursor('after', raw.after), before = cursor('before', raw.before);
+  if (after !== undefined && before !== undefined) throw badRequest('"after" and "before" exclude each other.');
+  if ((after ?? before) !== undefined && raw.page !== undefined) throw badRequest('"page" and a cursor ("after", "before") exclude each other.');
+  if (raw.count !== undefined && !(COUNT_MODES as readonly unknown[]).includes(raw.count)) {
+    throw badRequest(`"count" must be one of ${COUNT_MODES.join(', ')}.`);
+  }
   return {
-    page: integer('page', page, 1, MAX_PAGE) ?? 1,
-    per_page: integer('per_page', perPage, 1, MAX_PER_PAGE) ?? DEFAULT_PER_PAGE,
+    ...((after ?? before) === undefined ? { page: integer('page', raw.page, 1, MAX_PAGE) ?? 1 } : {}),
+    per_page: integer('per_page', raw.per_page, 1, MAX_PER_PAGE) ?? DEFAULT_PER_PAGE,
+    ...(after !== undefined ? { after } : {}),
+    ...(before !== undefined ? { before } : {}),
+    ...(raw.count !== undefined ? { count: raw.count as CountMode } : {}),
   };
+}
+
+/** A cursor as given back: a non-empty string of base64url characters; what it holds is checked in SQL. */
+function cursor(name: string, raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]+$/.test(raw) || raw.length > MAX_CURSOR_LENGTH) {
+    throw badRequest(`"${name}" must be a cursor from meta.next or meta.prev.`);
+  }
+  return raw;
 }
 
 function integer(name: string, raw: unknown, min: number, max: number): number | undefined {

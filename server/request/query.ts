@@ -1,4 +1,4 @@
-// Reads a query string into reserved parameters (page, per_page, sort, include, exclude, permanent)
+// Reads a query string into reserved parameters (page, per_page, after, before, count, sort, include, exclude, permanent)
 // and filter terms `<path>[<op>]=<value>`. Repeated or malformed parameters are 400, never dropped.
 import type { QueryAllowance } from '../../compiler/query/operations.ts';
 import { FILTER_OPS, type FilterOp } from '../../compiler/manifest/types.ts';
@@ -53,7 +53,7 @@ export type { QueryAllowance } from '../../compiler/query/operations.ts';
 
 export function refuseUnsupported(query: RawQuery, allow: QueryAllowance): void {
   const ok: Record<Reserved, boolean | undefined> = {
-    page: allow.paging, per_page: allow.paging, sort: allow.sort,
+    page: allow.paging, per_page: allow.paging, after: allow.cursor, before: allow.cursor, count: allow.cursor, sort: allow.sort,
     include: allow.projection, exclude: allow.projection, permanent: allow.permanent,
   };
   for (const key of Object.keys(query.reserved) as Reserved[]) {

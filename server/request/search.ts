@@ -1,4 +1,4 @@
-// The body of POST /<collection>/search: {where, sort, page, per_page, include, exclude}. `where`
+// The body of POST /<collection>/search: {where, sort, page, per_page, after, before, count, include, exclude}. `where`
 // nests {and: [...]}, {or: [...]}, {not: …} and {<path>: {<op>: value, …}, …}; siblings are ANDed.
 import { FILTER_OPS, type FilterNode, type FilterOp, type PropertyManifest, type SortKey } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
@@ -13,7 +13,7 @@ export interface SearchRequest extends Paging {
   projection: Projection;
 }
 
-const KEYS = ['where', 'sort', 'page', 'per_page', 'include', 'exclude'];
+const KEYS = ['where', 'sort', 'page', 'per_page', 'after', 'before', 'count', 'include', 'exclude'];
 const MAX_DEPTH = 32;
 
 export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown,
@@ -28,7 +28,7 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
   const filter = body.where === undefined ? undefined : node(body.where, 'where', 0);
   return {
     ...(filter ? { filter } : {}),
-    ...parsePaging(body.page, body.per_page),
+    ...parsePaging(body),
     sort: parseSort(body.sort, props),
     projection: parseProjection(body.include, body.exclude, props),
   };

@@ -91,7 +91,8 @@ test('filters: operators by type, JSON paths with casts, exact totals and stable
   assert.equal(await ids({ filter: { not: { or: [{ field: 'featured', op: 'eq', value: 'true' }, { field: 'rating', op: 'lt', value: '2' }] } } }), ['q2']);
   assert.equal(await ids({ filter: { field: 'body', op: 'null', value: true } }), ['q1', 'q2', 'q3']);
   const page = await call('posts_list', { parent: project.id, page: 2, per_page: 2, sort: [{ field: 'rating', desc: false }] });
-  assert.equal(page.meta, { total: 3, page: 2, per_page: 2 });
+  assert.equal(page.meta, { total: 3, count: 'exact', page: 2, per_page: 2, prev: page.meta.prev });
+  assert.type(page.meta.prev, 'string');
   assert.equal(page.data.map((r: any) => r.id), ['q3']);
   for (const [filter, why] of [
     [{ field: 'featured', op: 'gt', value: 'true' }, 'gt on a Boolean'],

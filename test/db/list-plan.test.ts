@@ -38,4 +38,38 @@ test('list ?project_id=…&per_page=25 with exact total at 1,000,000 rows: index
   }
 });
 
+const list = async (args: Record<string, unknown>) => {
+  const [row] = await db.sql`select api.dispatch('authenticated', ${JSON.stringify(BENCH_CLAIMS)}::text::jsonb, '', 'posts_list', ${JSON.stringify(args)}::text::jsonb) as r`;
+  return row!.r as { data: Array<{ id: string }>; meta: Record<string, any> };
+};
+
+test('count=estimated at 1,000,000 rows: a sampled estimate under the policies; a rare match counted exactly; a cursor page is the offset page', async () => {
+  const published = { field: 'status', op: 'eq', value: 'published' };
+  const estimated = await list({ filter: published, per_page: 25, sort: [], count: 'estimated' });
+  assert.is(estimated.meta.count, 'estimated');
+  const exact = await list({ filter: published, per_page: 25, sort: [] });
+  assert.equal([exact.meta.count, exact.meta.total], ['exact', ROWS / 4]);
+  assert.ok(Math.abs(estimated.meta.total - exact.meta.total) < exact.meta.total * 0.2, `${estimated.meta.total} is near ${exact.meta.total}`);
+  const rare = await list({ filter: { field: 'project_id', op: 'eq', value: 'p7' }, per_page: 25, sort: [], count: 'estimated' });
+  const rareExact = await list({ filter: { field: 'project_id', op: 'eq', value: 'p7' }, per_page: 25, sort: [] });
+  assert.equal([rare.meta.count, rare.meta.total], ['exact', rareExact.meta.total], 'under 1,000 matches the total is exact');
+
+  const before = await list({ page: 2000, per_page: 25, sort: [], count: 'none' });
+  const cursor = (await list({ page: 1999, per_page: 25, sort: [], count: 'none' })).meta.next as string;
+  const after = await list({ after: cursor, per_page: 25, sort: [], count: 'none' });
+  assert.equal(after.data.map((r) => r.id), before.data.map((r) => r.id), 'the cursor page is the offset page');
+  // The cursor page's statement starts at the cursor in the key's index, where the offset page reads every row before it.
+  const plans: string[] = [];
+  const sql = postgres(db.url, { max: 1, onnotice: (n) => { const m = String(n.message ?? ''); if (/plan:/.test(m)) plans.push(m); } });
+  try {
+    await sql.unsafe(`LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = 'notice'`);
+    await sql`select api.dispatch('authenticated', ${JSON.stringify(BENCH_CLAIMS)}::text::jsonb, '', 'posts_list', ${JSON.stringify({ after: cursor, per_page: 25, sort: [], count: 'none' })}::text::jsonb)`;
+  } finally {
+    await sql.end();
+  }
+  const page = plans.find((p) => /jsonb_agg/.test(p) && /FROM "app"\."posts" t/.test(p));
+  assert.ok(page, `the page statement was explained (${plans.length} plans)`);
+  assert.match(page!, /Index Scan using posts_pkey on posts t[^\n]*\n\s*Index Cond: \(\(id\)::text > /, `the cursor is an index condition on the key:\n${page}`);
+});
+
 test.run();

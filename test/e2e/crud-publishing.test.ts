@@ -227,7 +227,8 @@ test('comments: a readOnly Number key is generated; lists page through them', as
   assert.is(dataOf(await api.get(`/comments/${ids[1]}`)).body, 'two');
   const page = await api.get(`/comments?post_id=${post}&sort=-id&per_page=2`);
   assert.equal(dataOf(page).map((c: { id: number }) => c.id), [ids[2], ids[1]]);
-  assert.equal(page.body.meta, { total: 3, page: 1, per_page: 2 });
+  assert.equal(page.body.meta, { total: 3, count: 'exact', page: 1, per_page: 2, next: page.body.meta.next });
+  assert.type(page.body.meta.next, 'string');
 });
 
 test('tags: a client-assigned key; Location uses it; GET, PUT, PATCH and DELETE by it', async () => {

@@ -134,16 +134,18 @@ test('sort by properties and JSON dot paths, ascending and descending', async ()
 
 test('paging: meta.total is exact under filters; pages partition the rows', async () => {
   const first = await list({ status: 'draft', sort: 'id', per_page: '2' });
-  assert.equal(first.meta, { total: 3, page: 1, per_page: 2 });
+  assert.equal(first.meta, { total: 3, count: 'exact', page: 1, per_page: 2, next: first.meta.next });
+  assert.type(first.meta.next, 'string');
   assert.equal(idsOf(first), ['p1', 'p3']);
   const second = await list({ status: 'draft', sort: 'id', per_page: '2', page: '2' });
-  assert.equal(second.meta, { total: 3, page: 2, per_page: 2 });
+  assert.equal(second.meta, { total: 3, count: 'exact', page: 2, per_page: 2, prev: second.meta.prev });
+  assert.type(second.meta.prev, 'string');
   assert.equal(idsOf(second), ['p5']);
   const beyond = await list({ status: 'draft', sort: 'id', per_page: '2', page: '9' });
-  assert.equal(beyond.meta, { total: 3, page: 9, per_page: 2 });
+  assert.equal(beyond.meta, { total: 3, count: 'exact', page: 9, per_page: 2 });
   assert.equal(beyond.data, []);
   const defaults = await list({});
-  assert.equal(defaults.meta, { total: 5, page: 1, per_page: 25 });
+  assert.equal(defaults.meta, { total: 5, count: 'exact', page: 1, per_page: 25 });
   assert.is((await list({ per_page: '100' })).meta.per_page, 100);
 });
 

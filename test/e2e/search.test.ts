@@ -63,7 +63,7 @@ test('where trees with nested and / or / not', async () => {
 
 test('an empty body, or no where, returns every row with default paging', async () => {
   const all = await search({});
-  assert.equal(all.meta, { total: 5, page: 1, per_page: 25 });
+  assert.equal(all.meta, { total: 5, count: 'exact', page: 1, per_page: 25 });
   const empty = await api.call('POST', '/posts/search', { raw: new Uint8Array(0), type: 'application/json' });
   expectStatus(empty, 200);
   assert.is(empty.body.meta.total, 5);
@@ -72,11 +72,13 @@ test('an empty body, or no where, returns every row with default paging', async 
 test('sort, page and per_page in the body; meta.total stays exact', async () => {
   const where = { status: { in: ['draft', 'in_review'] } };
   const first = await search({ where, sort: '-meta.priority,id', page: 1, per_page: 3 });
-  assert.equal(first.meta, { total: 4, page: 1, per_page: 3 });
+  assert.equal(first.meta, { total: 4, count: 'exact', page: 1, per_page: 3, next: first.meta.next });
+  assert.type(first.meta.next, 'string');
   assert.equal(idsOf(first), ['p3', 'p1', 'p5']);
   const second = await search({ where, sort: ['-meta.priority', 'id'], page: 2, per_page: 3 });
   assert.equal(idsOf(second), ['p4']);
-  assert.equal(second.meta, { total: 4, page: 2, per_page: 3 });
+  assert.equal(second.meta, { total: 4, count: 'exact', page: 2, per_page: 3, prev: second.meta.prev });
+  assert.type(second.meta.prev, 'string');
 });
 
 test('include and exclude in the body prune nested JSON', async () => {

@@ -1,6 +1,7 @@
 // The compiled record actions of an entity table: list/search, read, create, replace, patch, delete and
 // restore, each an api.<table>_<action> function whose statements are written out for that table, so
 // PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
+import { ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
@@ -60,16 +61,42 @@ function list(s: Shape, action: 'list' | 'search'): string {
   const live = [...(s.soft ? ['t.deleted_at IS NULL'] : []),
     ...(s.parent ? [`($2 IS NULL OR ${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '$2')})`] : [])];
   const where = `${live.map((c) => `${c} AND `).join('')}`;
+  const fields = `lib.fields(${literal(s.name)})`;
   return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare.filter((l) => !l.startsWith('_key')),
-    '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_where text;', '_total bigint;', '_rows jsonb;'], [
+    '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_count text := lib.count_mode(args);', "_sort jsonb := args -> 'sort';",
+    "_before boolean := args ? 'before';", '_where text;', '_keys jsonb;', '_cursor jsonb;', '_total jsonb;', '_got jsonb;',
+    '_rows jsonb;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
     parentCheck(s),
-    `_where := lib.filter_sql(lib.fields(${literal(s.name)}), args -> 'filter', '{filter}');`,
-    'PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);',
-    `EXECUTE lib.prepared($q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where) INTO _total;`,
-    `EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(${rowJson(s)}), '[]') FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
-    `  || ' ORDER BY ' || lib.order_sql(lib.fields(${literal(s.name)}), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;`,
-    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
-  ], `${action} ${s.entity}: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).`);
+    `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
+    `_keys := lib.sort_keys(${fields}, _sort);`,
+    "IF args ? 'after' OR _before THEN",
+    "  _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);",
+    "  args := args || jsonb_build_object('cursor', _cursor);",
+    'END IF;',
+    'PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);',
+    `_total := lib.page_total(_count, $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where,`,
+    `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
+    // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
+    // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
+    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
+    `  FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
+    "  || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
+    "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;",
+    "_rows := _got -> 'rows';",
+    "_at := _got -> 'at';",
+    // More rows may follow a full page; an exact total says whether they do. (Not one row more than the page:
+    // under the policies' low row estimates, LIMIT n+1 can tip the planner off the index order.)
+    "_more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'",
+    "  OR _page::bigint * _per_page < (_total ->> 'total')::bigint);",
+    'IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;',
+    "_meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;",
+    // next: rows follow the page; prev: rows come before it (a cursor page, or an offset page past the first).
+    "IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;",
+    "IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN",
+    "  _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));",
+    'END IF;',
+    `RETURN jsonb_build_object('data', _rows, 'meta', _meta) || ${h.scenario};`,
+  ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
 }
 
 function read(s: Shape): string {

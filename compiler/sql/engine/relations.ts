@@ -34,7 +34,7 @@ function linked(j: JoinShape): string {
     `SELECT coalesce(jsonb_agg(${rowJson(t, 'x')} || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (`,
     `  SELECT ${selectList(t)}, ${edgeJson(j, 'j')} AS edge FROM ${from}`,
     `  ORDER BY t.${ident(t.pk)} LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;`,
-    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
+    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
   ], `list linked records: ${j.join.entity}`);
 }
 

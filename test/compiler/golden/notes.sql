@@ -91,19 +91,46 @@ DECLARE
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
+  _count text := lib.count_mode(args);
+  _sort jsonb := args -> 'sort';
+  _before boolean := args ? 'before';
   _where text;
-  _total bigint;
+  _keys jsonb;
+  _cursor jsonb;
+  _total jsonb;
+  _got jsonb;
   _rows jsonb;
+  _at jsonb;
+  _more boolean;
+  _meta jsonb;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
-  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
-  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where) INTO _total;
-  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]') FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('notes'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  _keys := lib.sort_keys(lib.fields('notes'), _sort);
+  IF args ? 'after' OR _before THEN
+    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
+    args := args || jsonb_build_object('cursor', _cursor);
+  END IF;
+  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+    FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+  _rows := _got -> 'rows';
+  _at := _got -> 'at';
+  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
+  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
+    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
+  END IF;
+  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -111,19 +138,46 @@ DECLARE
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
+  _count text := lib.count_mode(args);
+  _sort jsonb := args -> 'sort';
+  _before boolean := args ? 'before';
   _where text;
-  _total bigint;
+  _keys jsonb;
+  _cursor jsonb;
+  _total jsonb;
+  _got jsonb;
   _rows jsonb;
+  _at jsonb;
+  _more boolean;
+  _meta jsonb;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
-  PERFORM lib.statement_params(args, _parent, _per_page, (_page - 1)::bigint * _per_page);
-  EXECUTE lib.prepared($q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where) INTO _total;
-  EXECUTE lib.prepared($q$SELECT coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]') FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
-    || ' ORDER BY ' || lib.order_sql(lib.fields('notes'), args -> 'sort') || ' LIMIT $3 OFFSET $4) t') INTO _rows;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  _keys := lib.sort_keys(lib.fields('notes'), _sort);
+  IF args ? 'after' OR _before THEN
+    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
+    args := args || jsonb_build_object('cursor', _cursor);
+  END IF;
+  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+    FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+  _rows := _got -> 'rows';
+  _at := _got -> 'at';
+  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
+  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
+    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
+  END IF;
+  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, exact total (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
