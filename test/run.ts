@@ -72,7 +72,12 @@ async function main(): Promise<number> {
   try {
     cluster = await startTestCluster();
     console.log(`PostgreSQL for this run: ${cluster.kind}`);
-    counts = await runUvu(cluster.adminUrl, process.argv[2] ?? 'test');
+    const targets = process.argv.length > 2 ? process.argv.slice(2) : ['test'];
+    counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const target of targets) { // several files or folders run one after another, counted together
+      const one = await runUvu(cluster.adminUrl, target);
+      counts = { passed: counts.passed + one.passed, failed: counts.failed + one.failed, skipped: counts.skipped + one.skipped };
+    }
   } catch (err) {
     console.error(`Test run failed: ${(err as Error).stack ?? String(err)}`);
   } finally {

@@ -32,8 +32,8 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     }
     if (m.Version) {
       onInsert.push(`NEW.${col} := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)`);
-      // It grows by exactly one per write (PUT, PATCH, a sub-resource PUT); a soft delete or restore
-      // only moves deleted_at and leaves it alone.
+      // It grows by exactly one per write (PUT, PATCH, a sub-resource PUT, a restore); a soft delete only
+      // hides the row and leaves it alone, so the restored record's ETag differs from the one it had.
       onUpdate.push(t.entity.softDelete
         ? `NEW.${col} := OLD.${col} + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;`
         : `NEW.${col} := OLD.${col} + 1;`);
@@ -79,7 +79,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const body = [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
     ...(softDelete ? ['DECLARE',
-      "  soft_delete_only boolean := TG_OP = 'UPDATE' AND NEW.deleted_at IS DISTINCT FROM OLD.deleted_at",
+      "  soft_delete_only boolean := TG_OP = 'UPDATE' AND OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL",
       "    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');"] : []),
     'BEGIN',
     "  IF TG_OP = 'INSERT' THEN",

@@ -1464,7 +1464,7 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."projects
 
 CREATE OR REPLACE FUNCTION "app"."posts_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
-  soft_delete_only boolean := TG_OP = 'UPDATE' AND NEW.deleted_at IS DISTINCT FROM OLD.deleted_at
+  soft_delete_only boolean := TG_OP = 'UPDATE' AND OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL
     AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN

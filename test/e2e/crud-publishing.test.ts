@@ -150,13 +150,19 @@ test('a soft-deleted post cannot be read, replaced, patched or deleted again (40
   assert.is(row?.title, 'Hidden');
 });
 
-test('soft delete and restore leave the Version alone (spec 2.6: only PUT and PATCH advance it)', async () => {
-  dataOf(await api.post('/posts', { id: 'versioned', project_id: project, title: 'V' }), 201);
+test('a soft delete leaves the Version alone; a restore is a write: Version +1 and a new ETag (issue 14)', async () => {
+  const created = await api.post('/posts', { id: 'versioned', project_id: project, title: 'V' });
+  assert.is(created.headers.get('etag'), '"1"');
   assert.is((await api.del('/posts/versioned')).status, 204);
   const [row] = await api.db.sql`select version from app.posts where id = 'versioned'`;
   assert.is(row?.version, 1, 'after the soft delete');
   const restored = await api.post('/posts/versioned/restore');
-  assert.is(dataOf(restored).version, 1, 'after the restore');
+  assert.is(dataOf(restored).version, 2, 'after the restore');
+  assert.is(restored.headers.get('etag'), '"2"');
+  assert.is((await api.get('/posts/versioned')).headers.get('etag'), '"2"');
+  const stale = await api.patch('/posts/versioned', { title: 'stale' }, { headers: { 'If-Match': '"1"' } });
+  assert.is(stale.status, 412, 'the ETag from before the delete no longer matches');
+  assert.is((await api.post('/posts/versioned/restore')).headers.get('etag'), '"2"', 'restoring a live record changes nothing');
 });
 
 test('keys with reserved URL characters: Location is encoded and leads back to the record', async () => {
