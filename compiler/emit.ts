@@ -13,7 +13,7 @@ import { fileTriggersDdl } from './sql/files.ts';
 import { queryLanguageSql } from './sql/query.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql'].map(sqlFile).join('\n\n');
 
 /** The migration script: the fixed kit and engine, then what the model says. */
 export function emitMigration(model: Model): string {

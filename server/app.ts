@@ -14,7 +14,8 @@ import { BodyValidators } from './plan/validate.ts';
 import { problemFromDatabase } from './problem/database.ts';
 import { renderProblem } from './problem/render.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
-import { dispatch, dispatchChecked } from './query/dispatch.ts';
+import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
+import { idempotencyOf } from './request/idempotency.ts';
 import { singlePool, type Pools } from './pg/pools.ts';
 import { onlyReads } from '../compiler/query/operations.ts';
 import { mergedDocuments } from './plan/validate.ts';
@@ -96,12 +97,16 @@ export function createApp(opts: AppOptions): Hono {
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const call = { identity, ip: callerIp(c, trust), fn: plan.fn, args: plan.args };
       const merged = plan.merged;
+      const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, call.ip, plan, limits.idempotencyTtlSeconds);
       const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
-      const run = () => merged
-        ? dispatchChecked(pool, call, (r) => documents.verify(merged, (r as { data: Record<string, unknown> }).data))
-        : dispatch(pool, call);
-      const result = opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run();
+      const check = merged && ((r: unknown) => documents.verify(merged, (r as { data: Record<string, unknown> }).data));
+      const run = () => check || once ? dispatchGuarded(pool, call, { ...(check ? { check } : {}), ...(once ? { once } : {}) }) : dispatch(pool, call);
+      // A retry of a kept write is answered before its files are attached again.
+      const kept = once ? await keptAnswer(pool, once) : undefined;
+      const result = kept === undefined ? (opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run())
+        : opts.files ? await opts.files.present(plan, kept, c.req.url) : kept;
       const res = respond(plan, result, c.req.raw, basePath);
+      if ((result as { replayed?: boolean } | null)?.replayed) res.headers.set('Idempotent-Replayed', 'true');
       const scenario = (result as { scenario?: unknown } | null)?.scenario;
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
       return res;
@@ -124,8 +129,8 @@ export function createApp(opts: AppOptions): Hono {
     app.use('*', cors({
       origin: opts.corsOrigins.includes('*') ? '*' : opts.corsOrigins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'If-Unmodified-Since', 'X-Request-Id'],
-      exposeHeaders: ['ETag', 'Location', 'Last-Modified', 'Retry-After', 'X-Request-Id', 'Access-Scenario'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'If-Unmodified-Since', 'X-Request-Id'],
+      exposeHeaders: ['ETag', 'Location', 'Last-Modified', 'Retry-After', 'X-Request-Id', 'Access-Scenario', 'Idempotent-Replayed'],
       maxAge: 600,
     }));
   }

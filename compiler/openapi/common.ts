@@ -1,5 +1,6 @@
 // Building blocks every generated OpenAPI document shares: the RFC 9457 problem schema and the error
 // responses that use it, paging metadata, the concurrency headers and parameters, bearer security.
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../query/operations.ts';
 import { COUNT_MODES, DEFAULT_PER_PAGE, ESTIMATE_EXACT_BELOW, MAX_CURSOR_LENGTH, MAX_PER_PAGE } from '../query/paging.ts';
 
 export type Schema = Record<string, unknown>;
@@ -39,7 +40,7 @@ const problemSchemas: Record<string, Schema> = {
   PageMeta: {
     type: 'object',
     properties: {
-      total: { type: 'integer', minimum: 0, description: 'Number of matching records: exact, or the planner\'s estimate when `count` says estimated; absent with count=none.' },
+      total: { type: 'integer', minimum: 0, description: 'Number of matching records: exact, or scaled from a sample when `count` says estimated; absent with count=none.' },
       count: { type: 'string', enum: [...COUNT_MODES], description: 'How `total` was found.' },
       page: { type: 'integer', minimum: 1, description: 'The page number of an offset page (absent on a cursor page).' },
       per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
@@ -56,11 +57,11 @@ const PROBLEMS: Array<[string, string, string, string]> = [
   ['401', 'Unauthenticated', 'E_UNAUTHENTICATED', 'A bad, expired or unsigned bearer token (or an anonymous caller no scenario admits).'],
   ['403', 'Forbidden', 'E_FORBIDDEN', 'No access scenario admits the caller, or the record fails the winning one.'],
   ['404', 'NotFound', 'E_NOT_FOUND', 'No such record, parent, link or route.'],
-  ['409', 'Conflict', 'E_CONCURRENCY_CONFLICT, E_UNIQUE_VIOLATION, E_REFERENCED', 'The body version is not the stored one; a unique value is taken; the record is still referenced.'],
+  ['409', 'Conflict', 'E_CONCURRENCY_CONFLICT, E_UNIQUE_VIOLATION, E_REFERENCED, E_IDEMPOTENCY_IN_PROGRESS', 'The body version is not the stored one; a unique value is taken; the record is still referenced; a request with the same Idempotency-Key is running.'],
   ['412', 'PreconditionFailed', 'E_PRECONDITION_FAILED', 'If-Match or If-Unmodified-Since failed; fetch the record again and resend with its new ETag.'],
   ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body is over the configured limit.'],
   ['415', 'UnsupportedMediaType', 'E_UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON.'],
-  ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED', 'The body breaks the schema or a constraint; `errors` lists every rule broken.'],
+  ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED, E_IDEMPOTENCY_KEY_REUSED', 'The body breaks the schema or a constraint (`errors` lists every rule broken), or the Idempotency-Key was used for another request.'],
   ['503', 'Unavailable', 'E_UNAVAILABLE', 'The database is unreachable or overloaded.'],
 ];
 
@@ -96,6 +97,8 @@ export function commonComponents(): Schema {
         description: '`*` or a list of entity-tags (compared strongly; a weak W/ tag never matches). A mismatch is 412.' },
       IfUnmodifiedSince: { name: 'If-Unmodified-Since', in: 'header', required: false, schema: { type: 'string' },
         description: 'HTTP date; 412 when the record changed after it. Ignored when If-Match is present.' },
+      IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+        description: 'Makes a retry safe: the first successful answer is kept for the caller and replayed (Idempotent-Replayed: true) to a retry of the same request; the key with another request is 422, while the first runs 409.' },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
         description: '`*` or entity-tags; a match answers 304 Not Modified without a body.' },
       Page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 } },

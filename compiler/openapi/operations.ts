@@ -53,4 +53,6 @@ export function keyParameter(name: string, key: PropertyManifest | undefined, de
 }
 
 export const preconditions = [paramRef('IfMatch'), paramRef('IfUnmodifiedSince')];
+/** Writes sent with POST or PATCH (server/request/idempotency.ts). */
+export const idempotent = [paramRef('IdempotencyKey')];
 export const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');

@@ -2,7 +2,7 @@
 // parent record (`/projects/{project_id}/posts`), with every action server/plan/routes.ts routes.
 import type { Manifest, ResourceManifest } from '../manifest/types.ts';
 import { paramRef, type Schema } from './common.ts';
-import { keyParameter, noContent, notModified, operation, preconditions, success } from './operations.ts';
+import { idempotent, keyParameter, noContent, notModified, operation, preconditions, success } from './operations.ts';
 import { listParameters, projectionParameters } from './query.ts';
 import { status, verb } from './verbs.ts';
 
@@ -26,7 +26,7 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
     [base]: {
       [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
         success: { [status('list')]: success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
-      [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection],
+      [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection, ...idempotent],
         body: { schema: nested ? `${e}CreateNested` : `${e}Create` }, errors: ['409', '413', '415', '422'],
         success: { [status('create')]: success('Created.', `${e}Single`, ['Location', 'ETag']) } }),
     },
@@ -42,7 +42,7 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
         description: 'Omitted writable properties go back to their default (or null).' + versionNote(r),
         body: { schema: `${e}Update` }, errors: ['409', '412', '413', '415', '422'],
         success: { [status('replace')]: success('Replaced.', `${e}Single`, ['ETag']) } }),
-      [verb('patch')]: operation({ summary: `Update part of a ${e}`, operationId: opId('patch'), tag, parameters: [...item, ...preconditions, ...projection],
+      [verb('patch')]: operation({ summary: `Update part of a ${e}`, operationId: opId('patch'), tag, parameters: [...item, ...preconditions, ...projection, ...idempotent],
         description: 'Only the given properties change; JSON properties are merged (RFC 7396).' + versionNote(r),
         body: { schema: `${e}Patch`, mergePatch: true }, errors: ['409', '412', '413', '415', '422'],
         success: { [status('patch')]: success('Updated.', `${e}Single`, ['ETag']) } }),
@@ -54,7 +54,7 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   };
   if (r.softDelete) {
     paths[`${base}/{id}/restore`] = {
-      [verb('restore')]: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...projection],
+      [verb('restore')]: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...projection, ...idempotent], errors: ['409', '422'],
         success: { [status('restore')]: success('Restored.', `${e}Single`, ['ETag']) } }),
     };
   }

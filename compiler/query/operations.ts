@@ -53,6 +53,9 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
+/** Longest Idempotency-Key a write takes (server/request/idempotency.ts). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
 /** Whether the operation only reads (a replica may serve it). */
 export const onlyReads = (name: OperationName): boolean => (OPERATIONS[name] as Operation).reads === true;
 

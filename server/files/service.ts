@@ -74,6 +74,11 @@ export class Files {
     }
     // The database says when the write queued files for deletion (lib.discard_file); only then a drain.
     if ((result as { outbox?: unknown } | null)?.outbox === true) this.outbox.kick();
+    return this.present(plan, result, requestUrl);
+  }
+
+  /** The result's file blocks as the client sees them: metadata and a signed download URL. */
+  present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
     return presentFiles(this.storage, returnedFiles(this.o.manifest, plan.endpoint), result, this.sign(this.origin(requestUrl)));
   }
 

@@ -22,6 +22,8 @@ export interface RequestLimits {
   poolTimeoutMs: number;
   /** Milliseconds SIGTERM waits for the requests in flight before the gateway closes their connections. */
   shutdownGraceMs: number;
+  /** Seconds the answer to a write with an Idempotency-Key is kept for the caller's retries. */
+  idempotencyTtlSeconds: number;
 }
 
 /** Environment variable and default of each limit. */
@@ -36,6 +38,7 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   poolMax: { env: 'POOL_MAX', fallback: 10 },
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
+  idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },
 };
 
 export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;

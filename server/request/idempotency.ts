@@ -1,0 +1,44 @@
+// Idempotency-Key on writes sent with POST or PATCH (IETF draft-ietf-httpapi-idempotency-key-header):
+// which requests take one, whose key it is, and the fingerprint a retry must match to be replayed.
+import { createHash } from 'node:crypto';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, OPERATIONS, onlyReads, type OperationName } from '../../compiler/query/operations.ts';
+import { badRequest } from '../problem/types.ts';
+import { argsText } from '../query/json.ts';
+import type { Identity } from './auth.ts';
+
+/** A write to run at most once per caller and key. */
+export interface Once {
+  /** The token's `sub`; an anonymous caller's keys are its client address's. */
+  caller: string;
+  key: string;
+  /** Of the planned call (function, arguments, projection): a retry must plan the same call. */
+  fingerprint: string;
+  ttlSeconds: number;
+}
+
+/** Writes whose method does not make a retry safe by itself (RFC 9110 9.2.2): POST and PATCH. */
+export const takesIdempotencyKey = (action: OperationName): boolean =>
+  !onlyReads(action) && (OPERATIONS[action].method === 'POST' || OPERATIONS[action].method === 'PATCH');
+
+/** The request's Idempotency-Key, when it has one and its operation takes one; a malformed key is 400. */
+export function idempotencyOf(
+  headers: Headers, action: OperationName, identity: Identity, ip: string | null,
+  planned: { fn: string; args: unknown; projection: unknown }, ttlSeconds: number,
+): Once | undefined {
+  const raw = headers.get('idempotency-key');
+  if (raw === null || !takesIdempotencyKey(action)) return undefined;
+  const caller = identity.role === 'anon' ? `anon ${ip ?? ''}` : `sub ${String(identity.claims.sub)}`;
+  const fingerprint = createHash('sha256')
+    .update(`${planned.fn}\n${argsText(planned.args)}\n${JSON.stringify(planned.projection)}`).digest('base64url');
+  return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
+}
+
+/** A plain token, or a structured-field string ("…") as the draft writes it. */
+function parseKey(raw: string): string {
+  const trimmed = raw.trim();
+  const key = /^".*"$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+  if (key === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+    throw badRequest(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`);
+  }
+  return key;
+}

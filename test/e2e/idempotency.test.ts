@@ -1,0 +1,113 @@
+// Idempotency-Key over HTTP: a retried create or PATCH replays the first answer and writes once, a key
+// reused for another request is 422, a key in flight is 409, failures keep nothing, keys are per caller.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dataOf, download, upload } from '../files/support.ts';
+import { assertProblem } from './support/problem.ts';
+import { startApi, type RunningApi } from './support/server.ts';
+
+let api: RunningApi;
+let project = '';
+test.before(async () => {
+  api = await startApi('examples/publishing.model.json');
+  project = dataOf(await api.post('/projects', { name: 'Retries' }), 201).id;
+});
+test.after(async () => api?.close());
+
+const key = (k: string) => ({ headers: { 'Idempotency-Key': k } });
+const count = async (id: string) => Number((await api.db.sql`select count(*)::int as n from app.posts where id = ${id}`)[0]!.n);
+
+test('a retried create answers the same status, headers and body, and writes one row', async () => {
+  const body = { id: 'once-1', project_id: project, title: 'Once' };
+  const first = await api.post('/posts', body, key('create-once-1'));
+  const data = dataOf(first, 201);
+  assert.is(first.headers.get('idempotent-replayed'), null);
+  const again = await api.post('/posts', body, key('create-once-1'));
+  assert.is(again.status, 201);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.is(again.headers.get('location'), first.headers.get('location'));
+  assert.is(again.headers.get('etag'), first.headers.get('etag'));
+  assert.equal(again.body, { data });
+  assert.is(await count('once-1'), 1);
+  // Without the key the same body is a new request: the key exists, 409.
+  assert.is((await api.post('/posts', body)).status, 409);
+});
+
+test('a retried PATCH advances the Version once', async () => {
+  dataOf(await api.post('/posts', { id: 'once-2', project_id: project, title: 'V1' }), 201);
+  const first = await api.patch('/posts/once-2', { title: 'V2' }, key('patch-once-2'));
+  assert.is(dataOf(first).version, 2);
+  const again = await api.patch('/posts/once-2', { title: 'V2' }, key('patch-once-2'));
+  assert.is(dataOf(again).version, 2);
+  assert.is(again.headers.get('etag'), '"2"');
+  assert.is(dataOf(await api.get('/posts/once-2')).version, 2);
+});
+
+test('the same key with another body, path or projection is 422; another caller has its own keys', async () => {
+  const body = { id: 'once-3', project_id: project, title: 'Three' };
+  dataOf(await api.post('/posts', body, key('k-3')), 201);
+  const problem = await api.post('/posts', { ...body, title: 'Other' }, key('k-3'));
+  assertProblem(problem, 422, api.docsUrl, { code: 'E_IDEMPOTENCY_KEY_REUSED' });
+  assert.is((await api.post('/posts?include=id', body, key('k-3'))).status, 422);
+  assert.is((await api.post('/projects', { name: 'k-3' }, key('k-3'))).status, 422);
+  const other = await api.token({ sub: 'someone-else', roles: ['admin'] });
+  const theirs = await api.post('/posts', { ...body, id: 'once-3b' }, { ...key('k-3'), token: other });
+  assert.is(dataOf(theirs, 201).id, 'once-3b');
+  assert.is(theirs.headers.get('idempotent-replayed'), null);
+});
+
+test('a failed write keeps nothing: the same key may carry the corrected request', async () => {
+  const bad = await api.post('/posts', { id: 'once-4', project_id: project }, key('k-4'));
+  assert.is(bad.status, 422);
+  const good = await api.post('/posts', { id: 'once-4', project_id: project, title: 'Fixed' }, key('k-4'));
+  assert.is(dataOf(good, 201).title, 'Fixed');
+  assert.is(good.headers.get('idempotent-replayed'), null);
+});
+
+test('a key in flight is 409 with Retry-After; an expired key is forgotten', async () => {
+  const reserved = await api.db.sql.reserve();
+  try {
+    await reserved`select pg_advisory_lock(hashtextextended(${'idempotency sub u-admin k-5'}, 0))`;
+    const busy = await api.post('/posts', { id: 'once-5', project_id: project, title: 'Busy' }, key('k-5'));
+    assertProblem(busy, 409, api.docsUrl, { code: 'E_IDEMPOTENCY_IN_PROGRESS' });
+    assert.is(busy.headers.get('retry-after'), '1');
+    assert.is(await count('once-5'), 0);
+  } finally {
+    await reserved`select pg_advisory_unlock_all()`;
+    reserved.release();
+  }
+  dataOf(await api.post('/posts', { id: 'once-5', project_id: project, title: 'Now' }, key('k-5')), 201);
+  await api.db.sql`update lib.idempotency set expires_at = now() - interval '1 second' where key = 'k-5'`;
+  assert.is((await api.post('/posts', { id: 'once-5', project_id: project, title: 'Now' }, key('k-5'))).status, 409, 'no replay: the write runs again and meets the key');
+});
+
+test('concurrent retries write once: one 201, the others replay it or are told it is in flight', async () => {
+  const body = { id: 'once-6', project_id: project, title: 'Race' };
+  const replies = await Promise.all(Array.from({ length: 8 }, () => api.post('/posts', body, key('k-6'))));
+  const statuses = replies.map((r) => r.status);
+  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join());
+  assert.is(replies.filter((r) => r.status === 201 && !r.headers.get('idempotent-replayed')).length, 1, statuses.join());
+  assert.ok(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'E_IDEMPOTENCY_IN_PROGRESS'));
+  assert.is(await count('once-6'), 1);
+});
+
+test('a replayed create with a file does not attach it again and signs a fresh link', async () => {
+  const up = await upload(api, { name: 'cover.png' });
+  const body = { id: 'once-7', project_id: project, title: 'Cover', cover: up.ref };
+  const first = dataOf(await api.post('/posts', body, key('k-7')), 201);
+  const again = await api.post('/posts', body, key('k-7'));
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(dataOf(again, 201).cover.id, first.cover.id);
+  assert.is((await download(dataOf(again, 201).cover.url)).status, 200);
+});
+
+test('a malformed key is 400; reads and PUT ignore the header', async () => {
+  assert.is((await api.post('/posts', { id: 'once-8', project_id: project, title: 'x' }, key('x'.repeat(256)))).status, 400);
+  assert.is((await api.post('/posts', { id: 'once-8', project_id: project, title: 'x' }, key('tab\there'))).status, 400);
+  assert.is((await api.post('/posts', { id: 'once-8', project_id: project, title: 'x' }, key('"quoted-ok"'))).status, 201);
+  assert.is((await api.get('/posts/once-8', key('read'))).status, 200);
+  assert.is((await api.get('/posts/once-8', key('read'))).headers.get('idempotent-replayed'), null);
+  assert.is((await api.db.sql`select count(*)::int as n from lib.idempotency where key = 'read'`)[0]!.n, 0);
+});
+
+test.run();
