@@ -82,7 +82,8 @@ export function describeFailure(err: unknown): string {
 }
 
 /** Keeps graphile-migrate's messages for the result; echoes them to stderr only when DEBUG is set. */
-function collectingLogger(messages: string[]): Logger {
+/** graphile-migrate's log kept in `messages` (printed too with DEBUG). */
+export function collectingLogger(messages: string[]): Logger {
   return new Logger(() => (level, message) => {
     messages.push(message);
     if (process.env.DEBUG) process.stderr.write(`[graphile-migrate ${level}] ${message}\n`);

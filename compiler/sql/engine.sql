@@ -7,17 +7,22 @@ CREATE TABLE IF NOT EXISTS lib.manifest (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   manifest jsonb NOT NULL
 );
-COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
+COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway, but its resources.';
+CREATE TABLE IF NOT EXISTS lib.manifest_resources (
+  entity text PRIMARY KEY,
+  resource jsonb NOT NULL
+);
+COMMENT ON TABLE lib.manifest_resources IS 'The resources of api.manifest(), one row per entity, written with the entity''s other objects.';
 CREATE TABLE IF NOT EXISTS lib.fields (
   tbl text PRIMARY KEY,
   fields jsonb NOT NULL
 );
 COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter or sort may name, with their types (read by lib.filter_sql and lib.order_sql).';
 DROP TABLE IF EXISTS lib.resources;
-GRANT SELECT ON lib.fields, lib.manifest TO anon, authenticated;
+GRANT SELECT ON lib.fields, lib.manifest, lib.manifest_resources TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
 GRANT USAGE ON SCHEMA api, lib TO authenticator;
-GRANT SELECT ON lib.manifest TO authenticator;
+GRANT SELECT ON lib.manifest, lib.manifest_resources TO authenticator;
 
 -- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a
 -- database this script upgrades; names alone where they were never overloaded.
@@ -29,7 +34,9 @@ DROP FUNCTION IF EXISTS lib.run, lib.resource, lib.list, lib.read, lib.create, l
 DROP FUNCTION IF EXISTS lib.scenario(), lib.check_body(jsonb, jsonb), lib.expected_version(jsonb, jsonb), lib.not_found(jsonb, text);
 
 CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT manifest FROM lib.manifest
+  SELECT m.manifest || jsonb_build_object('resources',
+    coalesce((SELECT jsonb_object_agg(r.entity, r.resource) FROM lib.manifest_resources r), m.manifest -> 'resources', '{}'))
+  FROM lib.manifest m
 $$;
 
 CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$

@@ -25,7 +25,8 @@ function fieldOf(c: ColumnIR): Record<string, unknown> {
 
 function fieldsDdl(s: Shape): string {
   const fields = { pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])) };
-  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(JSON.stringify(fields, null, 2))}::jsonb);`;
+  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(JSON.stringify(fields, null, 2))}::jsonb)\n`
+    + '  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;';
 }
 
 /** [function suffix, definition] of every api.* function of a table. */
@@ -71,22 +72,36 @@ function dispatchDdl(names: string[]): string {
   ].join('\n');
 }
 
-export function functionsDdl(model: Model, tables: TableIR[]): string {
-  const shapes = new Map(tables.map((t) => [t.name, shapeOf(t, tables)]));
-  const out: string[] = ['DELETE FROM lib.fields;'];
-  for (const t of tables) {
-    if (t.kind === 'entity') out.push(fieldsDdl(shapes.get(t.name)!));
-    for (const [, ddl] of tableFunctions(t, shapes, tables)) out.push(ddl);
+/** A table's part of the API: its filter fields, its resource in the manifest, and its api.* functions. */
+export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string {
+  const shapes = new Map(tables.map((x) => [x.name, shapeOf(x, tables)]));
+  const out: string[] = [];
+  if (t.kind === 'entity') {
+    const resource = buildManifest(model).resources[t.entityName];
+    out.push(fieldsDdl(shapes.get(t.name)!),
+      `INSERT INTO lib.manifest_resources (entity, resource) VALUES (${literal(t.entityName)}, ${literal(JSON.stringify(resource, null, 2))}::jsonb)`
+      + '\n  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;');
   }
-  out.push(dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS]),
-    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify(buildManifest(model), null, 2))}::jsonb)`,
-    '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
-    `SELECT meta.drop_stale_functions(ARRAY[${functionNames(tables).map(literal).join(', ')}]::text[]);`,
-    'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;');
+  for (const [, ddl] of tableFunctions(t, shapes, tables)) out.push(ddl);
   return out.join('\n\n');
 }
 
+/** What the API as a whole says: api.dispatch, the manifest's head, and the removal of what the model dropped. */
+export function apiDdl(model: Model, tables: TableIR[]): string {
+  const entities = tables.filter((t) => t.kind === 'entity');
+  const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
+  return [
+    `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
+    `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
+    dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS]),
+    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify({ ...buildManifest(model), resources: {} }, null, 2))}::jsonb)`,
+    '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
+    `SELECT meta.drop_stale_functions(${list(functionNames(tables))});`,
+    'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;',
+  ].join('\n\n');
+}
+
 /** Per entity: existence past the policies, failing rules, refusals and pre-flights (after the access functions). */
-export function refusalsSection(model: Model, tables: TableIR[]): string {
-  return tables.filter((t) => t.kind === 'entity').map((t) => refusalsDdl(shapeOf(t, tables), model)).join('\n\n');
+export function refusalsTableDdl(model: Model, t: TableIR, tables: TableIR[]): string {
+  return t.kind === 'entity' ? refusalsDdl(shapeOf(t, tables), model) : '';
 }

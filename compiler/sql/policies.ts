@@ -127,20 +127,23 @@ export function scenarioDescriptors(model: Model, t: TableIR): Record<string, un
   return out;
 }
 
-export function accessDdl(model: Model, tables: TableIR[]): string {
-  const out: string[] = [...stakeholderDdl(model, tables)];
-  for (const t of tables) {
-    const rel = qname('app', t.name);
-    out.push(`ALTER TABLE ${rel} ENABLE ROW LEVEL SECURITY;`, `SELECT meta.drop_policies(${literal(t.name)});`);
-    if (t.kind === 'entity') {
-      const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
-      const merged = mergedScenarios(model, t.entity);
-      out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged));
-    } else {
-      out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
-    }
+/** matchProjectStakeholder's key sets, one function per entity under the projects (they call each other). */
+export function stakeholdersDdl(model: Model, tables: TableIR[]): string {
+  return stakeholderDdl(model, tables).join('\n');
+}
+
+/** A table's row-level security: its PRE_FETCH access function and policies, or an owned table's. */
+export function tableAccessDdl(model: Model, t: TableIR, tables: TableIR[]): string {
+  const rel = qname('app', t.name);
+  const out = [`ALTER TABLE ${rel} ENABLE ROW LEVEL SECURITY;`, `SELECT meta.drop_policies(${literal(t.name)});`];
+  if (t.kind === 'entity') {
+    const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
+    const merged = mergedScenarios(model, t.entity);
+    out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged),
+      // The per-row stakeholder check of earlier versions, replaced by the key sets.
+      `DROP FUNCTION IF EXISTS ${qname('app', `${t.name}_stakeholder`)}(text);`);
+  } else {
+    out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
   }
-  // The per-row stakeholder checks of earlier versions, replaced by the key sets above.
-  out.push(...tables.filter((t) => t.kind === 'entity').map((t) => `DROP FUNCTION IF EXISTS ${qname('app', `${t.name}_stakeholder`)}(text);`));
   return out.join('\n');
 }

@@ -333,17 +333,22 @@ CREATE TABLE IF NOT EXISTS lib.manifest (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   manifest jsonb NOT NULL
 );
-COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway.';
+COMMENT ON TABLE lib.manifest IS 'What api.manifest() returns to the gateway, but its resources.';
+CREATE TABLE IF NOT EXISTS lib.manifest_resources (
+  entity text PRIMARY KEY,
+  resource jsonb NOT NULL
+);
+COMMENT ON TABLE lib.manifest_resources IS 'The resources of api.manifest(), one row per entity, written with the entity''s other objects.';
 CREATE TABLE IF NOT EXISTS lib.fields (
   tbl text PRIMARY KEY,
   fields jsonb NOT NULL
 );
 COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter or sort may name, with their types (read by lib.filter_sql and lib.order_sql).';
 DROP TABLE IF EXISTS lib.resources;
-GRANT SELECT ON lib.fields, lib.manifest TO anon, authenticated;
+GRANT SELECT ON lib.fields, lib.manifest, lib.manifest_resources TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
 GRANT USAGE ON SCHEMA api, lib TO authenticator;
-GRANT SELECT ON lib.manifest TO authenticator;
+GRANT SELECT ON lib.manifest, lib.manifest_resources TO authenticator;
 
 -- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a
 -- database this script upgrades; names alone where they were never overloaded.
@@ -355,7 +360,9 @@ DROP FUNCTION IF EXISTS lib.run, lib.resource, lib.list, lib.read, lib.create, l
 DROP FUNCTION IF EXISTS lib.scenario(), lib.check_body(jsonb, jsonb), lib.expected_version(jsonb, jsonb), lib.not_found(jsonb, text);
 
 CREATE OR REPLACE FUNCTION api.manifest() RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT manifest FROM lib.manifest
+  SELECT m.manifest || jsonb_build_object('resources',
+    coalesce((SELECT jsonb_object_agg(r.entity, r.resource) FROM lib.manifest_resources r), m.manifest -> 'resources', '{}'))
+  FROM lib.manifest m
 $$;
 
 CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$
@@ -1472,6 +1479,13 @@ END $fn$;
 COMMENT ON FUNCTION "app"."users_profile_write_rules"() IS 'Write rules of app.users_profile: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_write_rules"();
 
+CREATE OR REPLACE FUNCTION "app"."users_profile_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  UPDATE "app"."users" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."user_id" ELSE NEW."user_id" END);
+  RETURN NULL;
+END $fn$;
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
+
 CREATE OR REPLACE FUNCTION "app"."projects_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
@@ -1580,13 +1594,6 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_write_rules"() IS 'Write rules of app.tags: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION "app"."tags_write_rules"();
-
-CREATE OR REPLACE FUNCTION "app"."users_profile_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-BEGIN
-  UPDATE "app"."users" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."user_id" ELSE NEW."user_id" END);
-  RETURN NULL;
-END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -1714,9 +1721,7 @@ REVOKE ALL ON "app"."tags" FROM anon, authenticated;
 GRANT SELECT ("slug", "label", "_rev", "_modified_at") ON "app"."tags" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."tags" TO anon, authenticated;
 
--- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
-
-DELETE FROM lib.fields;
+-- API functions: compiled per table and action, filter fields, the manifest ---------------------
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
@@ -1770,7 +1775,395 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
+  "entity": "User",
+  "collection": "users",
+  "table": "users",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "email": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "password": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": true,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "display_name": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": true,
+      "hidden": false
+    },
+    "created_at": {
+      "type": "DateTime",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "updated_at": {
+      "type": "DateTime",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {
+    "profile": {
+      "kind": "oneToOne",
+      "table": "users_profile",
+      "functions": {
+        "read": "users_profile_read",
+        "replace": "users_profile_replace"
+      },
+      "ownerColumn": "user_id",
+      "properties": {
+        "bio": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        },
+        "avatar": {
+          "type": "Binary",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false,
+          "file": {
+            "module": "ImageURL",
+            "maxSizeInBytes": 1048576,
+            "allowedMimeTypes": [
+              "image/png",
+              "image/jpeg"
+            ],
+            "fileTypes": [
+              "image/png",
+              "image/jpeg"
+            ]
+          }
+        }
+      },
+      "schemas": {
+        "replace": {
+          "type": "object",
+          "properties": {
+            "bio": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "avatar": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1,
+                  "description": "file_reference from the upload intent"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "user_id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "bio": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "avatar": {
+              "anyOf": [
+                {
+                  "type": "object",
+                  "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "description": "The file reference token."
+                    },
+                    "name": {
+                      "type": "string",
+                      "description": "Original file name."
+                    },
+                    "mime": {
+                      "type": "string",
+                      "enum": [
+                        "image/png",
+                        "image/jpeg"
+                      ]
+                    },
+                    "url": {
+                      "type": "string",
+                      "format": "uri-reference",
+                      "description": "Signed download link (15 minutes)."
+                    }
+                  },
+                  "required": [
+                    "id",
+                    "name",
+                    "mime",
+                    "url"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "functions": {
+    "list": "users_list",
+    "search": "users_search",
+    "read": "users_read",
+    "create": "users_create",
+    "replace": "users_replace",
+    "patch": "users_patch",
+    "delete": "users_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "display_name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "display_name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "display_name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "display_name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time",
+          "readOnly": true
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time",
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "users_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "users_email_email": {
+      "property": "email",
+      "rule": "email"
+    },
+    "users_email_key": {
+      "property": "email",
+      "rule": "unique"
+    },
+    "users_profile_pkey": {
+      "property": "user_id",
+      "rule": "primary"
+    },
+    "users_profile_user_id_fkey": {
+      "property": "user_id",
+      "rule": "references"
+    },
+    "users_profile_avatar_file": {
+      "property": "avatar",
+      "rule": "file"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -2118,7 +2511,217 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
+  "entity": "Project",
+  "collection": "projects",
+  "table": "projects",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "name": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "owner_id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {
+    "members": {
+      "kind": "manyToMany",
+      "target": "User",
+      "table": "projects_members",
+      "functions": {
+        "list": "projects_members_list",
+        "link": "projects_members_link",
+        "unlink": "projects_members_unlink"
+      },
+      "ownerColumn": "project_id",
+      "targetColumn": "user_id",
+      "edge": {
+        "role": {
+          "enum": [
+            "editor",
+            "viewer"
+          ]
+        },
+        "status": {
+          "enum": [
+            "invited",
+            "active"
+          ]
+        }
+      },
+      "schemas": {
+        "link": {
+          "type": "object",
+          "properties": {
+            "role": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "editor",
+                    "viewer"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255,
+                  "enum": [
+                    "invited",
+                    "active"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        }
+      }
+    }
+  },
+  "functions": {
+    "list": "projects_list",
+    "search": "projects_search",
+    "read": "projects_read",
+    "create": "projects_create",
+    "replace": "projects_replace",
+    "patch": "projects_patch",
+    "delete": "projects_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "owner_id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "projects_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "projects_members_pkey": {
+      "property": "members",
+      "rule": "primary"
+    },
+    "projects_members_project_id_fkey": {
+      "property": "project_id",
+      "rule": "references"
+    },
+    "projects_members_user_id_fkey": {
+      "property": "user_id",
+      "rule": "references"
+    },
+    "projects_members_role_enum": {
+      "property": "role",
+      "rule": "enum"
+    },
+    "projects_members_status_enum": {
+      "property": "status",
+      "rule": "enum"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -2587,7 +3190,1273 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
+  "entity": "Post",
+  "collection": "posts",
+  "table": "posts",
+  "primaryKey": "id",
+  "softDelete": true,
+  "versionProperty": "version",
+  "parent": {
+    "entity": "Project",
+    "property": "project_id"
+  },
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "project_id": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "title": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": true,
+      "hidden": false
+    },
+    "body": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": true,
+      "hidden": false
+    },
+    "status": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "enum": [
+        "draft",
+        "in_review",
+        "published",
+        "archived"
+      ],
+      "defaultValue": "draft"
+    },
+    "version": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "format": "int32"
+    },
+    "author_id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "rating": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "word_count": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "format": "int32"
+    },
+    "published_on": {
+      "type": "Date",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "reading_slot": {
+      "type": "Time",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "featured": {
+      "type": "Boolean",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "defaultValue": false
+    },
+    "tags_cache": {
+      "type": "String",
+      "multiple": true,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "cover": {
+      "type": "Binary",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "file": {
+        "module": "ImageURL",
+        "maxSizeInBytes": 2097152,
+        "allowedMimeTypes": [
+          "image/png",
+          "image/jpeg",
+          "image/webp"
+        ],
+        "fileTypes": [
+          "image/png",
+          "image/jpeg",
+          "image/webp"
+        ]
+      }
+    },
+    "attachment": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "file": {
+        "module": "FileURL",
+        "maxSizeInBytes": 10485760,
+        "allowedMimeTypes": [
+          "application/pdf"
+        ],
+        "fileTypes": [
+          "application/pdf"
+        ]
+      }
+    },
+    "meta": {
+      "type": "JSON",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "casts": {
+        "address.city": "Text",
+        "priority": "Integer"
+      }
+    },
+    "legacy_code": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "deprecated": true,
+      "webName": "legacyCode"
+    },
+    "internal_note": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": true
+    },
+    "created_at": {
+      "type": "DateTime",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "updated_at": {
+      "type": "DateTime",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {
+    "tags": {
+      "kind": "manyToMany",
+      "target": "Tag",
+      "table": "posts_tags",
+      "functions": {
+        "list": "posts_tags_list",
+        "link": "posts_tags_link",
+        "unlink": "posts_tags_unlink"
+      },
+      "ownerColumn": "post_id",
+      "targetColumn": "tag_slug",
+      "edge": {},
+      "schemas": {
+        "link": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": false
+        }
+      }
+    }
+  },
+  "functions": {
+    "list": "posts_list",
+    "search": "posts_search",
+    "read": "posts_read",
+    "create": "posts_create",
+    "replace": "posts_replace",
+    "patch": "posts_patch",
+    "delete": "posts_delete",
+    "restore": "posts_restore"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "project_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^\\S.*$"
+        },
+        "body": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "in_review",
+                "published",
+                "archived"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "version": {
+          "description": "ignored: a new record starts at version 1"
+        },
+        "rating": {
+          "anyOf": [
+            {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5,
+              "multipleOf": 0.5
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "word_count": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "published_on": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reading_slot": {
+          "anyOf": [
+            {
+              "type": "string",
+              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "featured": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "tags_cache": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string",
+                "maxLength": 255
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "cover": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "attachment": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "meta": {
+          "type": "object",
+          "properties": {
+            "address": {
+              "type": "object",
+              "properties": {
+                "city": {
+                  "type": "string"
+                },
+                "zip": {
+                  "type": "string"
+                }
+              }
+            },
+            "priority": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "labels": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "legacy_code": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "deprecated": true
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "internal_note": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "project_id",
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "project_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^\\S.*$"
+        },
+        "body": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "in_review",
+                "published",
+                "archived"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "version": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the version this update expects (409 when it moved on)"
+        },
+        "rating": {
+          "anyOf": [
+            {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5,
+              "multipleOf": 0.5
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "word_count": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "published_on": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reading_slot": {
+          "anyOf": [
+            {
+              "type": "string",
+              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "featured": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "tags_cache": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string",
+                "maxLength": 255
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "cover": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "attachment": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "meta": {
+          "type": "object",
+          "properties": {
+            "address": {
+              "type": "object",
+              "properties": {
+                "city": {
+                  "type": "string"
+                },
+                "zip": {
+                  "type": "string"
+                }
+              }
+            },
+            "priority": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "labels": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "legacy_code": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "deprecated": true
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "internal_note": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "project_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^\\S.*$"
+        },
+        "body": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "in_review",
+                "published",
+                "archived"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "version": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the version this update expects (409 when it moved on)"
+        },
+        "rating": {
+          "anyOf": [
+            {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5,
+              "multipleOf": 0.5
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "word_count": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "published_on": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reading_slot": {
+          "anyOf": [
+            {
+              "type": "string",
+              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "featured": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "tags_cache": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string",
+                "maxLength": 255
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "cover": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "attachment": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "description": "file_reference from the upload intent"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "meta": {
+          "type": "object",
+          "properties": {
+            "address": {
+              "type": "object",
+              "properties": {
+                "city": {
+                  "type": "string"
+                },
+                "zip": {
+                  "type": "string"
+                }
+              }
+            },
+            "priority": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "labels": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "legacy_code": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "deprecated": true
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "internal_note": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "project_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^\\S.*$"
+        },
+        "body": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "in_review",
+                "published",
+                "archived"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "version": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "author_id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "readOnly": true
+        },
+        "rating": {
+          "anyOf": [
+            {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5,
+              "multipleOf": 0.5
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "word_count": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "published_on": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "reading_slot": {
+          "anyOf": [
+            {
+              "type": "string",
+              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "featured": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "tags_cache": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string",
+                "maxLength": 255
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "cover": {
+          "anyOf": [
+            {
+              "type": "object",
+              "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "description": "The file reference token."
+                },
+                "name": {
+                  "type": "string",
+                  "description": "Original file name."
+                },
+                "mime": {
+                  "type": "string",
+                  "enum": [
+                    "image/png",
+                    "image/jpeg",
+                    "image/webp"
+                  ]
+                },
+                "url": {
+                  "type": "string",
+                  "format": "uri-reference",
+                  "description": "Signed download link (15 minutes)."
+                }
+              },
+              "required": [
+                "id",
+                "name",
+                "mime",
+                "url"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "attachment": {
+          "anyOf": [
+            {
+              "type": "object",
+              "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "description": "The file reference token."
+                },
+                "name": {
+                  "type": "string",
+                  "description": "Original file name."
+                },
+                "mime": {
+                  "type": "string",
+                  "enum": [
+                    "application/pdf"
+                  ]
+                },
+                "url": {
+                  "type": "string",
+                  "format": "uri-reference",
+                  "description": "Signed download link (15 minutes)."
+                }
+              },
+              "required": [
+                "id",
+                "name",
+                "mime",
+                "url"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "meta": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
+                },
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "legacy_code": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "deprecated": true
+        },
+        "internal_note": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time",
+          "readOnly": true
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time",
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "posts_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "posts_project_id_fkey": {
+      "property": "project_id",
+      "rule": "references"
+    },
+    "posts_title_pattern": {
+      "property": "title",
+      "rule": "pattern"
+    },
+    "posts_status_enum": {
+      "property": "status",
+      "rule": "enum"
+    },
+    "posts_rating_minimum": {
+      "property": "rating",
+      "rule": "minimum"
+    },
+    "posts_rating_maximum": {
+      "property": "rating",
+      "rule": "maximum"
+    },
+    "posts_rating_multiple_of": {
+      "property": "rating",
+      "rule": "multipleOf"
+    },
+    "posts_word_count_minimum": {
+      "property": "word_count",
+      "rule": "minimum"
+    },
+    "posts_cover_file": {
+      "property": "cover",
+      "rule": "file"
+    },
+    "posts_attachment_file": {
+      "property": "attachment",
+      "rule": "file"
+    },
+    "posts_tags_pkey": {
+      "property": "tags",
+      "rule": "primary"
+    },
+    "posts_tags_post_id_fkey": {
+      "property": "post_id",
+      "rule": "references"
+    },
+    "posts_tags_tag_slug_fkey": {
+      "property": "tag_slug",
+      "rule": "references"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3020,7 +4889,180 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
+  "entity": "Comment",
+  "collection": "comments",
+  "table": "comments",
+  "primaryKey": "id",
+  "softDelete": false,
+  "parent": {
+    "entity": "Post",
+    "property": "post_id"
+  },
+  "properties": {
+    "id": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "format": "int64"
+    },
+    "post_id": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "body": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "author_id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "created_at": {
+      "type": "DateTime",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "comments_list",
+    "search": "comments_search",
+    "read": "comments_read",
+    "create": "comments_create",
+    "replace": "comments_replace",
+    "patch": "comments_patch",
+    "delete": "comments_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "post_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "body": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "post_id",
+        "body"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "post_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "body": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "body"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "post_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "body": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "integer",
+          "readOnly": true
+        },
+        "post_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "body": {
+          "type": "string"
+        },
+        "author_id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "readOnly": true
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time",
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "comments_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "comments_post_id_fkey": {
+      "property": "post_id",
+      "rule": "references"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3290,7 +5332,149 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
+  "entity": "Tag",
+  "collection": "tags",
+  "table": "tags",
+  "primaryKey": "slug",
+  "softDelete": false,
+  "properties": {
+    "slug": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "label": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "tags_list",
+    "search": "tags_search",
+    "read": "tags_read",
+    "create": "tags_create",
+    "replace": "tags_replace",
+    "patch": "tags_patch",
+    "delete": "tags_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[a-z0-9-]+$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "label": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "label"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[a-z0-9-]+$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "label": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "label"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[a-z0-9-]+$"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "label": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^[a-z0-9-]+$"
+        },
+        "label": {
+          "type": "string",
+          "maxLength": 255
+        }
+      }
+    }
+  },
+  "constraints": {
+    "tags_pkey": {
+      "property": "slug",
+      "rule": "primary"
+    },
+    "tags_slug_pattern": {
+      "property": "slug",
+      "rule": "pattern"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3532,6 +5716,10 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete a Tag';
 
+DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'comments', 'tags']::text[]);
+
+DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project', 'Post', 'Comment', 'Tag']::text[]);
+
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE _result jsonb;
 BEGIN
@@ -3606,2172 +5794,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/publishing/v1"
   },
-  "resources": {
-    "User": {
-      "entity": "User",
-      "collection": "users",
-      "table": "users",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "email": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "password": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": true,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "display_name": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": true,
-          "hidden": false
-        },
-        "created_at": {
-          "type": "DateTime",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "updated_at": {
-          "type": "DateTime",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {
-        "profile": {
-          "kind": "oneToOne",
-          "table": "users_profile",
-          "functions": {
-            "read": "users_profile_read",
-            "replace": "users_profile_replace"
-          },
-          "ownerColumn": "user_id",
-          "properties": {
-            "bio": {
-              "type": "String",
-              "multiple": false,
-              "required": false,
-              "primary": false,
-              "readOnly": false,
-              "immutable": false,
-              "writeOnly": false,
-              "searchIndexed": false,
-              "hidden": false
-            },
-            "avatar": {
-              "type": "Binary",
-              "multiple": false,
-              "required": false,
-              "primary": false,
-              "readOnly": false,
-              "immutable": false,
-              "writeOnly": false,
-              "searchIndexed": false,
-              "hidden": false,
-              "file": {
-                "module": "ImageURL",
-                "maxSizeInBytes": 1048576,
-                "allowedMimeTypes": [
-                  "image/png",
-                  "image/jpeg"
-                ],
-                "fileTypes": [
-                  "image/png",
-                  "image/jpeg"
-                ]
-              }
-            }
-          },
-          "schemas": {
-            "replace": {
-              "type": "object",
-              "properties": {
-                "bio": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                },
-                "avatar": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "minLength": 1,
-                      "description": "file_reference from the upload intent"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              },
-              "additionalProperties": false
-            },
-            "read": {
-              "type": "object",
-              "properties": {
-                "user_id": {
-                  "type": "string",
-                  "maxLength": 255,
-                  "readOnly": true
-                },
-                "bio": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                },
-                "avatar": {
-                  "anyOf": [
-                    {
-                      "type": "object",
-                      "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
-                      "properties": {
-                        "id": {
-                          "type": "string",
-                          "description": "The file reference token."
-                        },
-                        "name": {
-                          "type": "string",
-                          "description": "Original file name."
-                        },
-                        "mime": {
-                          "type": "string",
-                          "enum": [
-                            "image/png",
-                            "image/jpeg"
-                          ]
-                        },
-                        "url": {
-                          "type": "string",
-                          "format": "uri-reference",
-                          "description": "Signed download link (15 minutes)."
-                        }
-                      },
-                      "required": [
-                        "id",
-                        "name",
-                        "mime",
-                        "url"
-                      ]
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              }
-            }
-          }
-        }
-      },
-      "functions": {
-        "list": "users_list",
-        "search": "users_search",
-        "read": "users_read",
-        "create": "users_create",
-        "replace": "users_replace",
-        "patch": "users_patch",
-        "delete": "users_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "display_name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "email"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "display_name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "email"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "display_name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "display_name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "created_at": {
-              "type": "string",
-              "format": "date-time",
-              "readOnly": true
-            },
-            "updated_at": {
-              "type": "string",
-              "format": "date-time",
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "users_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "users_email_email": {
-          "property": "email",
-          "rule": "email"
-        },
-        "users_email_key": {
-          "property": "email",
-          "rule": "unique"
-        },
-        "users_profile_pkey": {
-          "property": "user_id",
-          "rule": "primary"
-        },
-        "users_profile_user_id_fkey": {
-          "property": "user_id",
-          "rule": "references"
-        },
-        "users_profile_avatar_file": {
-          "property": "avatar",
-          "rule": "file"
-        }
-      }
-    },
-    "Project": {
-      "entity": "Project",
-      "collection": "projects",
-      "table": "projects",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "name": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "owner_id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {
-        "members": {
-          "kind": "manyToMany",
-          "target": "User",
-          "table": "projects_members",
-          "functions": {
-            "list": "projects_members_list",
-            "link": "projects_members_link",
-            "unlink": "projects_members_unlink"
-          },
-          "ownerColumn": "project_id",
-          "targetColumn": "user_id",
-          "edge": {
-            "role": {
-              "enum": [
-                "editor",
-                "viewer"
-              ]
-            },
-            "status": {
-              "enum": [
-                "invited",
-                "active"
-              ]
-            }
-          },
-          "schemas": {
-            "link": {
-              "type": "object",
-              "properties": {
-                "role": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "maxLength": 255,
-                      "enum": [
-                        "editor",
-                        "viewer"
-                      ]
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                },
-                "status": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "maxLength": 255,
-                      "enum": [
-                        "invited",
-                        "active"
-                      ]
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              },
-              "additionalProperties": false
-            }
-          }
-        }
-      },
-      "functions": {
-        "list": "projects_list",
-        "search": "projects_search",
-        "read": "projects_read",
-        "create": "projects_create",
-        "replace": "projects_replace",
-        "patch": "projects_patch",
-        "delete": "projects_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "owner_id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "projects_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "projects_members_pkey": {
-          "property": "members",
-          "rule": "primary"
-        },
-        "projects_members_project_id_fkey": {
-          "property": "project_id",
-          "rule": "references"
-        },
-        "projects_members_user_id_fkey": {
-          "property": "user_id",
-          "rule": "references"
-        },
-        "projects_members_role_enum": {
-          "property": "role",
-          "rule": "enum"
-        },
-        "projects_members_status_enum": {
-          "property": "status",
-          "rule": "enum"
-        }
-      }
-    },
-    "Post": {
-      "entity": "Post",
-      "collection": "posts",
-      "table": "posts",
-      "primaryKey": "id",
-      "softDelete": true,
-      "versionProperty": "version",
-      "parent": {
-        "entity": "Project",
-        "property": "project_id"
-      },
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "project_id": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "title": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": true,
-          "hidden": false
-        },
-        "body": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": true,
-          "hidden": false
-        },
-        "status": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "enum": [
-            "draft",
-            "in_review",
-            "published",
-            "archived"
-          ],
-          "defaultValue": "draft"
-        },
-        "version": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "format": "int32"
-        },
-        "author_id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "rating": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "word_count": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "format": "int32"
-        },
-        "published_on": {
-          "type": "Date",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "reading_slot": {
-          "type": "Time",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "featured": {
-          "type": "Boolean",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "defaultValue": false
-        },
-        "tags_cache": {
-          "type": "String",
-          "multiple": true,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "cover": {
-          "type": "Binary",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "file": {
-            "module": "ImageURL",
-            "maxSizeInBytes": 2097152,
-            "allowedMimeTypes": [
-              "image/png",
-              "image/jpeg",
-              "image/webp"
-            ],
-            "fileTypes": [
-              "image/png",
-              "image/jpeg",
-              "image/webp"
-            ]
-          }
-        },
-        "attachment": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "file": {
-            "module": "FileURL",
-            "maxSizeInBytes": 10485760,
-            "allowedMimeTypes": [
-              "application/pdf"
-            ],
-            "fileTypes": [
-              "application/pdf"
-            ]
-          }
-        },
-        "meta": {
-          "type": "JSON",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "casts": {
-            "address.city": "Text",
-            "priority": "Integer"
-          }
-        },
-        "legacy_code": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "deprecated": true,
-          "webName": "legacyCode"
-        },
-        "internal_note": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": true
-        },
-        "created_at": {
-          "type": "DateTime",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "updated_at": {
-          "type": "DateTime",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {
-        "tags": {
-          "kind": "manyToMany",
-          "target": "Tag",
-          "table": "posts_tags",
-          "functions": {
-            "list": "posts_tags_list",
-            "link": "posts_tags_link",
-            "unlink": "posts_tags_unlink"
-          },
-          "ownerColumn": "post_id",
-          "targetColumn": "tag_slug",
-          "edge": {},
-          "schemas": {
-            "link": {
-              "type": "object",
-              "properties": {},
-              "additionalProperties": false
-            }
-          }
-        }
-      },
-      "functions": {
-        "list": "posts_list",
-        "search": "posts_search",
-        "read": "posts_read",
-        "create": "posts_create",
-        "replace": "posts_replace",
-        "patch": "posts_patch",
-        "delete": "posts_delete",
-        "restore": "posts_restore"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "project_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255,
-              "pattern": "^\\S.*$"
-            },
-            "body": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "in_review",
-                    "published",
-                    "archived"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "version": {
-              "description": "ignored: a new record starts at version 1"
-            },
-            "rating": {
-              "anyOf": [
-                {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 5,
-                  "multipleOf": 0.5
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "word_count": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 2147483647
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "published_on": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "format": "date"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "reading_slot": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "featured": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "tags_cache": {
-              "anyOf": [
-                {
-                  "type": "array",
-                  "items": {
-                    "type": "string",
-                    "maxLength": 255
-                  }
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "cover": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "attachment": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "meta": {
-              "type": "object",
-              "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
-                },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
-              }
-            },
-            "legacy_code": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "deprecated": true
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "internal_note": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "project_id",
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "project_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255,
-              "pattern": "^\\S.*$"
-            },
-            "body": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "in_review",
-                    "published",
-                    "archived"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "version": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "description": "the version this update expects (409 when it moved on)"
-            },
-            "rating": {
-              "anyOf": [
-                {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 5,
-                  "multipleOf": 0.5
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "word_count": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 2147483647
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "published_on": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "format": "date"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "reading_slot": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "featured": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "tags_cache": {
-              "anyOf": [
-                {
-                  "type": "array",
-                  "items": {
-                    "type": "string",
-                    "maxLength": 255
-                  }
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "cover": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "attachment": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "meta": {
-              "type": "object",
-              "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
-                },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
-              }
-            },
-            "legacy_code": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "deprecated": true
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "internal_note": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "project_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255,
-              "pattern": "^\\S.*$"
-            },
-            "body": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "in_review",
-                    "published",
-                    "archived"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "version": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "description": "the version this update expects (409 when it moved on)"
-            },
-            "rating": {
-              "anyOf": [
-                {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 5,
-                  "multipleOf": 0.5
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "word_count": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 2147483647
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "published_on": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "format": "date"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "reading_slot": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "featured": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "tags_cache": {
-              "anyOf": [
-                {
-                  "type": "array",
-                  "items": {
-                    "type": "string",
-                    "maxLength": 255
-                  }
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "cover": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "attachment": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "meta": {
-              "type": "object",
-              "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
-                },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
-              }
-            },
-            "legacy_code": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "deprecated": true
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "internal_note": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "project_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255,
-              "pattern": "^\\S.*$"
-            },
-            "body": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "in_review",
-                    "published",
-                    "archived"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "version": {
-              "type": "integer",
-              "minimum": 1
-            },
-            "author_id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "readOnly": true
-            },
-            "rating": {
-              "anyOf": [
-                {
-                  "type": "number",
-                  "minimum": 0,
-                  "maximum": 5,
-                  "multipleOf": 0.5
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "word_count": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 0,
-                  "maximum": 2147483647
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "published_on": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "format": "date"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "reading_slot": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "featured": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "tags_cache": {
-              "anyOf": [
-                {
-                  "type": "array",
-                  "items": {
-                    "type": "string",
-                    "maxLength": 255
-                  }
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "cover": {
-              "anyOf": [
-                {
-                  "type": "object",
-                  "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
-                  "properties": {
-                    "id": {
-                      "type": "string",
-                      "description": "The file reference token."
-                    },
-                    "name": {
-                      "type": "string",
-                      "description": "Original file name."
-                    },
-                    "mime": {
-                      "type": "string",
-                      "enum": [
-                        "image/png",
-                        "image/jpeg",
-                        "image/webp"
-                      ]
-                    },
-                    "url": {
-                      "type": "string",
-                      "format": "uri-reference",
-                      "description": "Signed download link (15 minutes)."
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "name",
-                    "mime",
-                    "url"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "attachment": {
-              "anyOf": [
-                {
-                  "type": "object",
-                  "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
-                  "properties": {
-                    "id": {
-                      "type": "string",
-                      "description": "The file reference token."
-                    },
-                    "name": {
-                      "type": "string",
-                      "description": "Original file name."
-                    },
-                    "mime": {
-                      "type": "string",
-                      "enum": [
-                        "application/pdf"
-                      ]
-                    },
-                    "url": {
-                      "type": "string",
-                      "format": "uri-reference",
-                      "description": "Signed download link (15 minutes)."
-                    }
-                  },
-                  "required": [
-                    "id",
-                    "name",
-                    "mime",
-                    "url"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "meta": {
-              "anyOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "address": {
-                      "type": "object",
-                      "properties": {
-                        "city": {
-                          "type": "string"
-                        },
-                        "zip": {
-                          "type": "string"
-                        }
-                      }
-                    },
-                    "priority": {
-                      "type": "integer",
-                      "minimum": 0
-                    },
-                    "labels": {
-                      "type": "array",
-                      "items": {
-                        "type": "string"
-                      }
-                    }
-                  }
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "legacy_code": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "deprecated": true
-            },
-            "internal_note": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "created_at": {
-              "type": "string",
-              "format": "date-time",
-              "readOnly": true
-            },
-            "updated_at": {
-              "type": "string",
-              "format": "date-time",
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "posts_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "posts_project_id_fkey": {
-          "property": "project_id",
-          "rule": "references"
-        },
-        "posts_title_pattern": {
-          "property": "title",
-          "rule": "pattern"
-        },
-        "posts_status_enum": {
-          "property": "status",
-          "rule": "enum"
-        },
-        "posts_rating_minimum": {
-          "property": "rating",
-          "rule": "minimum"
-        },
-        "posts_rating_maximum": {
-          "property": "rating",
-          "rule": "maximum"
-        },
-        "posts_rating_multiple_of": {
-          "property": "rating",
-          "rule": "multipleOf"
-        },
-        "posts_word_count_minimum": {
-          "property": "word_count",
-          "rule": "minimum"
-        },
-        "posts_cover_file": {
-          "property": "cover",
-          "rule": "file"
-        },
-        "posts_attachment_file": {
-          "property": "attachment",
-          "rule": "file"
-        },
-        "posts_tags_pkey": {
-          "property": "tags",
-          "rule": "primary"
-        },
-        "posts_tags_post_id_fkey": {
-          "property": "post_id",
-          "rule": "references"
-        },
-        "posts_tags_tag_slug_fkey": {
-          "property": "tag_slug",
-          "rule": "references"
-        }
-      }
-    },
-    "Comment": {
-      "entity": "Comment",
-      "collection": "comments",
-      "table": "comments",
-      "primaryKey": "id",
-      "softDelete": false,
-      "parent": {
-        "entity": "Post",
-        "property": "post_id"
-      },
-      "properties": {
-        "id": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "format": "int64"
-        },
-        "post_id": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "body": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "author_id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "created_at": {
-          "type": "DateTime",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "comments_list",
-        "search": "comments_search",
-        "read": "comments_read",
-        "create": "comments_create",
-        "replace": "comments_replace",
-        "patch": "comments_patch",
-        "delete": "comments_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "post_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "body": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "post_id",
-            "body"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "post_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "body": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "body"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "post_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "body": {
-              "type": "string"
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "integer",
-              "readOnly": true
-            },
-            "post_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "body": {
-              "type": "string"
-            },
-            "author_id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "readOnly": true
-            },
-            "created_at": {
-              "type": "string",
-              "format": "date-time",
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "comments_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "comments_post_id_fkey": {
-          "property": "post_id",
-          "rule": "references"
-        }
-      }
-    },
-    "Tag": {
-      "entity": "Tag",
-      "collection": "tags",
-      "table": "tags",
-      "primaryKey": "slug",
-      "softDelete": false,
-      "properties": {
-        "slug": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "label": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "tags_list",
-        "search": "tags_search",
-        "read": "tags_read",
-        "create": "tags_create",
-        "replace": "tags_replace",
-        "patch": "tags_patch",
-        "delete": "tags_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "pattern": "^[a-z0-9-]+$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "label": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "label"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "pattern": "^[a-z0-9-]+$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "label": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "label"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "pattern": "^[a-z0-9-]+$"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "label": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "type": "string",
-              "maxLength": 255,
-              "pattern": "^[a-z0-9-]+$"
-            },
-            "label": {
-              "type": "string",
-              "maxLength": 255
-            }
-          }
-        }
-      },
-      "constraints": {
-        "tags_pkey": {
-          "property": "slug",
-          "rule": "primary"
-        },
-        "tags_slug_pattern": {
-          "property": "slug",
-          "rule": "pattern"
-        }
-      }
-    }
-  }
+  "resources": {}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
@@ -5802,6 +5825,7 @@ BEGIN
     SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"());
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Comment rows in projects the caller owns or is a member of.';
+
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
 CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -5837,10 +5861,13 @@ CREATE POLICY "Users manage themselves [delete]" ON "app"."users" AS PERMISSIVE 
 COMMENT ON POLICY "Users manage themselves [delete]" ON "app"."users" IS 'Scenario "Users manage themselves"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."users" IS 'Scenario "Administrators can do anything"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
+
 ALTER TABLE "app"."users_profile" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users_profile');
 CREATE POLICY "through User [all]" ON "app"."users_profile" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "user_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "user_id"));
 COMMENT ON POLICY "through User [all]" ON "app"."users_profile" IS 'Rows of User.profile follow the access to their User.';
+
 ALTER TABLE "app"."projects" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects');
 CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -5876,10 +5903,13 @@ CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects"
 COMMENT ON POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
+
 ALTER TABLE "app"."projects_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects_members');
 CREATE POLICY "through Project [all]" ON "app"."projects_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "project_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "project_id"));
 COMMENT ON POLICY "through Project [all]" ON "app"."projects_members" IS 'Rows of Project.members follow the access to their Project.';
+
 ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts');
 CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -5928,10 +5958,13 @@ CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts" AS PERM
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
 CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."posts" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
+DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
+
 ALTER TABLE "app"."posts_tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts_tags');
 CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id"));
 COMMENT ON POLICY "through Post [all]" ON "app"."posts_tags" IS 'Rows of Post.tags follow the access to their Post.';
+
 ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('comments');
 CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -5967,6 +6000,8 @@ CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments" AS PE
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
+
 ALTER TABLE "app"."tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tags');
 CREATE OR REPLACE FUNCTION "app"."tags_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -5992,10 +6027,6 @@ CREATE POLICY "Administrators can do anything [update]" ON "app"."tags" AS PERMI
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
-DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
-DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
-DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
-DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------

@@ -1,7 +1,8 @@
 // `npm run migrate [-- --model <file>] [--migrations <dir>]`: brings the database (DATABASE_URL or embedded)
 // up to the migrations folder, after compiling --model into its current.sql when given; prints one line on
 // success, PostgreSQL's refusal and exit code 1 on failure.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { hasCommitted } from '../../compiler/delta.ts';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
@@ -15,9 +16,7 @@ async function main(): Promise<number> {
     : resolve(values.migrations ?? join(projectRoot, 'db/migrations'));
   const rel = relative(process.cwd(), folder);
   const shown = rel.startsWith('..') ? folder : rel || '.';
-  const committed = join(folder, 'committed');
-  const hasCommitted = existsSync(committed) && readdirSync(committed).some((f) => f.endsWith('.sql'));
-  if (!existsSync(join(folder, 'current.sql')) && !hasCommitted) {
+  if (!existsSync(join(folder, 'current.sql')) && !hasCommitted(folder)) {
     console.error(`Nothing to migrate: ${shown} has no current.sql and no committed migrations.`);
     console.error('Write one with: npm run compile -- --model <file>');
     return 1;

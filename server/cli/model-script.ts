@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { compileFile, ModelValidationError, type Compiled } from '../../compiler/index.ts';
+import { scriptFor } from '../../compiler/delta.ts';
 import { projectRoot } from '../pg/resolve.ts';
 
 export const EXAMPLE_MODEL = join(projectRoot, 'examples/publishing.model.json');
@@ -28,10 +29,13 @@ export function defaultMigrations(modelPath: string, slug: string): string {
   return resolve(modelPath) === resolve(EXAMPLE_MODEL) ? join(projectRoot, 'db/migrations') : join(projectRoot, '.data/migrations', slug);
 }
 
-/** Writes the compiled model as `<folder>/current.sql` (folder: given, else the default); returns the folder. */
+/**
+ * Writes the compiled model as `<folder>/current.sql` (folder: given, else the default): the whole script,
+ * or what changed since the folder's committed migrations. Returns the folder.
+ */
 export function writeScript(modelPath: string, compiled: Compiled, folder?: string): string {
   const migrations = resolve(folder ?? defaultMigrations(modelPath, compiled.model.api.slug));
   mkdirSync(join(migrations, 'committed'), { recursive: true });
-  writeFileSync(join(migrations, 'current.sql'), compiled.sql);
+  writeFileSync(join(migrations, 'current.sql'), scriptFor(compiled.model, migrations));
   return migrations;
 }

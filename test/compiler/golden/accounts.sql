@@ -120,6 +120,13 @@ END $fn$;
 COMMENT ON FUNCTION "app"."accounts_settings_write_rules"() IS 'Write rules of app.accounts_settings: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_write_rules"();
 
+CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
+  RETURN NULL;
+END $fn$;
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
+
 CREATE OR REPLACE FUNCTION "app"."labels_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
@@ -133,13 +140,6 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_write_rules"() IS 'Write rules of app.labels: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION "app"."labels_write_rules"();
-
-CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-BEGIN
-  UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
-  RETURN NULL;
-END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -182,9 +182,7 @@ REVOKE ALL ON "app"."labels" FROM anon, authenticated;
 GRANT SELECT ("slug", "name", "_rev", "_modified_at") ON "app"."labels" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."labels" TO anon, authenticated;
 
--- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
-
-DELETE FROM lib.fields;
+-- API functions: compiled per table and action, filter fields, the manifest ---------------------
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
   "pk": "id",
@@ -214,7 +212,278 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
+  "entity": "Account",
+  "collection": "accounts",
+  "table": "accounts",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "email": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "password": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": true,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {
+    "labels": {
+      "kind": "manyToMany",
+      "target": "Label",
+      "table": "accounts_labels",
+      "functions": {
+        "list": "accounts_labels_list",
+        "link": "accounts_labels_link",
+        "unlink": "accounts_labels_unlink"
+      },
+      "ownerColumn": "account_id",
+      "targetColumn": "label_slug",
+      "edge": {
+        "role": {}
+      },
+      "schemas": {
+        "link": {
+          "type": "object",
+          "properties": {
+            "role": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        }
+      }
+    },
+    "settings": {
+      "kind": "oneToOne",
+      "table": "accounts_settings",
+      "functions": {
+        "read": "accounts_settings_read",
+        "replace": "accounts_settings_replace"
+      },
+      "ownerColumn": "account_id",
+      "properties": {
+        "theme": {
+          "type": "String",
+          "multiple": false,
+          "required": false,
+          "primary": false,
+          "readOnly": false,
+          "immutable": false,
+          "writeOnly": false,
+          "searchIndexed": false,
+          "hidden": false
+        }
+      },
+      "schemas": {
+        "replace": {
+          "type": "object",
+          "properties": {
+            "theme": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
+        "read": {
+          "type": "object",
+          "properties": {
+            "account_id": {
+              "type": "string",
+              "maxLength": 255,
+              "readOnly": true
+            },
+            "theme": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "maxLength": 255
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "functions": {
+    "list": "accounts_list",
+    "search": "accounts_search",
+    "read": "accounts_read",
+    "create": "accounts_create",
+    "replace": "accounts_replace",
+    "patch": "accounts_patch",
+    "delete": "accounts_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "email"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "password": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "email": {
+          "type": "string",
+          "maxLength": 255
+        }
+      }
+    }
+  },
+  "constraints": {
+    "accounts_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "accounts_email_email": {
+      "property": "email",
+      "rule": "email"
+    },
+    "accounts_email_key": {
+      "property": "email",
+      "rule": "unique"
+    },
+    "accounts_labels_pkey": {
+      "property": "labels",
+      "rule": "primary"
+    },
+    "accounts_labels_account_id_fkey": {
+      "property": "account_id",
+      "rule": "references"
+    },
+    "accounts_labels_label_slug_fkey": {
+      "property": "label_slug",
+      "rule": "references"
+    },
+    "accounts_settings_pkey": {
+      "property": "account_id",
+      "rule": "primary"
+    },
+    "accounts_settings_account_id_fkey": {
+      "property": "account_id",
+      "rule": "references"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -609,7 +878,163 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('labels', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
+  "entity": "Label",
+  "collection": "labels",
+  "table": "labels",
+  "primaryKey": "slug",
+  "softDelete": false,
+  "properties": {
+    "slug": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "name": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "labels_list",
+    "search": "labels_search",
+    "read": "labels_read",
+    "create": "labels_create",
+    "replace": "labels_replace",
+    "patch": "labels_patch",
+    "delete": "labels_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "slug": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "name": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    }
+  },
+  "constraints": {
+    "labels_pkey": {
+      "property": "slug",
+      "rule": "primary"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -851,6 +1276,10 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_delete"(jsonb) IS 'delete a Label';
 
+DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
+
+DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Account', 'Label']::text[]);
+
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE _result jsonb;
 BEGIN
@@ -900,429 +1329,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/accounts/v1"
   },
-  "resources": {
-    "Account": {
-      "entity": "Account",
-      "collection": "accounts",
-      "table": "accounts",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "email": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "password": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": true,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {
-        "labels": {
-          "kind": "manyToMany",
-          "target": "Label",
-          "table": "accounts_labels",
-          "functions": {
-            "list": "accounts_labels_list",
-            "link": "accounts_labels_link",
-            "unlink": "accounts_labels_unlink"
-          },
-          "ownerColumn": "account_id",
-          "targetColumn": "label_slug",
-          "edge": {
-            "role": {}
-          },
-          "schemas": {
-            "link": {
-              "type": "object",
-              "properties": {
-                "role": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "maxLength": 255
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              },
-              "additionalProperties": false
-            }
-          }
-        },
-        "settings": {
-          "kind": "oneToOne",
-          "table": "accounts_settings",
-          "functions": {
-            "read": "accounts_settings_read",
-            "replace": "accounts_settings_replace"
-          },
-          "ownerColumn": "account_id",
-          "properties": {
-            "theme": {
-              "type": "String",
-              "multiple": false,
-              "required": false,
-              "primary": false,
-              "readOnly": false,
-              "immutable": false,
-              "writeOnly": false,
-              "searchIndexed": false,
-              "hidden": false
-            }
-          },
-          "schemas": {
-            "replace": {
-              "type": "object",
-              "properties": {
-                "theme": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "maxLength": 255
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              },
-              "additionalProperties": false
-            },
-            "read": {
-              "type": "object",
-              "properties": {
-                "account_id": {
-                  "type": "string",
-                  "maxLength": 255,
-                  "readOnly": true
-                },
-                "theme": {
-                  "anyOf": [
-                    {
-                      "type": "string",
-                      "maxLength": 255
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
-                }
-              }
-            }
-          }
-        }
-      },
-      "functions": {
-        "list": "accounts_list",
-        "search": "accounts_search",
-        "read": "accounts_read",
-        "create": "accounts_create",
-        "replace": "accounts_replace",
-        "patch": "accounts_patch",
-        "delete": "accounts_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "email"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "email"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "password": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "email": {
-              "type": "string",
-              "maxLength": 255
-            }
-          }
-        }
-      },
-      "constraints": {
-        "accounts_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "accounts_email_email": {
-          "property": "email",
-          "rule": "email"
-        },
-        "accounts_email_key": {
-          "property": "email",
-          "rule": "unique"
-        },
-        "accounts_labels_pkey": {
-          "property": "labels",
-          "rule": "primary"
-        },
-        "accounts_labels_account_id_fkey": {
-          "property": "account_id",
-          "rule": "references"
-        },
-        "accounts_labels_label_slug_fkey": {
-          "property": "label_slug",
-          "rule": "references"
-        },
-        "accounts_settings_pkey": {
-          "property": "account_id",
-          "rule": "primary"
-        },
-        "accounts_settings_account_id_fkey": {
-          "property": "account_id",
-          "rule": "references"
-        }
-      }
-    },
-    "Label": {
-      "entity": "Label",
-      "collection": "labels",
-      "table": "labels",
-      "primaryKey": "slug",
-      "softDelete": false,
-      "properties": {
-        "slug": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "name": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "labels_list",
-        "search": "labels_search",
-        "read": "labels_read",
-        "create": "labels_create",
-        "replace": "labels_replace",
-        "patch": "labels_patch",
-        "delete": "labels_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "slug": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "name": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          }
-        }
-      },
-      "constraints": {
-        "labels_pkey": {
-          "property": "slug",
-          "rule": "primary"
-        }
-      }
-    }
-  }
+  "resources": {}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
@@ -1364,14 +1371,18 @@ CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts" AS PERMI
 COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
 CREATE POLICY "Admins [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
+DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
+
 ALTER TABLE "app"."accounts_labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_labels');
 CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_labels" IS 'Rows of Account.labels follow the access to their Account.';
+
 ALTER TABLE "app"."accounts_settings" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_settings');
 CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows of Account.settings follow the access to their Account.';
+
 ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('labels');
 CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -1395,7 +1406,6 @@ CREATE POLICY "Admins [update]" ON "app"."labels" AS PERMISSIVE FOR UPDATE TO an
 COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
 CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
-DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------

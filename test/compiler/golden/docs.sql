@@ -110,9 +110,7 @@ REVOKE ALL ON "app"."docs" FROM anon, authenticated;
 GRANT SELECT ("id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at", "deleted_at") ON "app"."docs" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."docs" TO anon, authenticated;
 
--- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
-
-DELETE FROM lib.fields;
+-- API functions: compiled per table and action, filter fields, the manifest ---------------------
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
   "pk": "id",
@@ -134,7 +132,141 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
+  "entity": "Folder",
+  "collection": "folders",
+  "table": "folders",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "name": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "folders_list",
+    "search": "folders_search",
+    "read": "folders_read",
+    "create": "folders_create",
+    "replace": "folders_replace",
+    "patch": "folders_patch",
+    "delete": "folders_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      }
+    }
+  },
+  "constraints": {
+    "folders_pkey": {
+      "property": "id",
+      "rule": "primary"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."folders_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -436,7 +568,315 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
+  "entity": "Doc",
+  "collection": "docs",
+  "table": "docs",
+  "primaryKey": "id",
+  "softDelete": true,
+  "versionProperty": "rev",
+  "parent": {
+    "entity": "Folder",
+    "property": "folder_id"
+  },
+  "properties": {
+    "id": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "format": "int64"
+    },
+    "folder_id": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "title": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "data": {
+      "type": "JSON",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "status": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "enum": [
+        "draft",
+        "final"
+      ],
+      "defaultValue": "draft"
+    },
+    "rev": {
+      "type": "Number",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "format": "int32"
+    },
+    "owner_id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "docs_list",
+    "search": "docs_search",
+    "read": "docs_read",
+    "create": "docs_create",
+    "replace": "docs_replace",
+    "patch": "docs_patch",
+    "delete": "docs_delete",
+    "restore": "docs_restore"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "folder_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "data": {},
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "final"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "rev": {
+          "description": "ignored: a new record starts at version 1"
+        }
+      },
+      "required": [
+        "folder_id",
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "folder_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "data": {},
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "final"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "rev": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the version this update expects (409 when it moved on)"
+        }
+      },
+      "required": [
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "folder_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "data": {},
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "final"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "rev": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the version this update expects (409 when it moved on)"
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "integer",
+          "readOnly": true
+        },
+        "folder_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "data": {
+          "anyOf": [
+            {},
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255,
+              "enum": [
+                "draft",
+                "final"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "rev": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "owner_id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "docs_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "docs_folder_id_fkey": {
+      "property": "folder_id",
+      "rule": "references"
+    },
+    "docs_status_enum": {
+      "property": "status",
+      "rule": "enum"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."docs_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -731,6 +1171,10 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_restore"(jsonb) IS 'restore a Doc';
 
+DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['folders', 'docs']::text[]);
+
+DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Folder', 'Doc']::text[]);
+
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE _result jsonb;
 BEGIN
@@ -776,444 +1220,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/docs/v1"
   },
-  "resources": {
-    "Folder": {
-      "entity": "Folder",
-      "collection": "folders",
-      "table": "folders",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "name": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "folders_list",
-        "search": "folders_search",
-        "read": "folders_read",
-        "create": "folders_create",
-        "replace": "folders_replace",
-        "patch": "folders_patch",
-        "delete": "folders_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          }
-        }
-      },
-      "constraints": {
-        "folders_pkey": {
-          "property": "id",
-          "rule": "primary"
-        }
-      }
-    },
-    "Doc": {
-      "entity": "Doc",
-      "collection": "docs",
-      "table": "docs",
-      "primaryKey": "id",
-      "softDelete": true,
-      "versionProperty": "rev",
-      "parent": {
-        "entity": "Folder",
-        "property": "folder_id"
-      },
-      "properties": {
-        "id": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "format": "int64"
-        },
-        "folder_id": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "title": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "data": {
-          "type": "JSON",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "status": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "enum": [
-            "draft",
-            "final"
-          ],
-          "defaultValue": "draft"
-        },
-        "rev": {
-          "type": "Number",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "format": "int32"
-        },
-        "owner_id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "docs_list",
-        "search": "docs_search",
-        "read": "docs_read",
-        "create": "docs_create",
-        "replace": "docs_replace",
-        "patch": "docs_patch",
-        "delete": "docs_delete",
-        "restore": "docs_restore"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "folder_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "data": {},
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "final"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "rev": {
-              "description": "ignored: a new record starts at version 1"
-            }
-          },
-          "required": [
-            "folder_id",
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "folder_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "data": {},
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "final"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "rev": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "description": "the version this update expects (409 when it moved on)"
-            }
-          },
-          "required": [
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "folder_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "data": {},
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "final"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "rev": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 1
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "description": "the version this update expects (409 when it moved on)"
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "integer",
-              "readOnly": true
-            },
-            "folder_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "data": {
-              "anyOf": [
-                {},
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "status": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "draft",
-                    "final"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "rev": {
-              "type": "integer",
-              "minimum": 1
-            },
-            "owner_id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "docs_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "docs_folder_id_fkey": {
-          "property": "folder_id",
-          "rule": "references"
-        },
-        "docs_status_enum": {
-          "property": "status",
-          "rule": "enum"
-        }
-      }
-    }
-  }
+  "resources": {}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
@@ -1245,6 +1252,8 @@ CREATE POLICY "Signed-in users [update]" ON "app"."folders" AS PERMISSIVE FOR UP
 COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
 CREATE POLICY "Signed-in users [delete]" ON "app"."folders" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
+DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
+
 ALTER TABLE "app"."docs" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('docs');
 CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -1271,7 +1280,6 @@ CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs" AS PERMISSIVE FOR DE
 COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
 CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
-DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------

@@ -17,10 +17,6 @@ COMMENT ON COLUMN "app"."notes"."_modified_at" IS 'Time of the last write (Last-
 
 SELECT meta.ensure_constraint('notes', 'notes_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
--- Foreign keys ----------------------------------------------------------------------------------
-
--- Indexes ---------------------------------------------------------------------------------------
-
 -- Write rules -----------------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION "app"."notes_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -51,9 +47,7 @@ REVOKE ALL ON "app"."notes" FROM anon, authenticated;
 GRANT SELECT ("id", "title", "pinned", "_rev", "_modified_at") ON "app"."notes" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."notes" TO anon, authenticated;
 
--- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
-
-DELETE FROM lib.fields;
+-- API functions: compiled per table and action, filter fields, the manifest ---------------------
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
   "pk": "id",
@@ -83,7 +77,161 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
+  "entity": "Note",
+  "collection": "notes",
+  "table": "notes",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "title": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "pinned": {
+      "type": "Boolean",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "defaultValue": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "notes_list",
+    "search": "notes_search",
+    "read": "notes_read",
+    "create": "notes_create",
+    "replace": "notes_replace",
+    "patch": "notes_patch",
+    "delete": "notes_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "pinned": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "pinned": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "pinned": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "pinned": {
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    }
+  },
+  "constraints": {
+    "notes_pkey": {
+      "property": "id",
+      "rule": "primary"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -327,6 +475,10 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_delete"(jsonb) IS 'delete a Note';
 
+DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['notes']::text[]);
+
+DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Note']::text[]);
+
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE _result jsonb;
 BEGIN
@@ -364,159 +516,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/notes/v1"
   },
-  "resources": {
-    "Note": {
-      "entity": "Note",
-      "collection": "notes",
-      "table": "notes",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "title": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "pinned": {
-          "type": "Boolean",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
-          "defaultValue": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "notes_list",
-        "search": "notes_search",
-        "read": "notes_read",
-        "create": "notes_create",
-        "replace": "notes_replace",
-        "patch": "notes_patch",
-        "delete": "notes_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "pinned": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "pinned": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "pinned": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "pinned": {
-              "anyOf": [
-                {
-                  "type": "boolean"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          }
-        }
-      },
-      "constraints": {
-        "notes_pkey": {
-          "property": "id",
-          "rule": "primary"
-        }
-      }
-    }
-  }
+  "resources": {}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;

@@ -177,9 +177,7 @@ REVOKE ALL ON "app"."tasks" FROM anon, authenticated;
 GRANT SELECT ("id", "team_id", "title", "_rev", "_modified_at") ON "app"."tasks" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."tasks" TO anon, authenticated;
 
--- API functions: compiled per table and action, dispatch, filter fields, the manifest -----------
-
-DELETE FROM lib.fields;
+-- API functions: compiled per table and action, filter fields, the manifest ---------------------
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
@@ -193,7 +191,108 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
+  "entity": "User",
+  "collection": "users",
+  "table": "users",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "users_list",
+    "search": "users_search",
+    "read": "users_read",
+    "create": "users_create",
+    "replace": "users_replace",
+    "patch": "users_patch",
+    "delete": "users_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255
+        }
+      }
+    }
+  },
+  "constraints": {
+    "users_pkey": {
+      "property": "id",
+      "rule": "primary"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -462,7 +561,165 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
+  "entity": "Team",
+  "collection": "teams",
+  "table": "teams",
+  "primaryKey": "id",
+  "softDelete": false,
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "name": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "owner_id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {
+    "members": {
+      "kind": "manyToMany",
+      "target": "User",
+      "table": "teams_members",
+      "functions": {
+        "list": "teams_members_list",
+        "link": "teams_members_link",
+        "unlink": "teams_members_unlink"
+      },
+      "ownerColumn": "team_id",
+      "targetColumn": "user_id",
+      "edge": {},
+      "schemas": {
+        "link": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": false
+        }
+      }
+    }
+  },
+  "functions": {
+    "list": "teams_list",
+    "search": "teams_search",
+    "read": "teams_read",
+    "create": "teams_create",
+    "replace": "teams_replace",
+    "patch": "teams_patch",
+    "delete": "teams_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "name": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "owner_id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "constraints": {
+    "teams_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "teams_members_pkey": {
+      "property": "members",
+      "rule": "primary"
+    },
+    "teams_members_team_id_fkey": {
+      "property": "team_id",
+      "rule": "references"
+    },
+    "teams_members_user_id_fkey": {
+      "property": "user_id",
+      "rule": "references"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -791,7 +1048,145 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
       "search": false
     }
   }
-}'::jsonb);
+}'::jsonb)
+  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
+
+INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
+  "entity": "Task",
+  "collection": "tasks",
+  "table": "tasks",
+  "primaryKey": "id",
+  "softDelete": false,
+  "parent": {
+    "entity": "Team",
+    "property": "team_id"
+  },
+  "properties": {
+    "id": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": true,
+      "readOnly": true,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "team_id": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": true,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    },
+    "title": {
+      "type": "String",
+      "multiple": false,
+      "required": true,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false
+    }
+  },
+  "relations": {},
+  "functions": {
+    "list": "tasks_list",
+    "search": "tasks_search",
+    "read": "tasks_read",
+    "create": "tasks_create",
+    "replace": "tasks_replace",
+    "patch": "tasks_patch",
+    "delete": "tasks_delete"
+  },
+  "schemas": {
+    "create": {
+      "type": "object",
+      "properties": {
+        "team_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "team_id",
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "replace": {
+      "type": "object",
+      "properties": {
+        "team_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "required": [
+        "title"
+      ],
+      "additionalProperties": false
+    },
+    "patch": {
+      "type": "object",
+      "properties": {
+        "team_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        }
+      },
+      "additionalProperties": false
+    },
+    "read": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "maxLength": 255,
+          "readOnly": true
+        },
+        "team_id": {
+          "type": "string",
+          "maxLength": 255
+        },
+        "title": {
+          "type": "string",
+          "maxLength": 255
+        }
+      }
+    }
+  },
+  "constraints": {
+    "tasks_pkey": {
+      "property": "id",
+      "rule": "primary"
+    },
+    "tasks_team_id_fkey": {
+      "property": "team_id",
+      "rule": "references"
+    }
+  }
+}'::jsonb)
+  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
 CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1041,6 +1436,10 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_delete"(jsonb) IS 'delete a Task';
 
+DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[]);
+
+DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Team', 'Task']::text[]);
+
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE _result jsonb;
 BEGIN
@@ -1095,396 +1494,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/teams/v1"
   },
-  "resources": {
-    "User": {
-      "entity": "User",
-      "collection": "users",
-      "table": "users",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "users_list",
-        "search": "users_search",
-        "read": "users_read",
-        "create": "users_create",
-        "replace": "users_replace",
-        "patch": "users_patch",
-        "delete": "users_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255
-            }
-          }
-        }
-      },
-      "constraints": {
-        "users_pkey": {
-          "property": "id",
-          "rule": "primary"
-        }
-      }
-    },
-    "Team": {
-      "entity": "Team",
-      "collection": "teams",
-      "table": "teams",
-      "primaryKey": "id",
-      "softDelete": false,
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "name": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "owner_id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {
-        "members": {
-          "kind": "manyToMany",
-          "target": "User",
-          "table": "teams_members",
-          "functions": {
-            "list": "teams_members_list",
-            "link": "teams_members_link",
-            "unlink": "teams_members_unlink"
-          },
-          "ownerColumn": "team_id",
-          "targetColumn": "user_id",
-          "edge": {},
-          "schemas": {
-            "link": {
-              "type": "object",
-              "properties": {},
-              "additionalProperties": false
-            }
-          }
-        }
-      },
-      "functions": {
-        "list": "teams_list",
-        "search": "teams_search",
-        "read": "teams_read",
-        "create": "teams_create",
-        "replace": "teams_replace",
-        "patch": "teams_patch",
-        "delete": "teams_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "name"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "name": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "owner_id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ],
-              "readOnly": true
-            }
-          }
-        }
-      },
-      "constraints": {
-        "teams_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "teams_members_pkey": {
-          "property": "members",
-          "rule": "primary"
-        },
-        "teams_members_team_id_fkey": {
-          "property": "team_id",
-          "rule": "references"
-        },
-        "teams_members_user_id_fkey": {
-          "property": "user_id",
-          "rule": "references"
-        }
-      }
-    },
-    "Task": {
-      "entity": "Task",
-      "collection": "tasks",
-      "table": "tasks",
-      "primaryKey": "id",
-      "softDelete": false,
-      "parent": {
-        "entity": "Team",
-        "property": "team_id"
-      },
-      "properties": {
-        "id": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": true,
-          "readOnly": true,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "team_id": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": true,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
-        "title": {
-          "type": "String",
-          "multiple": false,
-          "required": true,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
-      "relations": {},
-      "functions": {
-        "list": "tasks_list",
-        "search": "tasks_search",
-        "read": "tasks_read",
-        "create": "tasks_create",
-        "replace": "tasks_replace",
-        "patch": "tasks_patch",
-        "delete": "tasks_delete"
-      },
-      "schemas": {
-        "create": {
-          "type": "object",
-          "properties": {
-            "team_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "team_id",
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "replace": {
-          "type": "object",
-          "properties": {
-            "team_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "required": [
-            "title"
-          ],
-          "additionalProperties": false
-        },
-        "patch": {
-          "type": "object",
-          "properties": {
-            "team_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            }
-          },
-          "additionalProperties": false
-        },
-        "read": {
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "team_id": {
-              "type": "string",
-              "maxLength": 255
-            },
-            "title": {
-              "type": "string",
-              "maxLength": 255
-            }
-          }
-        }
-      },
-      "constraints": {
-        "tasks_pkey": {
-          "property": "id",
-          "rule": "primary"
-        },
-        "tasks_team_id_fkey": {
-          "property": "team_id",
-          "rule": "references"
-        }
-      }
-    }
-  }
+  "resources": {}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
@@ -1509,6 +1519,7 @@ BEGIN
     SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"());
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Task rows in projects the caller owns or is a member of.';
+
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
 CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -1522,6 +1533,8 @@ CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUA
   END
 $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
+DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
+
 ALTER TABLE "app"."teams" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams');
 CREATE OR REPLACE FUNCTION "app"."teams_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -1545,10 +1558,13 @@ CREATE POLICY "Stakeholders [update]" ON "app"."teams" AS PERMISSIVE FOR UPDATE 
 COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
 CREATE POLICY "Stakeholders [delete]" ON "app"."teams" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
+DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
+
 ALTER TABLE "app"."teams_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams_members');
 CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id"));
 COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team.members follow the access to their Team.';
+
 ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tasks');
 CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
@@ -1570,8 +1586,6 @@ CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks" AS PERMISSIVE 
 COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
 CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
-DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
-DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------

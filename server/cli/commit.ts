@@ -1,0 +1,47 @@
+// `npm run commit -- --model <file> [--migrations <dir>] [-m <message>] [--full]`: commits the model's
+// migration with graphile-migrate: the engine as its own migration when it changed, then what the model changed.
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveDatabase } from '../pg/resolve.ts';
+import { withDatabase } from '../pg/admin.ts';
+import { commitModel, ProofError } from '../commit.ts';
+import { describeFailure } from '../migrate.ts';
+import { compileOrExit, defaultMigrations, EXAMPLE_MODEL } from './model-script.ts';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { model: { type: 'string' }, migrations: { type: 'string' }, message: { type: 'string', short: 'm' }, full: { type: 'boolean' } },
+  });
+  const modelPath = resolve(values.model ?? process.env.MODEL ?? EXAMPLE_MODEL);
+  const { model } = compileOrExit(modelPath);
+  const folder = resolve(values.migrations ?? defaultMigrations(modelPath, model.api.slug));
+  const db = await resolveDatabase();
+  try {
+    const name = decodeURIComponent(new URL(db.url).pathname.slice(1));
+    const files = await commitModel({
+      model, folder, databaseUrl: db.url, full: values.full === true,
+      shadowUrl: process.env.SHADOW_DATABASE_URL || withDatabase(db.url, `${name}_shadow`),
+      rootUrl: process.env.ROOT_DATABASE_URL || withDatabase(db.url, 'postgres'),
+      ...(values.message ? { message: values.message } : {}),
+    });
+    const rel = relative(process.cwd(), folder);
+    const shown = rel.startsWith('..') ? folder : rel || '.';
+    if (files.length === 0) console.log(`Nothing to commit: ${shown}/committed holds the model as it is.`);
+    for (const f of files) console.log(`Committed ${shown}/committed/${f}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ProofError) {
+      console.error(`${err.message}\nNothing was committed. Commit every table again with --full.`);
+      return 1;
+    }
+    console.error(describeFailure(err));
+    return 1;
+  } finally {
+    await db.stop();
+  }
+}
+
+main().then((code) => process.exit(code), (err) => {
+  console.error(describeFailure(err));
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+// Commits a model's migration with graphile-migrate in reviewable steps: the engine as its own migration
+// when it changed, then what the model changed, once a proof shows the chain builds the whole script's database.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { commit, type Settings } from 'graphile-migrate';
+import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
+import { committedState, engineDelta, modelDelta, NOTHING_CHANGED } from '../compiler/delta.ts';
+import { emitMigration } from '../compiler/emit.ts';
+import type { Model } from '../compiler/model/types.ts';
+import { dropDatabase, ensureDatabase, withAdminClient, withDatabase } from './pg/admin.ts';
+import { schemaShape, shapeDifference } from './pg/schema-shape.ts';
+import { collectingLogger, MigrationError } from './migrate.ts';
+
+export interface CommitOptions {
+  model: Model;
+  /** graphile-migrate's migrations folder (committed/ and current.sql). */
+  folder: string;
+  /** The development database (graphile-migrate migrates it after committing). */
+  databaseUrl: string;
+  /** A database graphile-migrate may drop and rebuild from the committed migrations. */
+  shadowUrl: string;
+  /** A superuser's connection to the maintenance database (creates and drops the shadow and proof databases). */
+  rootUrl: string;
+  /** The model's migration's message (its file name's slug). */
+  message?: string;
+  /** Commit every table again, not only the changed ones (a fresh baseline). */
+  full?: boolean;
+}
+
+/** The chain does not build what the whole script builds: the lines that differ. */
+export class ProofError extends Error {
+  constructor(readonly differences: string[]) {
+    super(`The committed migrations plus this delta would not build the database the whole script builds:\n${differences.join('\n')}`);
+    this.name = 'ProofError';
+  }
+}
+
+/** Commits what changed; returns the new files of committed/ (none when nothing changed). */
+export async function commitModel(o: CommitOptions): Promise<string[]> {
+  const folder = resolve(o.folder);
+  mkdirSync(join(folder, 'committed'), { recursive: true });
+  const state = committedState(folder);
+  const engine = engineDelta(state);
+  const model = modelDelta(o.model, o.full ? new Map() : state, false);
+  if (!engine.sql && !model.sql) return [];
+  await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model));
+  const before = new Set(committedFiles(folder));
+  const settings: Settings = {
+    connectionString: o.databaseUrl, shadowConnectionString: o.shadowUrl, rootConnectionString: o.rootUrl,
+    migrationsFolder: folder, logger: collectingLogger([]),
+  };
+  try {
+    for (const [sql, message] of [[engine.sql, 'engine'], [model.sql, o.message ?? 'model']] as const) {
+      if (!sql) continue;
+      writeFileSync(join(folder, 'current.sql'), sql);
+      await commit(settings, message);
+    }
+  } catch (err) {
+    throw new MigrationError(err);
+  } finally {
+    clearAllPools();
+    writeFileSync(join(folder, 'current.sql'), NOTHING_CHANGED);
+  }
+  return committedFiles(folder).filter((f) => !before.has(f));
+}
+
+const committedFiles = (folder: string) => readdirSync(join(folder, 'committed')).filter((f) => f.endsWith('.sql')).sort();
+
+/** A committed migration's SQL without graphile-migrate's `--! ` header lines. */
+const bodyOf = (text: string) => text.replace(/^(--! .*\n)+\n?/, '');
+
+/**
+ * Builds one throwaway database from the committed migrations and the new scripts, another from the whole
+ * script, and compares what they hold; any difference refuses the commit.
+ */
+async function prove(rootUrl: string, folder: string, scripts: string[], whole: string): Promise<void> {
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const chainDb = `modelapi_proof_chain_${suffix}`, wholeDb = `modelapi_proof_whole_${suffix}`;
+  const run = async (database: string, bodies: string[]) => {
+    await ensureDatabase(rootUrl, database);
+    return withAdminClient(withDatabase(rootUrl, database), async (sql) => {
+      for (const body of bodies) await sql.begin((tx) => tx.unsafe(body));
+      return schemaShape(sql);
+    });
+  };
+  try {
+    const committed = committedFiles(folder).map((f) => bodyOf(readFileSync(join(folder, 'committed', f), 'utf8')));
+    // One after the other: the engine creates cluster-wide roles, which two sessions would race to create.
+    const full = await run(wholeDb, [whole]);
+    const chain = await run(chainDb, [...committed, ...scripts]);
+    const differences = shapeDifference(full, chain);
+    if (differences.length) throw new ProofError(differences);
+  } finally {
+    await Promise.all([dropDatabase(rootUrl, chainDb), dropDatabase(rootUrl, wholeDb)]);
+  }
+}
