@@ -82,11 +82,12 @@ export class Files {
    */
   async attach(plan: Plan, call: Call): Promise<Attachment | undefined> {
     const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
+    const { each: _each, ...caller } = call; // upload_prepare is one call of its own
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
     try {
       for (const one of plans) {
-        const a = await attachFiles(this.o.sql, this.storage, one, call);
+        const a = await attachFiles(this.o.sql, this.storage, one, caller);
         if (a) done.push(a);
       }
     } catch (err) {
