@@ -3,26 +3,30 @@
 import { Hono, type Context } from 'hono';
 import type { Sql } from 'postgres';
 import type { Manifest } from '../compiler/manifest/types.ts';
-import { planRequest, type Plan, type Planner } from './plan/plan.ts';
-import { allowed, indexRoutes, matchRoute, routeTemplate, type Method } from './plan/routes.ts';
+import { callOf, planRequest, type Plan, type Planner } from './plan/plan.ts';
+import { indexRoutes, routeTemplate } from './plan/routes.ts';
 import { cors } from 'hono/cors';
 import { compression } from './http/compression.ts';
 import type { Logger } from 'pino';
 import { observe, setRoute } from './http/observe.ts';
 import type { Metrics } from './http/metrics.ts';
 import { BodyValidators } from './plan/validate.ts';
-import { problemFromDatabase } from './problem/database.ts';
 import { renderProblem } from './problem/render.ts';
+import { requestProblem } from './problem/request.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
-import { idempotencyOf } from './request/idempotency.ts';
+import { idempotencyKey, idempotencyOf } from './request/idempotency.ts';
+import { argsText, responseText } from './query/json.ts';
+import { batchRunner } from './batch/run.ts';
+import { endpointAt } from './plan/endpoint.ts';
+import { readJsonObject } from './request/body.ts';
 import { singlePool, type Pools } from './pg/pools.ts';
 import { onlyReads } from '../compiler/query/operations.ts';
 import { mergedDocuments } from './plan/validate.ts';
 import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
 import { callerIp, compileTrust } from './request/caller.ts';
-import { routeSegments, sentPath } from './request/path.ts';
+import { sentPath } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
@@ -86,16 +90,12 @@ export function createApp(opts: AppOptions): Hono {
     let identity: Identity = ANONYMOUS;
     let plan: Plan | undefined;
     try {
-      const path = sentPath(url, c.env);
-      const endpoints = matchRoute(routes, routeSegments(path, basePath) ?? []);
-      if (endpoints.size === 0) throw notFound(`No route ${path}.`);
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
-      const endpoint = endpoints.get(method as Method);
-      if (!endpoint) throw methodNotAllowed(method, allowed(endpoints));
+      const endpoint = endpointAt(routes, basePath, sentPath(url, c.env), method);
       setRoute(c, basePath + routeTemplate(endpoint));
       identity = await identify(c.req.header('authorization'), verify);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
-      const call = { identity, ip: callerIp(c, trust), fn: plan.fn, args: plan.args };
+      const call = callOf(plan, identity, callerIp(c, trust));
       const merged = plan.merged;
       const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, call.ip, plan, limits.idempotencyTtlSeconds);
       const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
@@ -111,15 +111,24 @@ export function createApp(opts: AppOptions): Hono {
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
       return res;
     } catch (err) {
-      if (err instanceof ApiError || !plan) return fail(c, err, url);
-      const e = plan.endpoint, rel = e.relation?.def;
-      return fail(c, problemFromDatabase(err, {
-        manifest,
-        anonymous: identity.role === 'anon',
-        deleting: e.action === 'delete',
-        ownTables: [e.resource.table, ...(rel?.kind === 'oneToOne' ? [rel.table] : [])],
-        ...(rel?.kind === 'manyToMany' && e.action === 'link' ? { targetTables: [rel.table] } : {}),
-      }), url);
+      return fail(c, requestProblem(err, plan, identity, manifest), url);
+    }
+  };
+
+  const batch = batchRunner({ manifest, routes, planner, documents, pool: pools.primary, log, ...(opts.files ? { files: opts.files } : {}) });
+  const handleBatch = async (c: Context) => {
+    const url = new URL(c.req.url);
+    try {
+      if (c.req.method !== 'POST') throw methodNotAllowed(c.req.method, ['POST']);
+      setRoute(c, `${basePath}/batch`);
+      const identity = await identify(c.req.header('authorization'), verify);
+      const body = await readJsonObject(c.req.raw, limits.maxBodyBytes, limits.maxJsonMembers);
+      const ip = callerIp(c, trust);
+      const once = idempotencyKey(c.req.raw.headers, identity, ip, `batch\n${argsText(body)}`, limits.idempotencyTtlSeconds);
+      const outcome = await batch({ identity, ip, requestUrl: c.req.url, ...(once ? { once } : {}) }, body);
+      return new Response(responseText(outcome.body), { status: outcome.status, headers: outcome.headers });
+    } catch (err) {
+      return fail(c, requestProblem(err, undefined, ANONYMOUS, manifest), url);
     }
   };
 
@@ -143,6 +152,8 @@ export function createApp(opts: AppOptions): Hono {
       fail: (c, err) => fail(c, err, new URL(c.req.url)),
     }));
   }
+  // A collection named "batch" keeps its route, as with the documents.
+  if (!Object.values(manifest.resources).some((r) => r.collection === 'batch')) app.all(`${basePath}/batch`, handleBatch);
   app.all(basePath, handle);
   app.all(`${basePath}/*`, handle);
   app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));

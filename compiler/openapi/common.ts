@@ -29,6 +29,8 @@ const problemSchemas: Record<string, Schema> = {
       hint: { type: 'string' },
       instance: { type: 'string', description: 'The request path.' },
       errors: { type: 'array', items: ref('FieldError'), description: 'On 422: every rule the input broke.' },
+      operation: { type: 'integer', minimum: 1, description: 'Batch: the number (from 1) of the operation that failed; nothing was written.' },
+      index: { type: 'integer', minimum: 0, description: 'Bulk create: the index (from 0) of the element that failed; nothing was written.' },
     },
     required: ['type', 'title', 'status', 'code', 'detail'],
   },

@@ -10,6 +10,7 @@ import { hoistRequestBodies } from './bodies.ts';
 import { relationParts } from './relations.ts';
 import { entitySchemas } from './schemas.ts';
 import { UPLOAD_PATH, uploadPath, uploadSchemas } from './upload.ts';
+import { BATCH_PATH, batchPath, batchSchemas } from './batch.ts';
 
 export function buildOpenApi(manifest: Manifest): Schema {
   const common = commonComponents() as { schemas: Record<string, Schema>; parameters: Record<string, Schema> } & Schema;
@@ -34,6 +35,11 @@ export function buildOpenApi(manifest: Manifest): Schema {
   const requestBodies = hoistRequestBodies(paths, schemas);
   tags.push({ name: 'Files', description: 'Two-phase file upload (spec 4.1, 4.2).' });
   paths[UPLOAD_PATH] = uploadPath;
+  if (!paths[BATCH_PATH]) { // a collection named "batch" keeps its route (server/app.ts)
+    tags.push({ name: 'Batch', description: 'Several operations in one transaction, all or nothing.' });
+    paths[BATCH_PATH] = batchPath;
+    Object.assign(schemas, batchSchemas);
+  }
   const { api } = manifest;
   return {
     openapi: '3.1.0',

@@ -11,7 +11,8 @@ export interface OperationSpec {
   operationId: string;
   tag: string;
   parameters?: Schema[];
-  body?: { schema: string; required?: boolean; mergePatch?: boolean };
+  /** `list`: an array of such objects is accepted too (bulk create). */
+  body?: { schema: string; required?: boolean; mergePatch?: boolean; list?: boolean };
   success: Record<string, Schema>;
   errors?: Extra;
   description?: string;
@@ -21,7 +22,7 @@ export function operation(o: OperationSpec): Schema {
   const body = o.body && {
     required: o.body.required ?? true,
     content: {
-      'application/json': { schema: ref(o.body.schema) },
+      'application/json': { schema: o.body.list ? listBody(ref(o.body.schema)) : ref(o.body.schema) },
       ...(o.body.mergePatch ? { 'application/merge-patch+json': { schema: ref(o.body.schema) } } : {}),
     },
   };
@@ -32,6 +33,23 @@ export function operation(o: OperationSpec): Schema {
     ...(body ? { requestBody: body } : {}),
     responses: { ...o.success, ...errorResponses(o.errors ?? []) },
   };
+}
+
+/** One object, or an array of them created together (all or nothing; at most MAX_BATCH_OPERATIONS). */
+export function listBody(one: Schema): Schema {
+  return {
+    anyOf: [one, {
+      type: 'array', minItems: 1, items: one,
+      description: 'Bulk create: every record in one statement, all or nothing (a failure names the element\'s `index`); at most MAX_BATCH_OPERATIONS (default 100) records.',
+    }],
+  };
+}
+
+/** The object schema of a body that `listBody` made (its first alternative), or undefined for any other. */
+export function listBodyItem(s: Schema | undefined): Schema | undefined {
+  const alternatives = s?.anyOf as Schema[] | undefined;
+  const list = alternatives?.[1];
+  return alternatives?.length === 2 && list?.type === 'array' && JSON.stringify(list.items) === JSON.stringify(alternatives[0]) ? alternatives[0] : undefined;
 }
 
 /** A JSON success response; `headers` names components (ETag, LastModified, Location). */

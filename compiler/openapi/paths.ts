@@ -27,8 +27,9 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
       [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
         success: { [status('list')]: success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
       [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection, ...idempotent],
-        body: { schema: nested ? `${e}CreateNested` : `${e}Create` }, errors: ['409', '413', '415', '422'],
-        success: { [status('create')]: success('Created.', `${e}Single`, ['Location', 'ETag']) } }),
+        description: 'An array body creates several records in one statement, all or nothing; the response is then 201 with `data` listing them (no Location).',
+        body: { schema: nested ? `${e}CreateNested` : `${e}Create`, list: true }, errors: ['409', '413', '415', '422'],
+        success: { [status('create')]: success('Created: the record, or for an array body the list of records.', `${e}Created`, ['Location', 'ETag']) } }),
     },
     [`${base}/search`]: {
       [verb('search')]: operation({ summary: `Search ${r.collection}${where}`, operationId: opId('search'), tag, parameters: pathParams,

@@ -3,6 +3,7 @@
 import { stringify } from 'yaml';
 import { ANNOTATION_TYPES, TypeConverter } from './types.ts';
 import { resourceTree, traits } from './resources.ts';
+import { listBodyItem } from '../openapi/operations.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -16,7 +17,11 @@ export function buildRaml(openapi: Schema): string {
   // Request bodies with their schema inline in components.requestBodies are named types too.
   for (const [name, b] of Object.entries(requestBodies)) {
     const schema = (b.content as Record<string, { schema: Schema }>)['application/json']!.schema;
-    if (!schema.$ref) types[name] = converter.convert(schema, name);
+    const item = listBodyItem(schema); // a create body: the object type, and a list of it (bulk create)
+    if (item) {
+      types[name] = converter.convert(item, name);
+      types[`${name}List`] = { type: 'array', items: name, minItems: 1, description: (schema.anyOf as Schema[])[1]!.description };
+    } else if (!schema.$ref) types[name] = converter.convert(schema, name);
   }
   const responseTraits: Record<string, unknown> = {};
   const resources = resourceTree(openapi, converter, responseTraits);

@@ -47,8 +47,12 @@ export function functionNames(tables: TableIR[]): string[] {
   return tables.flatMap((t) => suffixes(t).map((a) => `${t.name}_${a}`));
 }
 
-/** One statement per request: switch to the request role, set the claims, call the function `fn` names. */
-function dispatchDdl(names: string[]): string {
+/**
+ * One statement per request: switch to the request role, set the claims, call the function `fn` names.
+ * The scenario each table's policies read (lib.scenario) starts empty, so a call in a batch transaction
+ * sees what its own request would see, not what an earlier operation of the batch left behind.
+ */
+function dispatchDdl(names: string[], tables: string[]): string {
   return [
     'CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$',
     'DECLARE _result jsonb;',
@@ -60,6 +64,7 @@ function dispatchDdl(names: string[]): string {
     '  -- An anonymous call carries no identity, whatever claims came with it.',
     "  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);",
     "  PERFORM set_config('request.ip', coalesce(ip, ''), true);",
+    `  PERFORM ${tables.map((t) => `set_config(${literal(`request.scenario.${t}`)}, '', true)`).join(',\n    ')};`,
     '  CASE fn',
     ...names.map((n) => `    WHEN ${literal(n)} THEN _result := ${qname('api', n)}(args);`),
     "    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);",
@@ -93,7 +98,7 @@ export function apiDdl(model: Model, tables: TableIR[]): string {
   return [
     `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
     `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
-    dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS]),
+    dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS], tables.map((t) => t.name)),
     `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify({ ...buildManifest(model), resources: {} }, null, 2))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
     `SELECT meta.drop_stale_functions(${list(functionNames(tables))});`,

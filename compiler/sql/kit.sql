@@ -306,12 +306,12 @@ BEGIN
   END LOOP;
 END $$;
 
--- api.* functions the model no longer has (dispatch, manifest and the upload functions stay).
+-- api.* functions the model no longer has (dispatch, dispatch_each, manifest and the upload functions stay).
 CREATE OR REPLACE FUNCTION meta.drop_stale_functions(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
   FOR r IN SELECT p.oid::regprocedure AS sig, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-    WHERE n.nspname = 'api' AND p.proname NOT IN ('dispatch', 'manifest', 'upload_intent', 'upload_prepare') AND p.proname <> ALL (keep)
+    WHERE n.nspname = 'api' AND p.proname NOT IN ('dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare') AND p.proname <> ALL (keep)
   LOOP
     EXECUTE format('DROP FUNCTION %s', r.sig);
   END LOOP;

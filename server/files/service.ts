@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call } from '../query/dispatch.ts';
-import { attachFiles } from './attach.ts';
+import { attachFiles, type Attachment } from './attach.ts';
 import { maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
@@ -64,7 +64,7 @@ export class Files {
 
   /** Runs one request's call: files attached before it (undone if it fails), links signed in its result. */
   async around(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
-    const attached = await attachFiles(this.o.sql, this.storage, plan, call);
+    const attached = await this.attach(plan, call);
     let result: unknown;
     try {
       result = await run();
@@ -72,14 +72,42 @@ export class Files {
       await attached?.undo();
       throw err;
     }
-    // The database says when the write queued files for deletion (lib.discard_file); only then a drain.
-    if ((result as { outbox?: unknown } | null)?.outbox === true) this.outbox.kick();
+    this.committed(result);
     return this.present(plan, result, requestUrl);
   }
 
-  /** The result's file blocks as the client sees them: metadata and a signed download URL. */
-  present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
-    return presentFiles(this.storage, returnedFiles(this.o.manifest, plan.endpoint), result, this.sign(this.origin(requestUrl)));
+  /**
+   * Before a call: each file_reference in its body (each record's, for a bulk create) checked and copied
+   * to uploads/; `undo` deletes the copies when the write does not commit.
+   */
+  async attach(plan: Plan, call: Call): Promise<Attachment | undefined> {
+    const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
+    const { each: _each, ...caller } = call; // upload_prepare is one call of its own
+    const done: Attachment[] = [];
+    const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
+    try {
+      for (const one of plans) {
+        const a = await attachFiles(this.o.sql, this.storage, one, caller);
+        if (a) done.push(a);
+      }
+    } catch (err) {
+      await undo();
+      throw err;
+    }
+    return done.length ? { undo } : undefined;
+  }
+
+  /** After commit: when the database says the write queued files for deletion (lib.discard_file), a drain. */
+  committed(result: unknown): void {
+    if ((result as { outbox?: unknown } | null)?.outbox === true) this.outbox.kick();
+  }
+
+  /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
+  async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
+    const files = returnedFiles(this.o.manifest, plan.endpoint), sign = this.sign(this.origin(requestUrl));
+    const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];
+    await Promise.all(results.map((r) => presentFiles(this.storage, files, r, sign)));
+    return result;
   }
 
   routes(ctx: RouteContext): Hono {

@@ -2,14 +2,17 @@
 // function name and jsonb arguments per the manifest protocol, and the projection for the response.
 import type { RequestLimits } from '../request/limits.ts';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
-import { badRequest } from '../problem/types.ts';
-import { readJsonObject } from '../request/body.ts';
+import { ApiError, badRequest, locate } from '../problem/types.ts';
+import { readJsonObject, readJsonObjects } from '../request/body.ts';
+import { LIMITS } from '../request/limits.ts';
 import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
 import { parseQuery, refuseUnsupported } from '../request/query.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { parseSearch } from '../request/search.ts';
 import type { Action, Endpoint } from './routes.ts';
+import type { Call } from '../query/dispatch.ts';
+import type { Identity } from '../request/auth.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
 
 export interface Plan {
@@ -19,6 +22,8 @@ export interface Plan {
   projection: Projection;
   /** PATCH of JSON properties with a schema: the merged documents are checked before commit. */
   merged?: MergedCheck;
+  /** Bulk create (a JSON array body): the arguments of each record's call, all run in one statement. */
+  each?: Array<Record<string, unknown>>;
 }
 
 export interface Planner {
@@ -62,9 +67,22 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent });
     case 'create': {
-      const b = await body();
-      p.validators.check(`${r.entity}.create`, b, { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) });
-      return plan(r.functions.create, { body: b, ...parent });
+      const b = await readJsonObjects(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
+      if (!b) throw badRequest('This request needs a JSON object body, or an array of them to create several records.');
+      const rule = { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) };
+      if (!Array.isArray(b)) {
+        p.validators.check(`${r.entity}.create`, b, rule);
+        return plan(r.functions.create, { body: b, ...parent });
+      }
+      checkBulkSize(b.length, p.limits.maxBatchOperations);
+      b.forEach((one, index) => {
+        try {
+          p.validators.check(`${r.entity}.create`, one, rule);
+        } catch (err) {
+          throw err instanceof ApiError ? locate(err, { index }) : err;
+        }
+      });
+      return { ...plan(r.functions.create, {}), each: b.map((one) => ({ body: one, ...parent })) };
     }
     case 'replace': case 'patch': {
       const b = await body();
@@ -96,6 +114,17 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     }
   }
   throw new Error(`no plan for ${e.action} on ${r.entity}`);
+}
+
+/** The database call of a plan, as `identity` from `ip`. */
+export function callOf(plan: Plan, identity: Identity, ip: string | null): Call {
+  return { identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}) };
+}
+
+/** A bulk create holds at least one record and at most MAX_BATCH_OPERATIONS (413 past it, as a batch). */
+function checkBulkSize(n: number, max: number): void {
+  if (n === 0) throw badRequest('The request body is an empty array: a bulk create needs at least one record.');
+  if (n > max) throw new ApiError('payloadTooLarge', `The request body holds ${n} records; at most ${max} are created in one request (${LIMITS.maxBatchOperations.env}).`);
 }
 
 /** The properties a response (and so a projection, filter or sort) of this endpoint can show. */

@@ -19,7 +19,7 @@ export function problemBody(err: ApiError, ctx: ProblemContext): Record<string, 
   if (err.extra.hint) body.hint = err.extra.hint;
   body.instance = ctx.instance;
   if (err.extra.errors) body.errors = err.extra.errors;
-  return body;
+  return { ...body, ...err.extra.members };
 }
 
 export function renderProblem(err: ApiError, ctx: ProblemContext): Response {

@@ -13,6 +13,8 @@ export interface ProblemExtra {
   hint?: string;
   /** Response headers that belong to the problem (Allow, WWW-Authenticate). */
   headers?: Record<string, string>;
+  /** Extension members (RFC 9457 3.2): where in a batch or bulk body the problem arose (`operation`, `index`). */
+  members?: Record<string, unknown>;
 }
 
 /** The problems the gateway answers with: [status, code, slug, title]. */
@@ -61,6 +63,12 @@ export class ApiError extends Error {
     Object.assign(err, { code, slug, ...(known ? { title: known[3] } : {}) });
     return err;
   }
+}
+
+/** The same problem, marked with where in a batch or bulk body it arose (extension members, outermost first). */
+export function locate(err: ApiError, members: Record<string, unknown>): ApiError {
+  Object.assign(err.extra, { members: { ...members, ...err.extra.members } });
+  return err;
 }
 
 /** Shorthands for the problems raised while parsing and planning a request. */

@@ -13,10 +13,27 @@ export interface Call {
   ip: string | null;
   fn: string;
   args: Record<string, unknown>;
+  /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
+  each?: Array<Record<string, unknown>>;
+}
+
+/** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
+export class ElementFailure extends Error {
+  readonly index: number;
+  readonly code: string;
+  constructor(failed: Record<string, unknown>) {
+    super(typeof failed.message === 'string' ? failed.message : 'a bulk element failed');
+    Object.assign(this, failed);
+    this.index = Number(failed.index);
+    this.code = String(failed.code);
+  }
 }
 
 type Target = Sql | Pool;
 const isPool = (t: Target): t is Pool => typeof t !== 'function';
+
+/** What one statement is held to: the lock timeout (transaction-local) and when the gateway cancels it. */
+interface Bounds { lockTimeoutMs: number; cancelAfterMs: number }
 
 /**
  * The statement. On a pool, the lock timeout is set transaction-local in a subquery that runs before the
@@ -25,32 +42,74 @@ const isPool = (t: Target): t is Pool => typeof t !== 'function';
  */
 function statement(sql: Sql, call: Call, lockTimeoutMs: number | undefined): PendingQuery<Row[]> {
   const { role, claims } = call.identity;
-  const claimsText = JSON.stringify(claims), args = argsText(call.args);
-  if (lockTimeoutMs === undefined) {
-    return sql`select api.dispatch(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${args}::text::jsonb)::text as result`;
-  }
+  const claimsText = JSON.stringify(claims);
+  const invoke = call.each
+    ? sql`api.dispatch_each(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${argsText(call.each)}::text::jsonb)::text`
+    : sql`api.dispatch(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${argsText(call.args)}::text::jsonb)::text`;
+  if (lockTimeoutMs === undefined) return sql`select ${invoke} as result`;
   return sql`
-    select api.dispatch(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${args}::text::jsonb)::text as result
+    select ${invoke} as result
     from (select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)) as request_limits`;
 }
 
 /**
- * Runs the statement; on a pool, cancels it once it outlives STATEMENT_TIMEOUT_MS (57014, answered 503).
- * A cancel is a request of its own to the server, so it works through a pooler too.
+ * Runs the statement; with bounds, cancels it once it outlives them (57014, answered 503). A cancel is a
+ * request of its own to the server, so it works through a pooler too.
  */
-async function run(sql: Sql, call: Call, pool: Pool | undefined): Promise<unknown> {
-  const query = statement(sql, call, pool?.limits.lockTimeoutMs);
-  const timer = pool ? setTimeout(() => void query.cancel(), pool.limits.statementTimeoutMs) : undefined;
+async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<unknown> {
+  const query = statement(sql, call, bounds?.lockTimeoutMs);
+  const timer = bounds ? setTimeout(() => void query.cancel(), Math.max(bounds.cancelAfterMs, 1)) : undefined;
+  let result: unknown;
   try {
-    return parseResult((await query)[0]?.result ?? null);
+    result = parseResult((await query)[0]?.result ?? null);
   } finally {
     clearTimeout(timer);
   }
+  const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
+  if (failed) throw new ElementFailure(failed);
+  return result;
 }
+
+const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
+  () => ({ lockTimeoutMs: pool.limits.lockTimeoutMs, cancelAfterMs: startedAt + pool.limits.statementTimeoutMs - Date.now() });
 
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
-  return target.gate.run(() => run(target.sql, call, target));
+  return target.gate.run(() => run(target.sql, call, boundsOf(target)()));
+}
+
+/** Runs one call inside a transaction (see `transaction`). */
+export type TransactionCall = (call: Call) => Promise<unknown>;
+
+/**
+ * Holds an Idempotency-Key for the transaction (another request holding it: 409) and returns the answer
+ * kept for it, if any.
+ */
+export async function holdKey(tx: Sql, once: Once): Promise<unknown> {
+  const [row] = await tx`select lib.idempotency_claim(${once.caller}, ${once.key}) as claimed`;
+  if (!row?.claimed) throw new ApiError('idempotencyInProgress', 'A request with this Idempotency-Key is still running; retry when it has answered.', { headers: { 'Retry-After': '1' } });
+  return keptAnswer(tx, once);
+}
+
+/** Keeps the answer of a key before the commit, as the gateway's own role (a call leaves the request role set). */
+export async function keepAnswer(tx: Sql, once: Once, result: unknown): Promise<void> {
+  // Its own statement: EXECUTE is checked as a statement starts, and the request role may not keep.
+  await tx`select set_config('role', 'none', true)`;
+  await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::jsonb, ${once.ttlSeconds}::int)`;
+}
+
+/**
+ * Several calls in one transaction on one connection, committed when `work` returns and rolled back when it
+ * throws. On a pool it holds one place of the gate, and STATEMENT_TIMEOUT_MS bounds the whole transaction:
+ * each statement is cancelled when the time left runs out.
+ */
+export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>): Promise<T> {
+  const pool = isPool(target) ? target : undefined;
+  const begin = () => (pool?.sql ?? (target as Sql)).begin(async (tx) => {
+    const bounds = pool ? boundsOf(pool) : undefined;
+    return work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql);
+  }) as Promise<T>;
+  return pool ? pool.gate.run(begin) : begin();
 }
 
 /** What a transactional dispatch does besides the call. */
@@ -67,25 +126,17 @@ export interface Guard {
  * by the gateway's own role (the call left the request role set) before the commit.
  */
 export async function dispatchGuarded(target: Target, call: Call, guard: Guard): Promise<unknown> {
-  const pool = isPool(target) ? target : undefined;
   const { check, once } = guard;
-  const work = () => (pool?.sql ?? (target as Sql)).begin(async (tx) => {
+  return transaction(target, async (runCall, tx) => {
     if (once) {
-      const [{ claimed }] = await tx`select lib.idempotency_claim(${once.caller}, ${once.key}) as claimed` as unknown as [{ claimed: boolean }];
-      if (!claimed) throw new ApiError('idempotencyInProgress', 'A request with this Idempotency-Key is still running; retry when it has answered.', { headers: { 'Retry-After': '1' } });
-      const kept = await keptAnswer(tx as unknown as Sql, once);
+      const kept = await holdKey(tx, once);
       if (kept !== undefined) return kept;
     }
-    const result = await run(tx as unknown as Sql, call, pool);
+    const result = await runCall(call);
     check?.(result);
-    if (once) {
-      // Its own statement: EXECUTE is checked as a statement starts, and the request role may not keep.
-      await tx`select set_config('role', 'none', true)`;
-      await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::jsonb, ${once.ttlSeconds}::int)`;
-    }
+    if (once) await keepAnswer(tx, once, result);
     return result;
   });
-  return pool ? pool.gate.run(work) : work();
 }
 
 /** The answer kept for an Idempotency-Key, marked `replayed`; another request with the key is 422. */

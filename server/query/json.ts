@@ -12,7 +12,7 @@ const parseNumber = (text: string): number | LosslessNumber =>
 /**
  * Parses a body's text again with lossless-json, which refuses a member named twice (SyntaxError
  * "Duplicate key …"), shows `visit` every object and array, and remembers the exact twin of `value`
- * when a number needs one.
+ * (and of each object and array in it) when a number needs one.
  */
 export function exactTwin(value: object, text: string, visit: (v: unknown) => void = () => {}): void {
   let needed = false;
@@ -21,7 +21,14 @@ export function exactTwin(value: object, text: string, visit: (v: unknown) => vo
     if (isLosslessNumber(n)) needed = true;
     return n;
   });
-  if (needed) precise.set(value, twin);
+  if (needed) pairTwins(value, twin);
+}
+
+/** Registers the twin of `value` and of every object and array inside it, so any part is sent exactly. */
+function pairTwins(value: unknown, twin: unknown): void {
+  if (!value || typeof value !== 'object' || !twin || typeof twin !== 'object') return;
+  precise.set(value, twin);
+  for (const [k, v] of Object.entries(value)) pairTwins(v, (twin as Record<string, unknown>)[k]);
 }
 
 /** Sets a body's property on the body and on its exact twin, if it has one (the twin is what is sent). */
@@ -34,6 +41,11 @@ export function setBodyValue(body: Record<string, unknown>, key: string, value: 
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
   return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';
+}
+
+/** A deep copy of a parsed body whose numbers a double cannot hold are LosslessNumbers (responseText writes them back). */
+export function exactCopy(value: unknown): unknown {
+  return parse(argsText(value), null, parseNumber);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Reads a JSON request body: a JSON media type is required once there are bytes (415), the bytes are
-// counted as they stream in and reading stops past the limit (413), and the text must be one object (400).
+// counted as they stream in and reading stops past the limit (413), and the text must be one object (400),
+// or, where a list is accepted (bulk create), an array of objects.
 import { ApiError, badRequest } from '../problem/types.ts';
 import { exactTwin } from '../query/json.ts';
 import { DEFAULT_LIMITS, LIMITS } from './limits.ts';
@@ -10,6 +11,15 @@ export const MAX_JSON_DEPTH = 100;
 
 /** The parsed object, or undefined when the request carries no body bytes at all. */
 export async function readJsonObject(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<Record<string, unknown> | undefined> {
+  return (await readJson(req, maxBytes, maxMembers, false)) as Record<string, unknown> | undefined;
+}
+
+/** An object, or an array of objects (the body of a bulk create); undefined without body bytes. */
+export async function readJsonObjects(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<Record<string, unknown> | Array<Record<string, unknown>> | undefined> {
+  return readJson(req, maxBytes, maxMembers, true);
+}
+
+async function readJson(req: Request, maxBytes: number, maxMembers: number, list: boolean): Promise<Record<string, unknown> | Array<Record<string, unknown>> | undefined> {
   const type = req.headers.get('content-type');
   const json = type !== null && isJsonType(type);
   const declared = Number(req.headers.get('content-length') ?? NaN);
@@ -38,7 +48,10 @@ export async function readJsonObject(req: Request, maxBytes: number, maxMembers 
     if (err instanceof RangeError) throw badRequest('The request body holds a number too large to represent (such as 1e400).');
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('The request body must be a JSON object.');
+  if (list && Array.isArray(value)) {
+    const at = value.findIndex((v) => !isObject(v));
+    if (at >= 0) throw badRequest(`Element ${at} of the request body is not a JSON object: a list body holds objects only.`);
+  } else if (!isObject(value)) throw badRequest(list ? 'The request body must be a JSON object or an array of objects.' : 'The request body must be a JSON object.');
   // One more pass, by a parser that refuses a member named twice and keeps exact numbers; it also counts.
   try {
     exactTwin(value, text, (v) => {
@@ -53,8 +66,10 @@ export async function readJsonObject(req: Request, maxBytes: number, maxMembers 
     if (duplicate) throw badRequest(`The request body names the member "${duplicate[1]}" twice in one object.`);
     throw err;
   }
-  return value as Record<string, unknown>;
+  return value as Record<string, unknown> | Array<Record<string, unknown>>;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** application/json or any +json type (application/merge-patch+json), parameters aside. */
 export function isJsonType(contentType: string): boolean {

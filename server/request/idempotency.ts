@@ -23,13 +23,19 @@ export const takesIdempotencyKey = (action: OperationName): boolean =>
 /** The request's Idempotency-Key, when it has one and its operation takes one; a malformed key is 400. */
 export function idempotencyOf(
   headers: Headers, action: OperationName, identity: Identity, ip: string | null,
-  planned: { fn: string; args: unknown; projection: unknown }, ttlSeconds: number,
+  planned: { fn: string; args: unknown; each?: unknown; projection: unknown }, ttlSeconds: number,
 ): Once | undefined {
+  if (!takesIdempotencyKey(action)) return undefined;
+  const call = `${planned.fn}\n${argsText(planned.args)}\n${argsText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
+  return idempotencyKey(headers, identity, ip, call, ttlSeconds);
+}
+
+/** The Idempotency-Key of a request whose content `request` (text) a retry must repeat; none without the header. */
+export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: string, ttlSeconds: number): Once | undefined {
   const raw = headers.get('idempotency-key');
-  if (raw === null || !takesIdempotencyKey(action)) return undefined;
+  if (raw === null) return undefined;
   const caller = identity.role === 'anon' ? `anon ${ip ?? ''}` : `sub ${String(identity.claims.sub)}`;
-  const fingerprint = createHash('sha256')
-    .update(`${planned.fn}\n${argsText(planned.args)}\n${JSON.stringify(planned.projection)}`).digest('base64url');
+  const fingerprint = createHash('sha256').update(request).digest('base64url');
   return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
 }
 

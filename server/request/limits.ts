@@ -6,6 +6,8 @@ export interface RequestLimits {
   maxBodyBytes: number;
   /** Members of any one object, or elements of any one array, in a JSON body (413). */
   maxJsonMembers: number;
+  /** Operations in one batch, and records in one bulk create (413). */
+  maxBatchOperations: number;
   /** Filter terms in one query string (400). */
   maxFilters: number;
   /** Conditions and groups in one search `where` tree (400). */
@@ -30,6 +32,7 @@ export interface RequestLimits {
 export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number }> = {
   maxBodyBytes: { env: 'MAX_BODY_BYTES', fallback: 1024 * 1024 },
   maxJsonMembers: { env: 'MAX_JSON_MEMBERS', fallback: 1000 },
+  maxBatchOperations: { env: 'MAX_BATCH_OPERATIONS', fallback: 100 },
   maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
   maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },

@@ -1,5 +1,6 @@
 // Shapes the HTTP response of a planned call from the function's result: status per action, the
-// `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies.
+// `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies;
+// a bulk create answers its records as a list.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
@@ -14,6 +15,10 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   const project = projector(plan.projection);
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
+  if (plan.each) { // bulk create: every record, in the order sent
+    const results = (result as { results?: Single[] } | null)?.results ?? [];
+    return json(status, { data: results.map((r) => project(r.data)) }, result);
+  }
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;

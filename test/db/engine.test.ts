@@ -26,9 +26,9 @@ async function refusal(fn: string, args: unknown, role = 'authenticated'): Promi
   assert.unreachable(`${fn} should have been refused`);
 }
 
-test('\\df api.*: one function per entity and action, plus dispatch, manifest and the upload functions', async () => {
+test('\\df api.*: one function per entity and action, plus dispatch, dispatch_each, manifest and the upload functions', async () => {
   const rows = await db.sql`select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'api' order by 1`;
-  const expected = [...functionNames(buildSchema(model).tables), 'dispatch', 'manifest', 'upload_intent', 'upload_prepare'].sort();
+  const expected = [...functionNames(buildSchema(model).tables), 'dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare'].sort();
   assert.equal(rows.map((r) => r.proname), expected);
   assert.ok(expected.includes('posts_restore') && expected.includes('users_profile_replace') && expected.includes('projects_members_link'));
 });

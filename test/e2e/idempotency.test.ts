@@ -101,6 +101,28 @@ test('a replayed create with a file does not attach it again and signs a fresh l
   assert.is((await download(dataOf(again, 201).cover.url)).status, 200);
 });
 
+test('a retried batch and a retried bulk create replay their answers and write once', async () => {
+  const batch = { operations: [
+    { method: 'POST', path: '/posts', body: { id: 'once-9', project_id: project, title: 'Batch' } },
+    { method: 'PATCH', path: '/posts/$1.data.id', body: { title: 'Batch 2' } },
+  ] };
+  const first = await api.post('/batch', batch, key('k-9'));
+  assert.is(first.status, 200, first.text);
+  const again = await api.post('/batch', batch, key('k-9'));
+  assert.is(again.status, 200, again.text);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(again.body, first.body);
+  assert.is(dataOf(await api.get('/posts/once-9')).version, 2, 'the PATCH ran once');
+  assert.is((await api.post('/batch', { operations: batch.operations.slice(0, 1) }, key('k-9'))).status, 422);
+  const bulk = [{ id: 'once-10', project_id: project, title: 'A' }, { id: 'once-11', project_id: project, title: 'B' }];
+  dataOf(await api.post('/posts', bulk, key('k-10')), 201);
+  const replay = await api.post('/posts', bulk, key('k-10'));
+  assert.is(replay.headers.get('idempotent-replayed'), 'true');
+  assert.is(dataOf(replay, 201).length, 2);
+  assert.is((await api.post('/posts', [bulk[0]], key('k-10'))).status, 422, 'another array with the key');
+  assert.is(await count('once-10'), 1);
+});
+
 test('a malformed key is 400; reads and PUT ignore the header', async () => {
   assert.is((await api.post('/posts', { id: 'once-8', project_id: project, title: 'x' }, key('x'.repeat(256)))).status, 400);
   assert.is((await api.post('/posts', { id: 'once-8', project_id: project, title: 'x' }, key('tab\there'))).status, 400);

@@ -45,7 +45,7 @@ import type { paths } from './api.ts';
 
 const client = createClient<paths>({ baseUrl: process.env.API_BASE!, headers: { Authorization: \`Bearer \${process.env.API_TOKEN}\` } });
 const project = await client.POST('/projects', { body: { name: 'Typed client' } });
-if (!project.data) throw new Error(\`create project: \${project.error?.detail}\`);
+if (!project.data || Array.isArray(project.data.data)) throw new Error(\`create project: \${project.error?.detail}\`);
 const projectId: string = project.data.data.id!;
 const created = await client.POST('/projects/{project_id}/posts', {
   params: { path: { project_id: projectId } },

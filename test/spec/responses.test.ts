@@ -110,6 +110,25 @@ test('the upload intent answers as the document describes it', async () => {
   check(await api.post('/.well-known/upload', { filename: 'a.png', contentType: 'image/png' }), 'POST', '/.well-known/upload');
 });
 
+test('a batch and a bulk create answer as the document describes them', async () => {
+  const ok = check(await api.post('/batch', { operations: [
+    { method: 'POST', path: '/projects', body: { name: 'Batch docs' } },
+    { method: 'POST', path: '/projects/$1.data.id/posts', body: [{ id: 'bd1', title: 'One' }, { id: 'bd2', title: 'Two' }] },
+    { method: 'DELETE', path: '/posts/bd1' },
+  ] }), 'POST', '/batch');
+  assert.equal(ok.results.map((r: any) => r.status), [201, 201, 204]);
+  assert.is(v.check('PostCreated', ok.results[1].body), '', 'a bulk create result is a PostCreated');
+  assert.is(v.check('ProjectCreated', ok.results[0].body), '');
+  const failed = check(await api.post('/batch', { operations: [{ method: 'GET', path: '/posts/nope' }] }), 'POST', '/batch');
+  assert.is(failed.operation, 1);
+  const bulk = await api.post('/tags', [{ slug: 'doc-a', label: 'A' }, { slug: 'doc-b', label: 'B' }]);
+  assert.is(bulk.status, 201, bulk.text);
+  assert.is(v.check('TagCreated', bulk.body), '');
+  assert.match(v.check('TagCreated', { data: [{ slug: 3 }] }), 'must be', 'the bulk shape is checked too');
+  const refused = check(await api.post('/tags', [{ slug: 'doc-c', label: 'C' }, { slug: 'doc-a', label: 'again' }]), 'POST', '/tags');
+  assert.is(refused.index, 1);
+});
+
 test('no response failed the gateway (5xx)', () => {
   assert.ok(checked >= 35, `${checked} responses checked`);
   assert.equal(api.serverErrors, []);

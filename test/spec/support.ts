@@ -9,6 +9,7 @@ import { compileModel } from '../../compiler/index.ts';
 import { buildManifest } from '../../compiler/manifest/build.ts';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import { buildOpenApi } from '../../compiler/openapi/document.ts';
+import { listBodyItem } from '../../compiler/openapi/operations.ts';
 import type { Reply } from '../e2e/support/http.ts';
 import { root } from '../harness/child.ts';
 
@@ -24,9 +25,11 @@ export function manifestOf(modelFile: string, edit?: (model: Json) => void): Man
 }
 
 export const documentOf = (modelFile: string): Json => buildOpenApi(manifestOf(modelFile));
-/** A named schema: a component schema, or the JSON schema of a request body (components.requestBodies). */
-export const schemaOf = (doc: Json, name: string): Json =>
-  doc.components.schemas[name] ?? doc.components.requestBodies?.[name]?.content['application/json'].schema;
+/** A named schema: a component schema, or the JSON schema of a request body (components.requestBodies; a create's object form). */
+export const schemaOf = (doc: Json, name: string): Json => {
+  const body = doc.components.requestBodies?.[name]?.content['application/json'].schema;
+  return doc.components.schemas[name] ?? listBodyItem(body) ?? body;
+};
 
 /** Follows a local `$ref` (#/components/...) once. */
 export function resolve(doc: Json, node: Json): Json {

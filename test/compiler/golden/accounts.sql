@@ -1290,6 +1290,10 @@ BEGIN
   -- An anonymous call carries no identity, whatever claims came with it.
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  PERFORM set_config('request.scenario.accounts', '', true),
+    set_config('request.scenario.accounts_labels', '', true),
+    set_config('request.scenario.accounts_settings', '', true),
+    set_config('request.scenario.labels', '', true);
   CASE fn
     WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
     WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);

@@ -1,0 +1,163 @@
+// POST {basePath}/batch: the operations of one body in one transaction, all or nothing. Each operation is
+// routed, parsed, planned, run and shaped by the code that serves it as a request of its own; the answer
+// is 200 with each one's status, headers and body, or the first failure's problem with its number.
+import type { Sql } from 'postgres';
+import type { Manifest } from '../../compiler/manifest/types.ts';
+import { OPERATIONS } from '../../compiler/query/operations.ts';
+import type { Attachment } from '../files/attach.ts';
+import type { Files } from '../files/service.ts';
+import type { Pool } from '../pg/pools.ts';
+import { endpointAt } from '../plan/endpoint.ts';
+import { callOf, planRequest, type Plan, type Planner } from '../plan/plan.ts';
+import { routeTemplate, type RouteIndex } from '../plan/routes.ts';
+import type { MergedDocuments } from '../plan/validate.ts';
+import { problemFromDatabase } from '../problem/database.ts';
+import { problemBody } from '../problem/render.ts';
+import { requestProblem } from '../problem/request.ts';
+import { ApiError, badRequest, locate } from '../problem/types.ts';
+import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query/dispatch.ts';
+import { exactCopy, parseResult, responseText } from '../query/json.ts';
+import type { Identity } from '../request/auth.ts';
+import type { Once } from '../request/idempotency.ts';
+import { routeSegments } from '../request/path.ts';
+import { respond } from '../response/respond.ts';
+import { readOperations, type Operation } from './envelope.ts';
+import { resolvePath, resolveValue } from './references.ts';
+
+export interface BatchDeps {
+  manifest: Manifest;
+  routes: RouteIndex;
+  planner: Planner;
+  documents: MergedDocuments;
+  /** The primary: a batch writes, and its reads see its own writes. */
+  pool: Pool | Sql;
+  files?: Files;
+  /** Where 5xx causes go; clients never see them. */
+  log: (message: string, err: unknown) => void;
+}
+
+export interface BatchCaller {
+  identity: Identity;
+  ip: string | null;
+  /** The batch request's URL: signed file links use its origin. */
+  requestUrl: string;
+  /** Its Idempotency-Key: a kept answer is replayed, else this one is kept with the batch's writes. */
+  once?: Once;
+}
+
+/** What a batch answers: a wrapper (such as an idempotency store) can keep and replay it. */
+export interface BatchOutcome {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** One operation's response: status, its ETag / Location / Last-Modified, and its body (null for 204). */
+export interface OperationResult {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Paths below the base path that are not API operations (uploads, documents, the batch itself). */
+const NOT_IN_BATCH = ['batch', '.well-known', 'openapi.json', 'api.raml', 'docs'];
+const RESULT_HEADERS = ['ETag', 'Location', 'Last-Modified'];
+
+class OperationFailure extends Error {
+  constructor(readonly problem: ApiError, readonly instance: string) {
+    super(problem.message);
+  }
+}
+
+export type Batch = (caller: BatchCaller, body: Record<string, unknown> | undefined) => Promise<BatchOutcome>;
+
+export function batchRunner(d: BatchDeps): Batch {
+  const { basePath, docsUrl } = d.manifest.api;
+  const batchPath = `${basePath}/batch`;
+
+  const answer = (problem: ApiError, instance: string): BatchOutcome => {
+    if (problem.status >= 500) d.log(`POST ${batchPath} failed with ${problem.status}`, problem.cause ?? problem);
+    return {
+      status: problem.status,
+      headers: { 'Content-Type': 'application/problem+json', ...problem.extra.headers },
+      body: problemBody(problem, { docsUrl, instance }),
+    };
+  };
+
+  /** Runs operation `n` (from 1) in the transaction; `done` holds the results before it. */
+  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[]): Promise<OperationResult & { outbox: boolean }> {
+    let plan: Plan | undefined;
+    let instance = batchPath;
+    try {
+      const bodies = done.map((r) => (r.body === null ? undefined : r.body));
+      const path = resolvePath(op.path, bodies, n);
+      const q = path.indexOf('?');
+      const below = q < 0 ? path : path.slice(0, q);
+      const route = below === basePath || below.startsWith(`${basePath}/`) ? below : basePath + below;
+      instance = route;
+      const first = routeSegments(route, basePath)?.[0];
+      let endpoint;
+      try {
+        endpoint = endpointAt(d.routes, basePath, route, op.method);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404 && first !== undefined && NOT_IN_BATCH.includes(first)) {
+          throw badRequest(`${route} cannot be an operation of a batch: a batch holds API operations only.`);
+        }
+        throw err;
+      }
+      if (op.body !== undefined && OPERATIONS[endpoint.action].body === 'none') {
+        throw badRequest(`${op.method} ${basePath}${routeTemplate(endpoint)} takes no body.`);
+      }
+      const text = op.body === undefined ? undefined : responseText(resolveValue(exactCopy(op.body), bodies, n));
+      const url = new URL(route + (q < 0 ? '' : path.slice(q)), caller.requestUrl);
+      const req = new Request(url, {
+        method: op.method,
+        headers: { ...op.headers, ...(text === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        ...(text === undefined ? {} : { body: text }),
+      });
+      plan = await planRequest(d.planner, endpoint, req, url);
+      const c = callOf(plan, caller.identity, caller.ip);
+      const attached = await d.files?.attach(plan, c);
+      if (attached) attachments.push(attached);
+      let result = await call(c);
+      if (plan.merged) d.documents.verify(plan.merged, (result as { data: Record<string, unknown> }).data);
+      const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
+      if (d.files) result = await d.files.present(plan, result, caller.requestUrl);
+      const res = respond(plan, result, req, basePath);
+      const body = await res.text();
+      const headers = Object.fromEntries(RESULT_HEADERS.flatMap((h) => (res.headers.has(h) ? [[h, res.headers.get(h)!]] : [])));
+      return { status: res.status, headers, body: body ? parseResult(body) : null, outbox };
+    } catch (err) {
+      throw new OperationFailure(locate(requestProblem(err, plan, caller.identity, d.manifest), { operation: n }), instance);
+    }
+  }
+
+  return async (caller, body) => {
+    const attachments: Attachment[] = [];
+    try {
+      const ops = readOperations(body, d.planner.limits.maxBatchOperations);
+      let outbox = false;
+      const outcome = await transaction(d.pool, async (call, tx): Promise<BatchOutcome> => {
+        const kept = caller.once ? await holdKey(tx, caller.once) as BatchOutcome | undefined : undefined;
+        if (kept) return { ...kept, headers: { ...kept.headers, 'Idempotent-Replayed': 'true' } };
+        const done: OperationResult[] = [];
+        for (const [i, op] of ops.entries()) {
+          const { outbox: queued, ...result } = await runOne(op, i + 1, done, caller, call, attachments);
+          outbox ||= queued;
+          done.push(result);
+        }
+        const answered = { status: 200, headers: { 'Content-Type': 'application/json' }, body: { results: done } };
+        if (caller.once) await keepAnswer(tx, caller.once, answered);
+        return answered;
+      });
+      d.files?.committed({ outbox });
+      return outcome;
+    } catch (err) {
+      await Promise.all(attachments.map((a) => a.undo()));
+      if (err instanceof OperationFailure) return answer(err.problem, err.instance);
+      if (err instanceof ApiError) return answer(err, batchPath);
+      // Begin or commit failed: no operation to blame.
+      return answer(problemFromDatabase(err, { manifest: d.manifest, anonymous: caller.identity.role === 'anon', ownTables: [] }), batchPath);
+    }
+  };
+}

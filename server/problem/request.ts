@@ -1,0 +1,22 @@
+// The problem a failed request (or batch operation) answers with: the gateway's own ApiErrors as they are,
+// database errors mapped with what the planned endpoint tells about them, a bulk element's with its index.
+import type { Manifest } from '../../compiler/manifest/types.ts';
+import type { Plan } from '../plan/plan.ts';
+import { ElementFailure } from '../query/dispatch.ts';
+import type { Identity } from '../request/auth.ts';
+import { problemFromDatabase } from './database.ts';
+import { ApiError, locate } from './types.ts';
+
+export function requestProblem(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
+  if (err instanceof ApiError) return err;
+  if (!plan) return new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
+  const e = plan.endpoint, rel = e.relation?.def;
+  const problem = problemFromDatabase(err, {
+    manifest,
+    anonymous: identity.role === 'anon',
+    deleting: e.action === 'delete',
+    ownTables: [e.resource.table, ...(rel?.kind === 'oneToOne' ? [rel.table] : [])],
+    ...(rel?.kind === 'manyToMany' && e.action === 'link' ? { targetTables: [rel.table] } : {}),
+  });
+  return err instanceof ElementFailure ? locate(problem, { index: err.index }) : problem;
+}
