@@ -13,7 +13,9 @@ export interface Gateway {
 
 export async function startGateway(databaseUrl: string, port: number, jwtSecret: string): Promise<Gateway> {
   const migrations = mkdtempSync(join(tmpdir(), 'modelapi-bench-migrations-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/cli/start.ts', '--migrations', migrations], {
+  // BENCH_GATEWAY_NODE_ARGS: extra Node flags for the gateway alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', 'server/cli/start.ts', '--migrations', migrations], {
     cwd: projectRoot,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret },
     stdio: ['ignore', 'pipe', 'pipe'],
