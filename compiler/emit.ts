@@ -11,9 +11,10 @@ import { functionsDdl, refusalsSection } from './sql/functions.ts';
 import { accessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 import { queryLanguageSql } from './sql/query.ts';
+import { identityDdl } from './sql/identity.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'identity.sql'].map(sqlFile).join('\n\n');
 
 /** The migration script: the fixed kit and engine, then what the model says. */
 export function emitMigration(model: Model): string {
@@ -49,6 +50,7 @@ export function emitModelSql(model: Model): string {
     section('Privileges of the request roles', tables.map(grantDdl)),
     section('API functions: compiled per table and action, dispatch, filter fields, the manifest', [functionsDdl(model, tables)]),
     section('Access scenarios: PRE_FETCH functions and row-level security policies', [accessDdl(model, tables)]),
+    section('Identity: sign-in, refresh tokens and their revocation (api.identity)', [identityDdl(model, tables)]),
     section('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', [refusalsSection(model, tables)]),
     section('Removed from the model', [...tables.map(staleDdl), staleTablesDdl(tables)]),
     '',

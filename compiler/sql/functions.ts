@@ -8,6 +8,7 @@ import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
 import { refusalsDdl } from './engine/refusals.ts';
+import { identityFunctionNames } from './identity.ts';
 
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
@@ -78,10 +79,11 @@ export function functionsDdl(model: Model, tables: TableIR[]): string {
     if (t.kind === 'entity') out.push(fieldsDdl(shapes.get(t.name)!));
     for (const [, ddl] of tableFunctions(t, shapes, tables)) out.push(ddl);
   }
-  out.push(dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS]),
+  const own = [...functionNames(tables), ...identityFunctionNames(model)];
+  out.push(dispatchDdl([...own, ...FIXED_FUNCTIONS]),
     `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify(buildManifest(model), null, 2))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
-    `SELECT meta.drop_stale_functions(ARRAY[${functionNames(tables).map(literal).join(', ')}]::text[]);`,
+    `SELECT meta.drop_stale_functions(ARRAY[${own.map(literal).join(', ')}]::text[]);`,
     'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;');
   return out.join('\n\n');
 }
