@@ -24,9 +24,12 @@ export function parseClaimPath(text: string): string[] {
   const keys: string[] = [];
   const re = /(\.)?(?:"([^"]*)"|([^."]+))/y;
   const src = text.trim();
-  let m: RegExpExecArray | null;
-  while (re.lastIndex < src.length && (m = re.exec(src)) && (m[1] || !keys.length)) keys.push(m[2] ?? m[3]!);
-  if (!keys.length || re.lastIndex !== src.length) throw new Error(`"${text}" is not a claim path: keys joined by dots, a key with dots in double quotes`);
+  let at = 0;
+  for (let m = re.exec(src); m && (m[1] || !keys.length); m = re.exec(src)) {
+    keys.push(m[2] ?? m[3]!);
+    at = re.lastIndex;
+  }
+  if (!keys.length || at !== src.length) throw new Error(`"${text}" is not a claim path: keys joined by dots, a key with dots in double quotes`);
   return keys;
 }
 
