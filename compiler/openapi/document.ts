@@ -10,6 +10,7 @@ import { hoistRequestBodies } from './bodies.ts';
 import { relationParts } from './relations.ts';
 import { entitySchemas } from './schemas.ts';
 import { UPLOAD_PATH, uploadPath, uploadSchemas } from './upload.ts';
+import { authPaths, authSchemas } from './auth.ts';
 
 export function buildOpenApi(manifest: Manifest): Schema {
   const common = commonComponents() as { schemas: Record<string, Schema>; parameters: Record<string, Schema> } & Schema;
@@ -34,6 +35,11 @@ export function buildOpenApi(manifest: Manifest): Schema {
   const requestBodies = hoistRequestBodies(paths, schemas);
   tags.push({ name: 'Files', description: 'Two-phase file upload (spec 4.1, 4.2).' });
   paths[UPLOAD_PATH] = uploadPath;
+  if (manifest.identity) {
+    tags.push({ name: 'Identity', description: `Sign-in of the ${manifest.identity.entity} records (sign-up is their create).` });
+    Object.assign(paths, authPaths(manifest));
+    Object.assign(schemas, authSchemas);
+  }
   const { api } = manifest;
   return {
     openapi: '3.1.0',

@@ -20,6 +20,9 @@ export function checkIdentity(ctx: CheckContext): void {
       ctx.fail('/api/identity/entity', RULE, `${identity.entity} must have exactly one property with the ${module} module to sign users in (found ${found.length ? found.join(', ') : 'none'})`);
     }
   }
+  for (const [name, other] of Object.entries(ctx.model.entities)) {
+    if (other.collection === 'auth') ctx.fail(`/entities/${name}/collection`, RULE, 'the collection "auth" is taken by the sign-in endpoints (/auth/token, /auth/refresh, /auth/logout)');
+  }
   const email = withModule(e, 'Email')[0];
   if (email && !e.properties[email]!.unique && !e.properties[email]!.primary) {
     ctx.fail('/api/identity/entity', RULE, `the Email property "${email}" of ${identity.entity} must be unique: it is the login`);
