@@ -12,9 +12,10 @@ import { apiDdl, refusalsTableDdl, tableApiDdl } from './sql/functions.ts';
 import { stakeholdersDdl, tableAccessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 import { queryLanguageSql } from './sql/query.ts';
+import { identityDdl } from './sql/identity.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql'].map(sqlFile).join('\n\n');
 
 const HEADER = '-- Do not edit: change the model and run `npm run compile`. Idempotent: safe to run again.';
 
@@ -66,6 +67,7 @@ export function modelParts(model: Model): Part[] {
     whole('API functions: compiled per table and action, filter fields, the manifest', apiDdl(model, tables)),
     whole(access, stakeholdersDdl(model, tables)),
     ...perTable(access, (t) => tableAccessDdl(model, t, tables)),
+    whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),
     whole('Removed from the model', staleTablesDdl(tables)),

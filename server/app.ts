@@ -30,6 +30,10 @@ import { sentPath } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
+import { authRoutes } from './auth/routes.ts';
+import { secretKey, type SigningKey } from './auth/keys.ts';
+import { DEFAULT_AUTH_SETTINGS, type AuthSettings } from './auth/settings.ts';
+import type { ClaimPaths } from './request/claims.ts';
 
 export interface AppOptions {
   /** The primary's client (files use it); requests go through `pools` when given, else through this. */
@@ -42,6 +46,12 @@ export interface AppOptions {
   jwksUrl?: string;
   /** Required `aud` of tokens, when set. */
   jwtAudience?: string;
+  /** The gateway's own ES256/RS256 key (JWT_PRIVATE_KEY): signs /auth tokens, verifies them, is published as JWKS. */
+  signingKey?: SigningKey;
+  /** Token lifetimes and sign-in limits of the /auth endpoints (server/auth/settings.ts). */
+  auth?: Partial<AuthSettings>;
+  /** Where each claim is read in a token (JWT_CLAIM_<NAME>, server/request/claims.ts). */
+  claimPaths?: ClaimPaths;
   /** Add an Access-Scenario header naming the winning scenario (EXPLAIN_ACCESS). */
   explainAccess?: boolean;
   /** Request limits (server/request/limits.ts); `maxBodyBytes` alone is kept for callers that set only it. */
@@ -67,9 +77,14 @@ const conditional = (h: Headers) => h.has('if-match') || h.has('if-none-match') 
 export function createApp(opts: AppOptions): Hono {
   const { sql, manifest } = opts;
   const { basePath, docsUrl } = manifest.api;
+  // Our own tokens (/auth/token) are signed with the private key, else with the secret (unless a JWKS verifies).
+  const signingKey = opts.signingKey ?? (opts.jwtSecret && !opts.jwksUrl ? secretKey(opts.jwtSecret) : undefined);
+  const own = signingKey?.publicKey && signingKey.kid && signingKey.alg !== 'HS256'
+    ? { alg: signingKey.alg, publicKey: signingKey.publicKey, kid: signingKey.kid } : undefined;
   const verify = createVerifier({
     ...(opts.jwtSecret ? { secret: opts.jwtSecret } : {}), ...(opts.jwksUrl ? { jwksUrl: opts.jwksUrl } : {}),
-    ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}),
+    ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}), ...(own ? { ownKey: own } : {}),
+    ...(opts.claimPaths ? { claimPaths: opts.claimPaths } : {}),
   });
   const trust = compileTrust(opts.trustProxy);
   const routes = indexRoutes(manifest);
@@ -154,6 +169,11 @@ export function createApp(opts: AppOptions): Hono {
   }
   // A collection named "batch" keeps its route, as with the documents.
   if (!Object.values(manifest.resources).some((r) => r.collection === 'batch')) app.all(`${basePath}/batch`, handleBatch);
+  app.route('/', authRoutes({ // POST auth/token, auth/refresh, auth/logout; GET /.well-known/jwks.json
+    manifest, pool: pools.primary, key: signingKey, settings: { ...DEFAULT_AUTH_SETTINGS, ...opts.auth },
+    ...(opts.jwtAudience ? { audience: opts.jwtAudience } : {}),
+    ip: (c) => callerIp(c, trust), fail: (c, err) => fail(c, err, new URL(c.req.url)),
+  }));
   app.all(basePath, handle);
   app.all(`${basePath}/*`, handle);
   app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));

@@ -94,6 +94,7 @@ export function buildManifest(model: Model): Manifest {
     api: { slug: api.slug, version: api.version, title: api.title, ...(api.description ? { description: api.description } : {}),
       docsUrl: api.docsUrl, basePath: `/api/${api.slug}/${api.version}` },
     resources,
+    ...(api.identity ? { identity: { entity: api.identity.entity, collection: model.entities[api.identity.entity]!.collection } } : {}),
   };
 }
 

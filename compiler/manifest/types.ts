@@ -67,7 +67,19 @@ export interface Manifest {
   };
   /** By entity name. */
   resources: Record<string, ResourceManifest>;
+  /** Sign-in (api.identity): the user entity, when the model names one; its functions are AUTH_FUNCTIONS. */
+  identity?: { entity: string; collection: string };
 }
+
+/**
+ * The sign-in functions (design 8), compiled when the model has `api.identity`; each returns a result, never
+ * raises for a refusal, so that counted attempts and revocations commit:
+ *   token   {email, password, settings} -> Claims & {refresh_token} | {error: 'invalid'} | {error: 'limited', retry_after}
+ *   refresh {refresh_token, settings}   -> Claims & {refresh_token} | {error: 'invalid' | 'reused'}
+ *   logout  {refresh_token}             -> {}
+ * Claims = {sub, email, roles, org?, org_roles?}; settings = AuthSettings (server/auth/settings.ts).
+ */
+export const AUTH_FUNCTIONS = { token: 'auth_token', refresh: 'auth_refresh', logout: 'auth_logout' } as const;
 
 export interface ResourceManifest {
   entity: string;

@@ -25,7 +25,19 @@ export interface Api {
   docsUrl: string;
   strategy: Strategy;
   projects?: { entity: string; members: string };
+  identity?: Identity;
   scenarios?: Scenario[];
+}
+
+/** The entity that holds users (POST /auth/token): its Email property is the login, its Password the secret. */
+export interface Identity {
+  entity: string;
+  /** A multiple String property, or a manyToMany relation whose linked keys are the roles claim. */
+  roles?: string;
+  /** A String property: the org claim. */
+  org?: string;
+  /** A multiple String property: the org_roles claim. */
+  orgRoles?: string;
 }
 
 export interface Entity {

@@ -6,6 +6,7 @@ import { schemaErrors } from './schema-check.ts';
 import { CheckContext } from './checks/context.ts';
 import { checkEntities } from './checks/entities.ts';
 import { checkScenarios } from './checks/scenarios.ts';
+import { checkIdentity } from './checks/identity.ts';
 
 export function validateModel(input: unknown): Model {
   const structural = schemaErrors(input);
@@ -23,6 +24,7 @@ function domainErrors(input: unknown, malformed: boolean): ModelValidationError[
   try {
     checkEntities(ctx);
     checkScenarios(ctx);
+    checkIdentity(ctx);
   } catch (err) {
     if (!malformed) throw err;
   }

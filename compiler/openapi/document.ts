@@ -11,6 +11,7 @@ import { relationParts } from './relations.ts';
 import { entitySchemas } from './schemas.ts';
 import { UPLOAD_PATH, uploadPath, uploadSchemas } from './upload.ts';
 import { BATCH_PATH, batchPath, batchSchemas } from './batch.ts';
+import { authPaths, authSchemas } from './auth.ts';
 
 export function buildOpenApi(manifest: Manifest): Schema {
   const common = commonComponents() as { schemas: Record<string, Schema>; parameters: Record<string, Schema> } & Schema;
@@ -39,6 +40,11 @@ export function buildOpenApi(manifest: Manifest): Schema {
     tags.push({ name: 'Batch', description: 'Several operations in one transaction, all or nothing.' });
     paths[BATCH_PATH] = batchPath;
     Object.assign(schemas, batchSchemas);
+  }
+  if (manifest.identity) {
+    tags.push({ name: 'Identity', description: `Sign-in of the ${manifest.identity.entity} records (sign-up is their create).` });
+    Object.assign(paths, authPaths(manifest));
+    Object.assign(schemas, authSchemas);
   }
   const { api } = manifest;
   return {

@@ -8,6 +8,7 @@ import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
 import { refusalsDdl } from './engine/refusals.ts';
+import { identityFunctionNames } from './identity.ts';
 
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
@@ -95,13 +96,14 @@ export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string
 export function apiDdl(model: Model, tables: TableIR[]): string {
   const entities = tables.filter((t) => t.kind === 'entity');
   const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
+  const own = [...functionNames(tables), ...identityFunctionNames(model)];
   return [
     `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
     `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
-    dispatchDdl([...functionNames(tables), ...FIXED_FUNCTIONS], tables.map((t) => t.name)),
+    dispatchDdl([...own, ...FIXED_FUNCTIONS], tables.map((t) => t.name)),
     `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify({ ...buildManifest(model), resources: {} }, null, 2))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
-    `SELECT meta.drop_stale_functions(${list(functionNames(tables))});`,
+    `SELECT meta.drop_stale_functions(${list(own)});`,
     'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;',
   ].join('\n\n');
 }

@@ -4,6 +4,9 @@ import type { TableIR } from '../ir/types.ts';
 import { ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 
+/** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
+export const PASSWORD_COST = 10;
+
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
 
@@ -55,7 +58,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     if (m.Email) always.push(`NEW.${col} := lower(NEW.${col});  -- Email: stored lowercase`);
     if (m.Password) {
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
-        `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', 10));  -- Password: salted hash`, 'END IF;');
+        `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
     }
   }
   if (t.columns.some((c) => c.name === 'organization_id')) {

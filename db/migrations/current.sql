@@ -1133,6 +1133,115 @@ REVOKE EXECUTE ON FUNCTION lib.idempotency_claim(text, text), lib.idempotency_ke
 GRANT EXECUTE ON FUNCTION lib.idempotency_claim(text, text), lib.idempotency_kept(text, text),
   lib.idempotency_keep(text, text, text, jsonb, integer) TO authenticator;
 
+-- Sign-in from the model (api.identity; design 8): refresh tokens, stored only as SHA-256 hashes and
+-- grouped in families for reuse detection, and sign-in attempts per email and per IP, kept here so that
+-- every gateway shares them. The compiled api.auth_* functions (SECURITY DEFINER) are their only users.
+
+CREATE TABLE IF NOT EXISTS lib.refresh_tokens (
+  hash bytea PRIMARY KEY,
+  family uuid NOT NULL,
+  sub text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX IF NOT EXISTS refresh_tokens_family ON lib.refresh_tokens (family);
+CREATE INDEX IF NOT EXISTS refresh_tokens_sub ON lib.refresh_tokens (sub) WHERE revoked_at IS NULL;
+CREATE INDEX IF NOT EXISTS refresh_tokens_expires ON lib.refresh_tokens (expires_at);
+COMMENT ON TABLE lib.refresh_tokens IS 'Refresh tokens by SHA-256 hash: one family per sign-in, a used token (rotated) presented again revokes its family. Reached only through definer functions.';
+
+CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
+  key text PRIMARY KEY,
+  attempts integer NOT NULL,
+  window_ends timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sign_in_attempts_window ON lib.sign_in_attempts (window_ends);
+COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address> or ip:<address>) in a fixed window. Reached only through definer functions.';
+
+-- Counts one attempt against `k` in its window (a new window once the last one ended): NULL while
+-- within `max_attempts`, else the seconds until the window ends (Retry-After). One upsert, so gateways
+-- racing on the same key count every attempt.
+CREATE OR REPLACE FUNCTION lib.sign_in_attempt(k text, max_attempts integer, window_seconds integer) RETURNS integer
+LANGUAGE sql AS $$
+  INSERT INTO lib.sign_in_attempts AS a (key, attempts, window_ends)
+    VALUES (k, 1, now() + make_interval(secs => window_seconds))
+  ON CONFLICT (key) DO UPDATE SET
+    attempts = CASE WHEN a.window_ends <= now() THEN 1 ELSE a.attempts + 1 END,
+    window_ends = CASE WHEN a.window_ends <= now() THEN EXCLUDED.window_ends ELSE a.window_ends END
+  RETURNING CASE WHEN attempts > max_attempts THEN greatest(1, ceil(extract(epoch FROM window_ends - now())))::integer END
+$$;
+
+-- A sign-in succeeded: its email starts afresh, and the IP's count keeps only failures. A few ended
+-- windows of other keys are cleared on the way, so the table holds about the keys of the current windows.
+CREATE OR REPLACE FUNCTION lib.sign_in_succeeded(email_key text, ip_key text) RETURNS void
+LANGUAGE sql AS $$
+  DELETE FROM lib.sign_in_attempts WHERE key = email_key;
+  UPDATE lib.sign_in_attempts SET attempts = attempts - 1 WHERE key = ip_key AND attempts > 0;
+  DELETE FROM lib.sign_in_attempts WHERE key IN
+    (SELECT key FROM lib.sign_in_attempts WHERE window_ends < now() ORDER BY window_ends LIMIT 20);
+$$;
+
+-- A new refresh token of `fam` for `sub`, valid `ttl_seconds`: 32 random bytes (base64url), its hash
+-- stored. Tokens expired for a day are cleared a few at a time.
+CREATE OR REPLACE FUNCTION lib.issue_refresh_token(sub text, fam uuid, ttl_seconds integer) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE token text := rtrim(translate(encode(extensions.gen_random_bytes(32), 'base64'), '+/', '-_'), '=');
+BEGIN
+  INSERT INTO lib.refresh_tokens (hash, family, sub, expires_at)
+    VALUES (extensions.digest(token, 'sha256'), fam, sub, now() + make_interval(secs => ttl_seconds));
+  DELETE FROM lib.refresh_tokens WHERE hash IN
+    (SELECT hash FROM lib.refresh_tokens WHERE expires_at < now() - interval '1 day' ORDER BY expires_at LIMIT 20);
+  RETURN token;
+END $$;
+
+-- Rotation: a live token is marked used and replaced by a new one of its family ({sub, refresh_token});
+-- an unknown, expired or revoked one is {"error": "invalid"}; a used one presented again means it was
+-- stolen or replayed: its whole family is revoked ({"error": "reused"}). Returned, never raised, so the
+-- revocation commits.
+CREATE OR REPLACE FUNCTION lib.rotate_refresh_token(token text, ttl_seconds integer) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE r lib.refresh_tokens;
+BEGIN
+  SELECT * INTO r FROM lib.refresh_tokens WHERE hash = extensions.digest(coalesce(token, ''), 'sha256') FOR UPDATE;
+  IF NOT FOUND OR r.revoked_at IS NOT NULL OR r.expires_at <= now() THEN
+    RETURN '{"error": "invalid"}';
+  END IF;
+  IF r.used_at IS NOT NULL THEN
+    UPDATE lib.refresh_tokens SET revoked_at = now() WHERE family = r.family AND revoked_at IS NULL;
+    RETURN '{"error": "reused"}';
+  END IF;
+  UPDATE lib.refresh_tokens SET used_at = now() WHERE hash = r.hash;
+  RETURN jsonb_build_object('sub', r.sub, 'refresh_token', lib.issue_refresh_token(r.sub, r.family, ttl_seconds));
+END $$;
+
+-- Sign-out: the family of the token given is revoked (an unknown token changes nothing).
+CREATE OR REPLACE FUNCTION lib.revoke_refresh_family(token text) RETURNS void
+LANGUAGE sql AS $$
+  UPDATE lib.refresh_tokens SET revoked_at = now()
+  WHERE revoked_at IS NULL AND family IN
+    (SELECT family FROM lib.refresh_tokens WHERE hash = extensions.digest(coalesce(token, ''), 'sha256'));
+$$;
+
+-- Trigger of the user table (TG_ARGV: key column, password column): a password change, a deletion or a
+-- soft deletion revokes every refresh token of the user. Definer: the request role cannot touch lib's tables.
+CREATE OR REPLACE FUNCTION lib.identity_revoke() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
+  old_row jsonb := to_jsonb(OLD);
+  new_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(NEW) END;
+BEGIN
+  IF TG_OP = 'DELETE'
+     OR new_row -> TG_ARGV[1] IS DISTINCT FROM old_row -> TG_ARGV[1]
+     OR (new_row ->> 'deleted_at' IS NOT NULL AND old_row ->> 'deleted_at' IS NULL) THEN
+    UPDATE lib.refresh_tokens SET revoked_at = now() WHERE sub = old_row ->> TG_ARGV[0] AND revoked_at IS NULL;
+  END IF;
+  RETURN NULL;
+END $$;
+REVOKE EXECUTE ON FUNCTION lib.sign_in_attempt(text, integer, integer), lib.sign_in_succeeded(text, text),
+  lib.issue_refresh_token(text, uuid, integer), lib.rotate_refresh_token(text, integer), lib.revoke_refresh_family(text),
+  lib.identity_revoke() FROM PUBLIC;
+
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$
   SELECT '{
@@ -5812,6 +5921,9 @@ BEGIN
     WHEN 'tags_replace' THEN _result := "api"."tags_replace"(args);
     WHEN 'tags_patch' THEN _result := "api"."tags_patch"(args);
     WHEN 'tags_delete' THEN _result := "api"."tags_delete"(args);
+    WHEN 'auth_token' THEN _result := "api"."auth_token"(args);
+    WHEN 'auth_refresh' THEN _result := "api"."auth_refresh"(args);
+    WHEN 'auth_logout' THEN _result := "api"."auth_logout"(args);
     WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
     WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
@@ -5831,12 +5943,16 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "docsUrl": "https://docs.example.com",
     "basePath": "/api/publishing/v1"
   },
-  "resources": {}
+  "resources": {},
+  "identity": {
+    "entity": "User",
+    "collection": "users"
+  }
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -6065,6 +6181,75 @@ COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS '
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action()))) = 'Administrators can do anything' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
+
+-- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
+
+CREATE OR REPLACE FUNCTION lib.identity_claims(_sub text) RETURNS jsonb LANGUAGE sql STABLE AS $fn$
+  SELECT jsonb_strip_nulls(jsonb_build_object('sub', u."id"::text, 'email', u."email", 'roles', '[]'::jsonb))
+  FROM "app"."users" u WHERE u."id" = _sub
+$fn$;
+COMMENT ON FUNCTION lib.identity_claims(text) IS 'The claims of a User''s tokens: its key as sub, email as email, roles.';
+REVOKE EXECUTE ON FUNCTION lib.identity_claims(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION "api"."auth_token"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE
+  _login text;
+  _email_key text;
+  _wait integer;
+  _sub text;
+  _hash text;
+BEGIN
+  IF jsonb_typeof(args -> 'email') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"email" must be a string', 'email', 'type'); END IF;
+  IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type'); END IF;
+  _login := lower(args ->> 'email');
+  _email_key := 'email:' || encode(extensions.digest(_login, 'sha256'), 'hex');
+  -- Every attempt counts first (one upsert per key), so parallel guesses are all counted.
+  _wait := greatest(lib.sign_in_attempt(_email_key, (args -> 'settings' ->> 'attempts_per_email')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
+    lib.sign_in_attempt('ip:' || coalesce(host(auth.ip()), 'unknown'), (args -> 'settings' ->> 'attempts_per_ip')::integer, (args -> 'settings' ->> 'window_seconds')::integer));
+  IF _wait IS NOT NULL THEN RETURN jsonb_build_object('error', 'limited', 'retry_after', _wait); END IF;
+  SELECT u."id"::text, u."password" INTO _sub, _hash FROM "app"."users" u WHERE u."email" = _login;
+  -- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long
+  -- as a wrong password, and both get the same answer.
+  IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', 10))) IS DISTINCT FROM _hash THEN
+    RETURN '{"error": "invalid"}';
+  END IF;
+  PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));
+  RETURN lib.identity_claims(_sub) || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), (args -> 'settings' ->> 'refresh_seconds')::integer));
+END $fn$;
+COMMENT ON FUNCTION "api"."auth_token"(jsonb) IS 'POST /auth/token: {email, password, settings} -> the claims of the User and a refresh token, or {error: invalid | limited, retry_after}.';
+
+CREATE OR REPLACE FUNCTION "api"."auth_refresh"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE
+  _r jsonb;
+  _claims jsonb;
+BEGIN
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  _r := lib.rotate_refresh_token(args ->> 'refresh_token', (args -> 'settings' ->> 'refresh_seconds')::integer);
+  IF _r ? 'error' THEN RETURN _r; END IF;
+  _claims := lib.identity_claims(_r ->> 'sub');
+  IF _claims IS NULL THEN
+    PERFORM lib.revoke_refresh_family(_r ->> 'refresh_token');
+    RETURN '{"error": "invalid"}';
+  END IF;
+  RETURN _claims || jsonb_build_object('refresh_token', _r ->> 'refresh_token');
+END $fn$;
+COMMENT ON FUNCTION "api"."auth_refresh"(jsonb) IS 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.';
+
+CREATE OR REPLACE FUNCTION "api"."auth_logout"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  PERFORM lib.revoke_refresh_family(args ->> 'refresh_token');
+  RETURN '{}';
+END $fn$;
+COMMENT ON FUNCTION "api"."auth_logout"(jsonb) IS 'POST /auth/logout: {refresh_token} -> {}; the token''s family is revoked.';
+
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."projects";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."posts";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."comments";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."tags";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."users";
+CREATE TRIGGER identity_revoke AFTER UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.identity_revoke('id', 'password');
+COMMENT ON TRIGGER identity_revoke ON "app"."users" IS 'api.identity: a password change or a deletion revokes the user''s refresh tokens.';
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 

@@ -13,6 +13,9 @@ import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
+import { privateKey } from '../auth/keys.ts';
+import { authSettingsFromEnv } from '../auth/settings.ts';
+import { claimPathsFromEnv } from '../request/claims.ts';
 
 export interface GatewayOptions {
   pools: Pools;
@@ -36,7 +39,9 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   const manifest = await loadManifest(sql);
   const files = new Files({ sql, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
   const flag = (v: string | undefined) => !!v && !/^(0|false|no)$/i.test(v);
+  const signingKey = env.JWT_PRIVATE_KEY ? await privateKey(env.JWT_PRIVATE_KEY) : undefined;
   const app = createApp({
+    auth: authSettingsFromEnv(env), claimPaths: claimPathsFromEnv(env), ...(signingKey ? { signingKey } : {}),
     sql, pools, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
     logger: pino({ level: env.LOG_LEVEL ?? 'info' }), metrics,
     ...(env.CORS_ORIGINS ? { corsOrigins: env.CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) } : {}),

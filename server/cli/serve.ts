@@ -10,7 +10,7 @@ import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 export function serveSettings(env: NodeJS.ProcessEnv): { url: string; jwtSecret?: string } {
   const url = env.GATEWAY_DATABASE_URL ?? env.DATABASE_URL;
   if (!url) throw new Error('serve needs GATEWAY_DATABASE_URL (or DATABASE_URL): the gateway\'s own login (authenticator).');
-  if (!env.JWKS_URL && !env.JWT_SECRET) throw new Error('serve needs JWT_SECRET (HS256) or JWKS_URL: it generates no secret.');
+  if (!env.JWKS_URL && !env.JWT_SECRET && !env.JWT_PRIVATE_KEY) throw new Error('serve needs JWT_SECRET (HS256), JWT_PRIVATE_KEY (ES256/RS256) or JWKS_URL: it generates no secret.');
   if ((env.STORAGE_DRIVER ?? 'local').toLowerCase() === 'local' && !env.FILES_SECRET) {
     throw new Error('serve with the local file driver needs FILES_SECRET (the key of its signed addresses); or use STORAGE_DRIVER=s3.');
   }

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
         `Serving ${model.api.title} at ${base}`,
         `API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`,
         `Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`,
+        ...(manifest.identity ? [`Sign in: POST ${base}${manifest.api.basePath}/auth/token {"email", "password"} (sign up: POST …/${manifest.identity.collection})`] : []),
       ],
     });
   } catch (err) {

@@ -1,8 +1,11 @@
-// Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 with JWT_SECRET, or RS256/ES256
-// keys from JWKS_URL; `alg: none` and key confusion refused) gives `authenticated`; no header gives `anon`.
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
+// Who is calling: `Authorization: Bearer <JWT>` verified with jose (HS256 with JWT_SECRET, the gateway's own
+// ES256/RS256 key, or RS256/ES256 keys from JWKS_URL; `alg: none` and key confusion refused) gives
+// `authenticated`; no header gives `anon`.
+import type { KeyObject } from 'node:crypto';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { unauthenticated } from '../problem/types.ts';
 import { cachedVerifier } from './token-cache.ts';
+import { CLAIM_TYPES, mapClaims, type ClaimPaths } from './claims.ts';
 
 export interface Identity {
   role: 'anon' | 'authenticated';
@@ -11,12 +14,6 @@ export interface Identity {
 
 export const ANONYMOUS: Identity = { role: 'anon', claims: {} };
 
-/** Claims the SQL helpers read, with the JSON type each must have when present (design.md 3). */
-const CLAIM_TYPES: Record<string, 'string' | 'string[]'> = {
-  sub: 'string', email: 'string', roles: 'string[]', org: 'string', org_roles: 'string[]',
-  enterprise: 'string', enterprise_roles: 'string[]',
-};
-
 export interface VerifierOptions {
   /** HS256 shared secret (JWT_SECRET). */
   secret?: string;
@@ -24,25 +21,38 @@ export interface VerifierOptions {
   jwksUrl?: string;
   /** When set, the token's `aud` must name it (JWT_AUDIENCE). */
   audience?: string;
+  /** The public half of the gateway's own ES256/RS256 key (JWT_PRIVATE_KEY), with its `kid`. */
+  ownKey?: { alg: 'ES256' | 'RS256'; publicKey: KeyObject; kid: string };
+  /** Where each claim is read from (JWT_CLAIM_<NAME>); top level when absent. */
+  claimPaths?: ClaimPaths;
 }
 
 export type Verify = (token: string) => Promise<Record<string, unknown>>;
 
 export function createVerifier(opts: VerifierOptions): Verify {
-  return cachedVerifier(signatureVerifier(opts));
+  const verify = cachedVerifier(signatureVerifier(opts));
+  const paths = opts.claimPaths ?? {};
+  return Object.keys(paths).length ? async (token) => mapClaims(await verify(token), paths) : verify;
 }
 
 function signatureVerifier(opts: VerifierOptions): Verify {
   const options: JWTVerifyOptions = opts.audience ? { audience: opts.audience } : {};
-  if (opts.jwksUrl) {
-    const keys = createRemoteJWKSet(new URL(opts.jwksUrl));
-    return async (token) => (await jwtVerify(token, keys, { ...options, algorithms: ['RS256', 'ES256'] })).payload;
-  }
-  if (!opts.secret) throw new Error('a JWT secret or a JWKS URL is required');
+  const remote = opts.jwksUrl ? createRemoteJWKSet(new URL(opts.jwksUrl)) : undefined;
+  const own = opts.ownKey;
+  // With a JWKS URL the shared secret is not used (as before the gateway had keys of its own).
+  const secret = !remote && opts.secret ? opts.secret : undefined;
+  if (!remote && !own && !secret) throw new Error('a JWT secret, a private key or a JWKS URL is required');
   // Made once, as a Web Crypto key: jose 6 imports raw bytes on every call, and exports a node:crypto
   // KeyObject back to bytes first; a CryptoKey it uses as it is.
-  const key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(opts.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-  return async (token) => (await jwtVerify(token, await key, { ...options, algorithms: ['HS256'] })).payload;
+  const hmac = secret ? globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']) : undefined;
+  const algorithms = [...(hmac ? ['HS256'] : []), ...(remote ? ['RS256', 'ES256'] : own ? [own.alg] : [])];
+  // The gateway's own key signs the tokens carrying its `kid`; the JWKS's keys sign the others.
+  const keyFor: JWTVerifyGetKey = async (header, token) => {
+    if (header.alg === 'HS256' && hmac) return hmac;
+    if (own && (!remote || header.kid === own.kid)) return own.publicKey;
+    return remote!(header, token);
+  };
+  return async (token) => (await jwtVerify(token, keyFor, { ...options, algorithms })).payload;
 }
 
 export async function identify(authorization: string | undefined, verify: Verify): Promise<Identity> {
@@ -56,7 +66,7 @@ export async function identify(authorization: string | undefined, verify: Verify
     throw unauthenticated(reason(err));
   }
   if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token has no "sub" claim naming the caller.');
-  for (const [claim, type] of Object.entries(CLAIM_TYPES)) {
+  for (const [claim, type] of Object.entries(CLAIM_TYPES) as Array<[string, 'string' | 'string[]']>) {
     const v = payload[claim];
     if (v === undefined) continue;
     const ok = type === 'string' ? typeof v === 'string' : Array.isArray(v) && v.every((x) => typeof x === 'string');

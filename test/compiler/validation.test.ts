@@ -54,6 +54,54 @@ test('both example models are accepted unchanged and compile to SQL', () => {
   assert.equal(errorsOf(base()), []);
 });
 
+test('api.identity: the user entity needs one unique Email and one Password property; roles, org, orgRoles of the right shape', () => {
+  const withUsers = () => {
+    const m = base();
+    m.entities.User = {
+      collection: 'users',
+      properties: {
+        id: { type: 'String', primary: true, readOnly: true },
+        email: { type: 'String', unique: true, modules: { Email: {} } },
+        password: { type: 'String', modules: { Password: {} } },
+        roles: { type: 'String', multiple: true },
+        tenant: { type: 'String' },
+      },
+      relations: { groups: { kind: 'manyToMany', entity: 'Item' } },
+    };
+    m.api.identity = { entity: 'User', roles: 'roles', org: 'tenant', orgRoles: 'roles' };
+    return m;
+  };
+  assert.equal(errorsOf(withUsers()), []);
+  assert.equal(errorsOf({ ...withUsers(), api: { ...withUsers().api, identity: { entity: 'User', roles: 'groups' } } }), [], 'a manyToMany relation holds roles');
+  const noPassword = withUsers();
+  delete noPassword.entities.User.properties.password;
+  rejects(noPassword, '/api/identity/entity', 'Identity', 'exactly one property with the Password module');
+  const noEmail = withUsers();
+  noEmail.api.identity = { entity: 'Item' };
+  rejects(noEmail, '/api/identity/entity', 'Identity', 'exactly one property with the Email module');
+  const notUnique = withUsers();
+  delete notUnique.entities.User.properties.email.unique;
+  rejects(notUnique, '/api/identity/entity', 'Identity', 'must be unique');
+  const unknown = withUsers();
+  unknown.api.identity.entity = 'Person';
+  rejects(unknown, '/api/identity/entity', 'Unknown entity', 'Person');
+  const badRoles = withUsers();
+  badRoles.api.identity.roles = 'tenant';
+  rejects(badRoles, '/api/identity/roles', 'Identity', 'multiple String property or a manyToMany relation');
+  const badOrg = withUsers();
+  badOrg.api.identity.org = 'roles';
+  rejects(badOrg, '/api/identity/org', 'Identity', 'single String');
+  const orphanRoles = withUsers();
+  delete orphanRoles.api.identity.org;
+  rejects(orphanRoles, '/api/identity/orgRoles', 'Identity', 'needs org');
+  const taken = withUsers();
+  taken.entities.Item.collection = 'auth';
+  rejects(taken, '/entities/Item/collection', 'Identity', 'taken by the sign-in endpoints');
+  const extra = withUsers();
+  extra.api.identity.password = 'password';
+  assert.ok(errorsOf(extra).some((e) => e.pointer.startsWith('/api/identity')), 'unknown keys are refused by the schema');
+});
+
 test('readOnly together with immutable', () => {
   const m = base();
   m.entities.Item.properties.name.readOnly = true;

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 import { buildManifest } from '../../compiler/manifest/build.ts';
+import { identityFunctionNames } from '../../compiler/sql/identity.ts';
 import { functionNames } from '../../compiler/sql/functions.ts';
 import { buildSchema } from '../../compiler/ir/build.ts';
 import type { Model } from '../../compiler/index.ts';
@@ -26,9 +27,10 @@ async function refusal(fn: string, args: unknown, role = 'authenticated'): Promi
   assert.unreachable(`${fn} should have been refused`);
 }
 
-test('\\df api.*: one function per entity and action, plus dispatch, dispatch_each, manifest and the upload functions', async () => {
+test('\\df api.*: one function per entity and action, plus dispatch, dispatch_each, manifest, the upload and the sign-in functions', async () => {
   const rows = await db.sql`select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'api' order by 1`;
-  const expected = [...functionNames(buildSchema(model).tables), 'dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare'].sort();
+  const expected = [...functionNames(buildSchema(model).tables), ...identityFunctionNames(model), 'dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare'].sort();
+  assert.ok(expected.includes('auth_token'), 'the example names its users in api.identity');
   assert.equal(rows.map((r) => r.proname), expected);
   assert.ok(expected.includes('posts_restore') && expected.includes('users_profile_replace') && expected.includes('projects_members_link'));
 });

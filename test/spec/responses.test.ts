@@ -129,6 +129,16 @@ test('a batch and a bulk create answer as the document describes them', async ()
   assert.is(refused.index, 1);
 });
 
+test('sign-in, refresh and logout answer as the document describes them', async () => {
+  check(await api.post('/users', { email: 'spec@example.com', password: 'spec-password' }, { token: null }), 'POST', '/users');
+  const signed = check(await api.post('/auth/token', { email: 'spec@example.com', password: 'spec-password' }, { token: null }), 'POST', '/auth/token');
+  check(await api.post('/auth/token', { email: 'spec@example.com', password: 'wrong' }, { token: null }), 'POST', '/auth/token');
+  check(await api.post('/auth/token', { email: 'spec@example.com' }, { token: null }), 'POST', '/auth/token');
+  const next = check(await api.post('/auth/refresh', { refresh_token: signed.refresh_token }, { token: null }), 'POST', '/auth/refresh');
+  check(await api.post('/auth/refresh', { refresh_token: signed.refresh_token }, { token: null }), 'POST', '/auth/refresh');
+  check(await api.post('/auth/logout', { refresh_token: next.refresh_token }, { token: null }), 'POST', '/auth/logout');
+});
+
 test('no response failed the gateway (5xx)', () => {
   assert.ok(checked >= 35, `${checked} responses checked`);
   assert.equal(api.serverErrors, []);

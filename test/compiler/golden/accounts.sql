@@ -1412,6 +1412,12 @@ CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO an
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
+-- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
+
+DROP FUNCTION IF EXISTS lib.identity_claims(text);
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."accounts";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."labels";
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$

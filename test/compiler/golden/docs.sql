@@ -1284,6 +1284,12 @@ CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, 
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
 DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 
+-- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
+
+DROP FUNCTION IF EXISTS lib.identity_claims(text);
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."folders";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."docs";
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$

@@ -551,6 +551,11 @@ CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO a
 COMMENT ON POLICY "Everyone [delete]" ON "app"."notes" IS 'Scenario "Everyone"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
 
+-- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
+
+DROP FUNCTION IF EXISTS lib.identity_claims(text);
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."notes";
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$

@@ -1592,6 +1592,13 @@ CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE 
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
+-- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
+
+DROP FUNCTION IF EXISTS lib.identity_claims(text);
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."users";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."teams";
+DROP TRIGGER IF EXISTS identity_revoke ON "app"."tasks";
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import postgres from 'postgres';
 import type { Manifest } from '../../../compiler/manifest/types.ts';
-import { createApp } from '../../../server/app.ts';
+import { createApp, type AppOptions } from '../../../server/app.ts';
 import { loadManifest } from '../../../server/query/manifest.ts';
 import { freshDatabase, installModel, type TestDatabase } from '../../harness/db.ts';
 import { freePort } from '../../harness/net.ts';
@@ -32,6 +32,8 @@ export interface StartOptions {
   storage?: Storage;
   /** The clock of file signatures and expiries (default Date.now). */
   clock?: () => number;
+  /** Identity options of the app as the environment would set them (signing key, /auth settings, claim paths). */
+  identity?: Pick<AppOptions, 'signingKey' | 'auth' | 'claimPaths' | 'jwksUrl'>;
 }
 
 export interface RunningApi extends Client {
@@ -67,6 +69,7 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.explainAccess ? { explainAccess: true } : {}),
       ...(options.trustProxy ? { trustProxy: true } : {}),
+      ...options.identity,
       log,
     });
     const port = await freePort();
