@@ -1,5 +1,5 @@
-// The paths of one entity: its collection at the top level and, for children, nested under the
-// parent record (`/projects/{project_id}/posts`), with every action server/plan/routes.ts routes.
+// The paths of one entity: its collection at the top level and, for children, nested under every chain
+// of parent records (`/projects/{project_id}/posts/{post_id}/comments`), with every action the router routes.
 import type { Manifest, ResourceManifest } from '../manifest/types.ts';
 import { paramRef, type Schema } from './common.ts';
 import { idempotent, keyParameter, noContent, notModified, operation, preconditions, success } from './operations.ts';
@@ -7,12 +7,24 @@ import { listParameters, projectionParameters } from './query.ts';
 import { status, verb } from './verbs.ts';
 
 export function entityPaths(manifest: Manifest, r: ResourceManifest): Record<string, Schema> {
-  const top = collectionPaths(r, `/${r.collection}`, [], '');
+  return Object.assign({}, ...pathPrefixes(manifest, r).map((p) => collectionPaths(r, `${p.path}/${r.collection}`, p.params, p.suffix)));
+}
+
+/** A way to reach a collection: under no parent (''), or under a chain of parent records, outermost first. */
+export interface PathPrefix { path: string; params: Schema[]; suffix: string }
+
+/** Every prefix of a collection: the top level and each chain of parents above it (the model has no cycles). */
+export function pathPrefixes(manifest: Manifest, r: ResourceManifest): PathPrefix[] {
+  const top: PathPrefix = { path: '', params: [], suffix: '' };
   const parent = r.parent ? manifest.resources[r.parent.entity] : undefined;
-  if (!parent || !r.parent) return top;
-  const parentParam = keyParameter(r.parent.property, parent.properties[parent.primaryKey], `Key of the parent ${parent.entity}.`);
-  const nested = collectionPaths(r, `/${parent.collection}/{${r.parent.property}}/${r.collection}`, [parentParam], `In${parent.entity}`);
-  return { ...top, ...nested };
+  if (!parent || !r.parent) return [top];
+  return [top, ...pathPrefixes(manifest, parent).map((p) => {
+    // A key parameter's name is the child's parent property; a name taken higher up gets the level's number.
+    const taken = p.params.some((x) => x.name === r.parent!.property);
+    const name = taken ? `${r.parent!.property}_${p.params.length + 1}` : r.parent!.property;
+    const param = keyParameter(name, parent.properties[parent.primaryKey], `Key of the parent ${parent.entity}.`);
+    return { path: `${p.path}/${parent.collection}/{${name}}`, params: [...p.params, param], suffix: `${p.suffix || 'In'}${parent.entity}` };
+  })];
 }
 
 function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[], suffix: string): Record<string, Schema> {

@@ -5,6 +5,7 @@ import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } f
 import { paramRef, ref, type Schema } from './common.ts';
 import { keyParameter, noContent, notModified, operation, pascal, preconditions, success } from './operations.ts';
 import { projectionParameters } from './query.ts';
+import { pathPrefixes, type PathPrefix } from './paths.ts';
 import { listOf, shape, single } from './schemas.ts';
 
 export interface RelationParts {
@@ -13,8 +14,14 @@ export interface RelationParts {
 }
 
 export function relationParts(manifest: Manifest, r: ResourceManifest, name: string, rel: RelationManifest): RelationParts {
-  const base = `/${r.collection}/{id}/${name}`, e = r.entity, c = `${e}${pascal(name)}`, tag = e;
-  const id = keyParameter('id', r.properties[r.primaryKey], `The ${e}'s ${r.primaryKey}.`);
+  const parts = pathPrefixes(manifest, r).map((p) => relationAt(manifest, r, name, rel, p));
+  return { schemas: parts[0]!.schemas, paths: Object.assign({}, ...parts.map((x) => x.paths)) };
+}
+
+/** The relation's paths below one prefix of its owner's collection (the top level, or a parent chain). */
+function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: RelationManifest, prefix: PathPrefix): RelationParts {
+  const base = `${prefix.path}/${r.collection}/{id}/${name}`, e = r.entity, c = `${e}${pascal(name)}`, tag = e, op = (o: string) => `${o}${c}${prefix.suffix}`;
+  const id = [...prefix.params, keyParameter('id', r.properties[r.primaryKey], `The ${e}'s ${r.primaryKey}.`)];
   if (rel.kind === 'oneToOne') {
     const projection = projectionParameters(rel.properties);
     return {
@@ -25,10 +32,10 @@ export function relationParts(manifest: Manifest, r: ResourceManifest, name: str
       },
       paths: {
         [base]: {
-          [verb('subRead')]: operation({ summary: `Read the ${name} of a ${e}`, operationId: `read${c}`, tag, parameters: [id, ...projection, paramRef('IfNoneMatch')],
+          [verb('subRead')]: operation({ summary: `Read the ${name} of a ${e}`, operationId: op('read'), tag, parameters: [...id, ...projection, paramRef('IfNoneMatch')],
             description: 'Every property is null until the sub-resource is first written. ETag and Last-Modified are the owner\'s.',
             success: { [status('subRead')]: success(`The ${name}.`, `${c}Single`, ['ETag', 'LastModified']), ...notModified } }),
-          [verb('subReplace')]: operation({ summary: `Replace the ${name} of a ${e}`, operationId: `replace${c}`, tag, parameters: [id, ...preconditions, ...projection],
+          [verb('subReplace')]: operation({ summary: `Replace the ${name} of a ${e}`, operationId: op('replace'), tag, parameters: [...id, ...preconditions, ...projection],
             description: 'Creates or replaces it; the preconditions compare the owner\'s ETag, and the write advances it.',
             body: { schema: `${c}Replace` }, errors: ['409', '412', '413', '415', '422'],
             success: { [status('subReplace')]: success('Replaced.', `${c}Single`, ['ETag']) } }),
@@ -54,15 +61,15 @@ export function relationParts(manifest: Manifest, r: ResourceManifest, name: str
     },
     paths: {
       [base]: {
-        [verb('relationList')]: operation({ summary: `List the ${name} of a ${e}`, operationId: `list${c}`, tag,
-          parameters: [id, paramRef('Page'), paramRef('PerPage'), ...projection],
+        [verb('relationList')]: operation({ summary: `List the ${name} of a ${e}`, operationId: op('list'), tag,
+          parameters: [...id, paramRef('Page'), paramRef('PerPage'), ...projection],
           success: { [status('relationList')]: success(`Linked ${rel.target} records, each with its edge properties.`, `${c}LinkedList`) } }),
       },
       [`${base}/{target_id}`]: {
-        [verb('link')]: operation({ summary: `Link a ${rel.target} to a ${e}`, operationId: `link${c}`, tag, parameters: [id, targetParam],
+        [verb('link')]: operation({ summary: `Link a ${rel.target} to a ${e}`, operationId: op('link'), tag, parameters: [...id, targetParam],
           body: { schema: `${c}LinkBody`, required: false }, errors: ['409', '413', '415', '422'],
           success: { '200': success('The edge was updated.', `${c}LinkSingle`), [status('link')]: success('Linked.', `${c}LinkSingle`) } }),
-        [verb('unlink')]: operation({ summary: `Unlink a ${rel.target} from a ${e}`, operationId: `unlink${c}`, tag, parameters: [id, targetParam],
+        [verb('unlink')]: operation({ summary: `Unlink a ${rel.target} from a ${e}`, operationId: op('unlink'), tag, parameters: [...id, targetParam],
           success: noContent('Unlinked (404 when not linked)') }),
       },
     },

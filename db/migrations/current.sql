@@ -2568,7 +2568,8 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM "app"."users_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+PERFORM "app"."users_require"(_key, 'read');
   SELECT jsonb_build_object('user_id', t."user_id", 'bio', t."bio", 'avatar', t."avatar") INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
   -- Never written: every property null.
   _row := coalesce(_row, jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', _key));
@@ -2590,7 +2591,8 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM "app"."users_require"(_key, 'update');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+PERFORM "app"."users_require"(_key, 'update');
   PERFORM lib.check_body(_body, ARRAY['user_id', 'bio', 'avatar']::text[], ARRAY[]::text[]);
   IF _body ? 'user_id' AND _body ->> 'user_id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('"user_id" is the owner''s key and cannot differ from the path', 'user_id', 'primary');
@@ -3110,7 +3112,8 @@ DECLARE
   _total bigint;
   _rows jsonb;
 BEGIN
-  PERFORM "app"."projects_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+PERFORM "app"."projects_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."project_id" = _key;
   SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id", 'email', x."email", 'display_name', x."display_name", 'created_at', x."created_at", 'updated_at', x."updated_at") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
@@ -3131,7 +3134,8 @@ DECLARE
   _edge jsonb;
   _created boolean;
 BEGIN
-  PERFORM "app"."projects_require"(_key, 'link');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+PERFORM "app"."projects_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
   INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
@@ -3149,7 +3153,8 @@ DECLARE
   _parent text := args ->> 'parent';
   _target text := args ->> 'target';
 BEGIN
-  PERFORM "app"."projects_require"(_key, 'unlink');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+PERFORM "app"."projects_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
   DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
     AND j."user_id" = _target;
@@ -4615,7 +4620,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('posts'), _sort);
   IF args ? 'after' OR _before THEN
@@ -4662,7 +4667,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('posts'), _sort);
   IF args ? 'after' OR _before THEN
@@ -4698,7 +4703,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
@@ -4715,7 +4720,7 @@ DECLARE
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'project_id' AND _body ->> 'project_id' IS DISTINCT FROM _parent THEN
       PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'project_id', _parent), 'project_id', 'parent');
@@ -4768,7 +4773,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -4822,7 +4827,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -4874,7 +4879,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   _expected := lib.expected_version('version', args -> 'body');
@@ -4912,7 +4917,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
   RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
   IF _result IS NULL THEN
@@ -4933,7 +4938,11 @@ DECLARE
   _total bigint;
   _rows jsonb;
 BEGIN
-  PERFORM "app"."posts_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN
+  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+END IF;
+PERFORM "app"."posts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
     WHERE j."post_id" = _key;
   SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'label', x."label") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
@@ -4954,7 +4963,11 @@ DECLARE
   _edge jsonb;
   _created boolean;
 BEGIN
-  PERFORM "app"."posts_require"(_key, 'link');
+  IF _parent IS NOT NULL THEN
+  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+END IF;
+PERFORM "app"."posts_require"(_key, 'link');
   PERFORM "app"."tags_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
@@ -4972,7 +4985,11 @@ DECLARE
   _parent text := args ->> 'parent';
   _target text := args ->> 'target';
 BEGIN
-  PERFORM "app"."posts_require"(_key, 'unlink');
+  IF _parent IS NOT NULL THEN
+  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+END IF;
+PERFORM "app"."posts_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _target); END IF;
   DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
     AND j."tag_slug" = _target;
@@ -5221,7 +5238,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('comments'), _sort);
   IF args ? 'after' OR _before THEN
@@ -5268,7 +5285,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('comments'), _sort);
   IF args ? 'after' OR _before THEN
@@ -5304,7 +5321,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
@@ -5321,7 +5338,7 @@ DECLARE
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'post_id' AND _body ->> 'post_id' IS DISTINCT FROM _parent THEN
       PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'post_id', _parent), 'post_id', 'parent');
@@ -5359,7 +5376,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -5398,7 +5415,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -5434,7 +5451,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   DELETE FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
@@ -6326,6 +6343,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."users_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  PERFORM "app"."users_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
@@ -6396,6 +6420,13 @@ BEGIN
   IF NOT _found THEN PERFORM "app"."projects_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_require"(text, text) IS 'Pre-flight: the caller must be able to _action Project _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."projects_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  PERFORM "app"."projects_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_within"(text, jsonb) IS 'Nested paths: Project _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
@@ -6474,6 +6505,16 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Post _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."posts_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
+    PERFORM "app"."projects_within"(_above ->> -1, _above - -1);
+    IF NOT "app"."posts_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."posts_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_within"(text, jsonb) IS 'Nested paths: Post _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
@@ -6547,6 +6588,16 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_require"(text, text) IS 'Pre-flight: the caller must be able to _action Comment _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."comments_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
+    PERFORM "app"."posts_within"(_above ->> -1, _above - -1);
+    IF NOT "app"."comments_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."comments_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_within"(text, jsonb) IS 'Nested paths: Comment _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
@@ -6617,6 +6668,13 @@ BEGIN
   IF NOT _found THEN PERFORM "app"."tags_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_require"(text, text) IS 'Pre-flight: the caller must be able to _action Tag _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  PERFORM "app"."tags_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_within"(text, jsonb) IS 'Nested paths: Tag _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 

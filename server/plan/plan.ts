@@ -39,7 +39,8 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   const query = parseQuery(url.searchParams, p.limits.maxFilters);
   refuseUnsupported(query, OPERATIONS[e.action].query);
   const r = e.resource, rel = e.relation?.def;
-  const parent = e.parent ? { parent: e.parent.id } : {};
+  // A nested path: the parent's key, and the keys above it outermost first (each checked in SQL).
+  const parent = e.parent ? { parent: e.parent.id, ...(e.ancestors ? { ancestors: e.ancestors.map((a) => a.id) } : {}) } : {};
   const props = readableProps(p.manifest, e);
   const schemaOf = (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
   const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props);
@@ -97,20 +98,20 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.delete, { id: e.id, ...parent, ...(permanent ? { permanent: permanent === 'true' } : {}), ...preconditions });
     }
     case 'restore': return plan(r.functions.restore, { id: e.id, ...parent });
-    case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
+    case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parent, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
     case 'link': {
       if (rel?.kind !== 'manyToMany') break;
       const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { names: Object.keys(rel.edge) });
-      return plan(rel.functions.link, { id: e.id, target: e.target, body: b });
+      return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent });
     }
-    case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target });
-    case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id });
+    case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target, ...parent });
+    case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;
       const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { props: rel.properties });
-      return plan(rel.functions.replace, { id: e.id, body: b, ...preconditions });
+      return plan(rel.functions.replace, { id: e.id, body: b, ...parent, ...preconditions });
     }
   }
   throw new Error(`no plan for ${e.action} on ${r.entity}`);

@@ -1,5 +1,5 @@
-// Matches route segments against the manifest: collections, nested collections one parent deep,
-// items, restore, relations and link targets. The result maps each allowed method to an endpoint.
+// Matches route segments against the manifest: collections, nested collections along every parent
+// chain, items, restore, relations and link targets. The result maps each allowed method to an endpoint.
 import type { Manifest, RelationManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
 import { OPERATIONS, operationsAt, type Method, type OperationName, type PathShape } from '../../compiler/query/operations.ts';
 
@@ -10,6 +10,8 @@ export interface Endpoint {
   resource: ResourceManifest;
   id?: string;
   parent?: { resource: ResourceManifest; id: string };
+  /** The parent's own ancestors on a deeper path, outermost first (`/projects/1/posts/2/comments`: projects 1). */
+  ancestors?: Array<{ resource: ResourceManifest; id: string }>;
   relation?: { name: string; def: RelationManifest };
   target?: string;
 }
@@ -38,21 +40,29 @@ export function indexRoutes(manifest: Manifest): RouteIndex {
 /** Every method the segments answer to; empty when the path is not a route at all (404). */
 export function matchRoute(index: RouteIndex, segments: string[]): Endpoints {
   const out: Endpoints = new Map();
-  const [first, second, third] = segments;
-  const top = first === undefined ? undefined : index.byCollection.get(first);
-  if (!top) return out;
-  collectionRoutes(out, top, segments.slice(1));
-  const child = second !== undefined && third !== undefined ? index.children.get(top.entity)?.get(third) : undefined;
-  if (child) collectionRoutes(out, child, segments.slice(3), { resource: top, id: second! });
+  let resource = segments[0] === undefined ? undefined : index.byCollection.get(segments[0]);
+  let rest = segments.slice(1);
+  const chain: Array<{ resource: ResourceManifest; id: string }> = [];
+  // Down the parent chain (finite: the model refuses parent cycles), two segments a level: <id>/<child collection>.
+  while (resource) {
+    collectionRoutes(out, resource, rest, chain);
+    const [id, child] = rest;
+    if (id === undefined || child === undefined) break;
+    chain.push({ resource, id });
+    resource = index.children.get(resource.entity)?.get(child);
+    rest = rest.slice(2);
+  }
   return out;
 }
 
-function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: string[], parent?: Endpoint['parent']): void {
+function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: string[], chain: Array<{ resource: ResourceManifest; id: string }>): void {
+  const parent = chain.at(-1);
+  const above = chain.length > 1 ? { ancestors: chain.slice(0, -1) } : {};
   /** Every operation of the table at this path shape (compiler/query/operations.ts). */
   const addAt = (shape: PathShape, e: Omit<Endpoint, 'resource' | 'action'> = {}, relation?: 'manyToMany' | 'oneToOne') => {
     for (const action of operationsAt(shape, relation)) {
       const method = OPERATIONS[action].method;
-      if (!out.has(method)) out.set(method, { resource, ...(parent ? { parent } : {}), action, ...e });
+      if (!out.has(method)) out.set(method, { resource, ...(parent ? { parent: { ...parent } } : {}), ...above, action, ...e });
     }
   };
   const [id, sub, target, ...more] = rest;
@@ -63,8 +73,7 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: stri
     return addAt('item', { id });
   }
   if (sub === 'restore' && target === undefined && resource.functions.restore) addAt('restore', { id });
-  // Relations are addressed from the top level only: their functions take no parent to check.
-  const def = parent || !Object.hasOwn(resource.relations, sub) ? undefined : resource.relations[sub];
+  const def = Object.hasOwn(resource.relations, sub) ? resource.relations[sub] : undefined;
   if (!def) return;
   const relation = { name: sub, def };
   if (target === undefined) addAt('relation', { id, relation }, def.kind);
@@ -73,7 +82,9 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: stri
 
 /** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics. */
 export function routeTemplate(e: Endpoint): string {
-  const base = e.parent ? `/${e.parent.resource.collection}/{${e.resource.parent?.property ?? 'parent'}}/${e.resource.collection}` : `/${e.resource.collection}`;
+  const levels = [...e.ancestors ?? [], ...(e.parent ? [e.parent] : [])].map((a) => a.resource);
+  const keyName = (child: ResourceManifest) => child.parent?.property ?? 'parent';
+  const base = levels.map((r, i) => `/${r.collection}/{${keyName(levels[i + 1] ?? e.resource)}}`).join('') + `/${e.resource.collection}`;
   switch (OPERATIONS[e.action].path) {
     case 'collection': return base;
     case 'search': return `${base}/search`;

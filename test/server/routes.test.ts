@@ -1,5 +1,5 @@
 // Routing from the manifest alone: which segments are routes, which methods each answers, the Allow
-// list for 405, nested collections one parent deep, relations at the top level only.
+// list for 405, nested collections along every parent chain, relations and sub-resources under them too.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,9 @@ const manifest = buildManifest(compileModel(JSON.parse(readFileSync(publishingMo
 const index = indexRoutes(manifest);
 const match = (path: string) => {
   const m = matchRoute(index, path.split('/').filter(Boolean));
-  return Object.fromEntries([...m].map(([method, e]) => [method, `${e.resource.entity}.${e.action}${e.parent ? `<${e.parent.id}` : ''}`]));
+  const chain = (e: { parent?: { id: string }; ancestors?: Array<{ id: string }> }) =>
+    [...e.ancestors ?? [], ...(e.parent ? [e.parent] : [])].map((a) => `<${a.id}`).join('');
+  return Object.fromEntries([...m].map(([method, e]) => [method, `${e.resource.entity}.${e.action}${chain(e)}`]));
 };
 
 test('segments below the base path, decoded; anything else is not ours', () => {
@@ -33,13 +35,17 @@ test('collections, items, search and restore', () => {
   assert.equal(match('tags/t1/restore'), {}, 'no restore without softDelete');
 });
 
-test('nested collections pass the parent, one level deep', () => {
+test('nested collections pass the parent chain, to any depth', () => {
   assert.equal(match('projects/x/posts'), { GET: 'Post.list<x', POST: 'Post.create<x' });
   assert.equal(match('projects/x/posts/p1'), { GET: 'Post.read<x', PUT: 'Post.replace<x', PATCH: 'Post.patch<x', DELETE: 'Post.delete<x' });
   assert.equal(match('projects/x/posts/p1/restore'), { POST: 'Post.restore<x' });
   assert.equal(match('posts/p1/comments'), { GET: 'Comment.list<p1', POST: 'Comment.create<p1' });
-  assert.equal(match('projects/x/posts/p1/comments'), {}, 'two levels are not routed');
-  assert.equal(match('projects/x/posts/p1/tags'), {}, 'relations are top-level only');
+  assert.equal(match('projects/x/posts/p1/comments'), { GET: 'Comment.list<x<p1', POST: 'Comment.create<x<p1' });
+  assert.equal(match('projects/x/posts/p1/comments/c1'), { GET: 'Comment.read<x<p1', PUT: 'Comment.replace<x<p1', PATCH: 'Comment.patch<x<p1', DELETE: 'Comment.delete<x<p1' });
+  assert.equal(match('projects/x/posts/p1/tags'), { GET: 'Post.relationList<x' }, 'relations under a parent');
+  assert.equal(match('projects/x/posts/p1/tags/t1'), { PUT: 'Post.link<x', DELETE: 'Post.unlink<x' });
+  assert.equal(match('projects/x/posts/p1/comments/c1/x'), {});
+  assert.equal(match('projects/x/comments'), {}, 'not a child of projects');
   assert.equal(match('tags/x/posts'), {}, 'not a parent');
 });
 

@@ -34,11 +34,25 @@ export function head(owner: Shape, operation: OperationName): Head {
 export const keyCheck = (s: Shape) =>
   `IF NOT lib.castable(_key, ${literal(s.keyType)}) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, _key); END IF;`;
 
-/** Nested paths: the parent must exist and be readable (pre-flight), or the entity has none (400). */
+/**
+ * Nested paths: the parent, and each ancestor above it (`args -> 'ancestors'`, outermost first), must exist,
+ * contain the next and be readable (the pre-flight), or the entity has no parent (400).
+ */
 export function parentCheck(s: Shape): string {
   return s.parent
-    ? `IF _parent IS NOT NULL THEN PERFORM ${fn(s.parent.table, 'require')}(_parent, 'read'); END IF;`
+    ? `IF _parent IS NOT NULL THEN PERFORM ${fn(s.parent.table, 'within')}(_parent, args -> 'ancestors'); END IF;`
     : `IF _parent IS NOT NULL THEN PERFORM lib.bad_request(${literal(`${s.entity} has no parent`)}); END IF;`;
+}
+
+/** A relation under a nested path: its owner's parent chain as parentCheck, and the owner inside its parent (404). */
+export function ownerParentCheck(owner: Shape): string {
+  if (!owner.parent) return parentCheck(owner);
+  return [
+    'IF _parent IS NOT NULL THEN',
+    `  PERFORM ${fn(owner.parent.table, 'within')}(_parent, args -> 'ancestors');`,
+    `  IF NOT ${fn(owner, 'exists')}(_key, _parent) THEN PERFORM lib.not_found(${literal(owner.entity)}, ${literal(owner.pk)}, _key); END IF;`,
+    'END IF;',
+  ].join('\n');
 }
 
 /** After a write matched no row: 403/404 when the record is not visible, 403 when the write's policy rejects it, else 412/409. */

@@ -104,6 +104,25 @@ function requireDdl(s: Shape): string {
   ], `Pre-flight: the caller must be able to _action ${s.entity} _key (404 when missing, 403 when hidden).`);
 }
 
+/**
+ * app.<t>_within(key, above): the parent pre-flight along a nested path. `above` holds the keys of the
+ * record's ancestors, outermost first; each must exist and contain the next (404 naming the first that
+ * does not), and each is pre-flighted as a read, outermost first, then the record itself.
+ */
+function withinDdl(s: Shape): string {
+  const depth = "jsonb_array_length(coalesce(_above, '[]'))";
+  const up = s.parent
+    ? [`IF ${depth} > 0 THEN`,
+      `  PERFORM ${fn(s.parent.table, 'within')}(_above ->> -1, _above - -1);`,
+      `  IF NOT ${fn(s, 'exists')}(_key, _above ->> -1) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, _key); END IF;`,
+      'END IF;']
+    : [`IF ${depth} > 0 THEN PERFORM lib.bad_request(${literal(`${s.entity} has no parent`)}); END IF;`];
+  return plpgsql(fn(s, 'within'), [['_key', 'text'], ['_above', 'jsonb']], 'void', [], [
+    ...up,
+    `PERFORM ${fn(s, 'require')}(_key, 'read');`,
+  ], `Nested paths: ${s.entity} _key, under the ancestors _above (outermost first), each existing, containing the next and readable.`);
+}
+
 export function refusalsDdl(s: Shape, model: Model): string {
-  return [existsDdl(s), scenarioDdl(s, model), failingDdl(s, model), denyDdl(s), refuseDdl(s), requireDdl(s)].join('\n\n');
+  return [existsDdl(s), scenarioDdl(s, model), failingDdl(s, model), denyDdl(s), refuseDdl(s), requireDdl(s), withinDdl(s)].join('\n\n');
 }

@@ -3,7 +3,7 @@
 // target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
 import { ident, literal, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
-import { explainMiss, head, type Head } from './records.ts';
+import { explainMiss, head, ownerParentCheck, type Head } from './records.ts';
 import {
   etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
@@ -19,7 +19,8 @@ export interface JoinShape {
 
 const ARGS: Array<[string, string]> = [['args', 'jsonb']];
 const api = (s: Shape, action: string) => qname('api', `${s.name}_${action}`);
-const ownerCheck = (owner: Shape, action: string) => `PERFORM ${fn(owner, 'require')}(_key, ${literal(action)});`;
+/** The owner: inside the nested path's chain, then visible as the action (pre-flight). */
+const ownerCheck = (owner: Shape, action: string) => `${ownerParentCheck(owner)}\nPERFORM ${fn(owner, 'require')}(_key, ${literal(action)});`;
 const edgeJson = (j: JoinShape, alias: string) => `jsonb_build_object(${j.edge.map((e) => `${literal(e)}, ${alias}.${ident(e)}`).join(', ')})`;
 
 function linked(j: JoinShape): string {

@@ -747,7 +747,8 @@ DECLARE
   _total bigint;
   _rows jsonb;
 BEGIN
-  PERFORM "app"."accounts_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+PERFORM "app"."accounts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
     WHERE j."account_id" = _key;
   SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'name', x."name") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
@@ -768,7 +769,8 @@ DECLARE
   _edge jsonb;
   _created boolean;
 BEGIN
-  PERFORM "app"."accounts_require"(_key, 'link');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+PERFORM "app"."accounts_require"(_key, 'link');
   PERFORM "app"."labels_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY['role']::text[]);
   INSERT INTO "app"."accounts_labels" AS j ("account_id", "label_slug", "role") VALUES (_key, _target, _body ->> 'role')
@@ -786,7 +788,8 @@ DECLARE
   _parent text := args ->> 'parent';
   _target text := args ->> 'target';
 BEGIN
-  PERFORM "app"."accounts_require"(_key, 'unlink');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+PERFORM "app"."accounts_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _target); END IF;
   DELETE FROM "app"."accounts_labels" j WHERE j."account_id" = _key
     AND j."label_slug" = _target;
@@ -806,7 +809,8 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM "app"."accounts_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+PERFORM "app"."accounts_require"(_key, 'read');
   SELECT jsonb_build_object('account_id', t."account_id", 'theme', t."theme") INTO _row FROM "app"."accounts_settings" t WHERE t."account_id" = _key;
   -- Never written: every property null.
   _row := coalesce(_row, jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', _key));
@@ -828,7 +832,8 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM "app"."accounts_require"(_key, 'update');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+PERFORM "app"."accounts_require"(_key, 'update');
   PERFORM lib.check_body(_body, ARRAY['account_id', 'theme']::text[], ARRAY[]::text[]);
   IF _body ? 'account_id' AND _body ->> 'account_id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('"account_id" is the owner''s key and cannot differ from the path', 'account_id', 'primary');
@@ -1489,6 +1494,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Account _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."accounts_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  PERFORM "app"."accounts_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_within"(text, jsonb) IS 'Nested paths: Account _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
@@ -1557,6 +1569,13 @@ BEGIN
   IF NOT _found THEN PERFORM "app"."labels_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_require"(text, text) IS 'Pre-flight: the caller must be able to _action Label _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."labels_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  PERFORM "app"."labels_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_within"(text, jsonb) IS 'Nested paths: Label _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 

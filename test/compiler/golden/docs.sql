@@ -897,7 +897,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('docs'), _sort);
   IF args ? 'after' OR _before THEN
@@ -944,7 +944,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('docs'), _sort);
   IF args ? 'after' OR _before THEN
@@ -980,7 +980,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
@@ -997,7 +997,7 @@ DECLARE
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'folder_id' AND _body ->> 'folder_id' IS DISTINCT FROM _parent THEN
       PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'folder_id', _parent), 'folder_id', 'parent');
@@ -1038,7 +1038,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -1081,7 +1081,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -1122,7 +1122,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   _expected := lib.expected_version('rev', args -> 'body');
@@ -1160,7 +1160,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
   RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
   IF _result IS NULL THEN
@@ -1359,6 +1359,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_require"(text, text) IS 'Pre-flight: the caller must be able to _action Folder _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."folders_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  PERFORM "app"."folders_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_within"(text, jsonb) IS 'Nested paths: Folder _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
@@ -1427,6 +1434,16 @@ BEGIN
   IF NOT _found THEN PERFORM "app"."docs_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."docs_require"(text, text) IS 'Pre-flight: the caller must be able to _action Doc _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."docs_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
+    PERFORM "app"."folders_within"(_above ->> -1, _above - -1);
+    IF NOT "app"."docs_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."docs_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_within"(text, jsonb) IS 'Nested paths: Doc _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 

@@ -625,6 +625,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."notes_require"(text, text) IS 'Pre-flight: the caller must be able to _action Note _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."notes_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  PERFORM "app"."notes_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_within"(text, jsonb) IS 'Nested paths: Note _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 -- Removed from the model ------------------------------------------------------------------------
 
 SELECT meta.drop_stale('notes', ARRAY['notes_pkey']::text[], ARRAY[]::text[]);

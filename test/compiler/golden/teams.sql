@@ -970,7 +970,8 @@ DECLARE
   _total bigint;
   _rows jsonb;
 BEGIN
-  PERFORM "app"."teams_require"(_key, 'read');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+PERFORM "app"."teams_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."team_id" = _key;
   SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
@@ -991,7 +992,8 @@ DECLARE
   _edge jsonb;
   _created boolean;
 BEGIN
-  PERFORM "app"."teams_require"(_key, 'link');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+PERFORM "app"."teams_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   INSERT INTO "app"."teams_members" AS j ("team_id", "user_id") VALUES (_key, _target)
@@ -1009,7 +1011,8 @@ DECLARE
   _parent text := args ->> 'parent';
   _target text := args ->> 'target';
 BEGIN
-  PERFORM "app"."teams_require"(_key, 'unlink');
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+PERFORM "app"."teams_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
   DELETE FROM "app"."teams_members" j WHERE j."team_id" = _key
     AND j."user_id" = _target;
@@ -1207,7 +1210,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('tasks'), _sort);
   IF args ? 'after' OR _before THEN
@@ -1254,7 +1257,7 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('tasks'), _sort);
   IF args ? 'after' OR _before THEN
@@ -1290,7 +1293,7 @@ DECLARE
   _result jsonb;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
@@ -1307,7 +1310,7 @@ DECLARE
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'team_id' AND _body ->> 'team_id' IS DISTINCT FROM _parent THEN
       PERFORM lib.bad_request(format('"%s" must be the parent''s key "%s" on this path', 'team_id', _parent), 'team_id', 'parent');
@@ -1345,7 +1348,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -1384,7 +1387,7 @@ DECLARE
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
   END IF;
@@ -1420,7 +1423,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_require"(_parent, 'read'); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   DELETE FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
@@ -1664,6 +1667,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."users_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  PERFORM "app"."users_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
@@ -1731,6 +1741,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_require"(text, text) IS 'Pre-flight: the caller must be able to _action Team _key (404 when missing, 403 when hidden).';
 
+CREATE OR REPLACE FUNCTION "app"."teams_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  PERFORM "app"."teams_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_within"(text, jsonb) IS 'Nested paths: Team _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+
 CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
@@ -1797,6 +1814,16 @@ BEGIN
   IF NOT _found THEN PERFORM "app"."tasks_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_require"(text, text) IS 'Pre-flight: the caller must be able to _action Task _key (404 when missing, 403 when hidden).';
+
+CREATE OR REPLACE FUNCTION "app"."tasks_within"(_key text, _above jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
+    PERFORM "app"."teams_within"(_above ->> -1, _above - -1);
+    IF NOT "app"."tasks_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."tasks_require"(_key, 'read');
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_within"(text, jsonb) IS 'Nested paths: Task _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 
