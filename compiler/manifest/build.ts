@@ -5,7 +5,7 @@ import { buildSchema } from '../ir/build.ts';
 import type { TableIR } from '../ir/types.ts';
 import { ENGINE_VERSION, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
-import { docsFacts, keySchema, readSchema } from './read.ts';
+import { docsFacts, keySchema, readSchema, wireName, wireProperties } from './read.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -32,12 +32,18 @@ export function propertyManifest(p: Property): PropertyManifest {
   return { ...m, ...docsFacts(p) };
 }
 
+/** By wire name; a renamed property names its column. */
 const props = (record: Record<string, Property>) =>
-  Object.fromEntries(Object.entries(record).map(([n, p]) => [n, propertyManifest(p)]));
+  Object.fromEntries(Object.entries(record).map(([n, p]) => [wireName(n, p), { ...propertyManifest(p), ...(wireName(n, p) !== n ? { column: n } : {}) }]));
 
-/** Constraint name -> property and rule, for every managed constraint of the tables given. */
+/** Constraint name -> property (its wire name) and rule, for every managed constraint of the tables given. */
 function constraintMap(tables: TableIR[]) {
-  return Object.fromEntries(tables.flatMap((t) => t.constraints.map((c) => [c.name, { property: c.property, rule: c.rule }])));
+  const wire = (t: TableIR, name: string) => {
+    const rel = t.kind === 'subresource' ? t.entity.relations?.[t.relation!.name] : undefined;
+    const p = t.kind === 'entity' ? t.entity.properties[name] : rel?.kind === 'oneToOne' ? rel.properties[name] : undefined;
+    return p ? wireName(name, p) : name;
+  };
+  return Object.fromEntries(tables.flatMap((t) => t.constraints.map((c) => [c.name, { property: wire(t, c.property), rule: c.rule }])));
 }
 
 export function buildManifest(model: Model): Manifest {
@@ -63,17 +69,18 @@ export function buildManifest(model: Model): Manifest {
             kind: 'oneToOne', table: r.name,
             functions: { read: `${r.name}_read`, replace: `${r.name}_replace` }, ownerColumn: rel.ownerColumn,
             properties: props(spec.properties),
-            schemas: { replace: bodySchema(spec.properties, 'replace'), read: readSchema(spec.properties, ownerKey(rel.ownerColumn, e)) },
+            schemas: { replace: bodySchema(wireProperties(spec.properties), 'replace'), read: readSchema(spec.properties, ownerKey(rel.ownerColumn, e)) },
           };
     }
-    const versionProperty = Object.entries(e.properties).find(([, p]) => p.modules?.Version)?.[0];
+    const named = (found: [string, Property] | undefined) => (found ? wireName(...found) : undefined);
+    const versionProperty = named(Object.entries(e.properties).find(([, p]) => p.modules?.Version));
     const fn = (a: string) => `${t.name}_${a}`;
     resources[t.entityName] = {
       entity: t.entityName, collection: e.collection, table: t.name,
-      primaryKey: Object.entries(e.properties).find(([, p]) => p.primary)![0],
+      primaryKey: named(Object.entries(e.properties).find(([, p]) => p.primary))!,
       softDelete: Boolean(e.softDelete),
       ...(versionProperty ? { versionProperty } : {}),
-      ...(e.parent ? { parent: e.parent } : {}),
+      ...(e.parent ? { parent: { entity: e.parent.entity, property: wireName(e.parent.property, e.properties[e.parent.property]!) } } : {}),
       properties: props(e.properties),
       relations,
       functions: {
@@ -81,7 +88,8 @@ export function buildManifest(model: Model): Manifest {
         patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}),
       },
       schemas: {
-        create: bodySchema(e.properties, 'create'), replace: bodySchema(e.properties, 'replace'), patch: bodySchema(e.properties, 'patch'),
+        create: bodySchema(wireProperties(e.properties), 'create'), replace: bodySchema(wireProperties(e.properties), 'replace'),
+        patch: bodySchema(wireProperties(e.properties), 'patch'),
         read: readSchema(e.properties),
       },
       ...(e.description ? { description: e.description } : {}),

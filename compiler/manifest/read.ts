@@ -22,7 +22,6 @@ export function docsFacts(p: Property): Partial<PropertyManifest> {
     ...(p.description ? { description: p.description } : {}),
     ...(p.deprecated ? { deprecated: true } : {}),
     ...(format ? { format } : {}),
-    ...(p.web?.name ? { webName: p.web.name } : {}),
     ...(p.defaultValue !== undefined ? { defaultValue: p.defaultValue } : {}),
   };
 }
@@ -68,11 +67,19 @@ function readProperty(p: Property): Schema {
 export function readSchema(props: Record<string, Property>, key?: { name: string; schema: Schema }): Schema {
   const properties: Record<string, Schema> = {};
   if (key) properties[key.name] = { ...key.schema, readOnly: true };
-  for (const [name, p] of Object.entries(props)) {
+  for (const [name, p] of Object.entries(wireProperties(props))) {
     if (p.writeOnly || p.modules?.Password) continue;
     properties[name] = readProperty(p);
   }
   return { type: 'object', properties };
+}
+
+/** The name a property has on the wire: its web.name, else its own (spec 2.3); the column keeps its own. */
+export const wireName = (name: string, p: Property): string => p.web?.name ?? name;
+
+/** Properties keyed by their wire names. */
+export function wireProperties(props: Record<string, Property>): Record<string, Property> {
+  return Object.fromEntries(Object.entries(props).map(([n, p]) => [wireName(n, p), p]));
 }
 
 /** The schema of a key value (a primary key, or a key column that points at one). */

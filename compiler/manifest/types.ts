@@ -122,13 +122,16 @@ export interface PropertyManifest {
   file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
   /** JSON properties: Tier B casts by dot path (below the property). */
   casts?: Record<string, JsonCast>;
+  /**
+   * The column, when web.name gives the property another name on the wire (the key of this entry):
+   * the gateway speaks the wire name to clients and the column's to SQL.
+   */
+  column?: string;
   // For the generated API specifications only (the gateway ignores these):
   description?: string;
   deprecated?: boolean;
   /** web.format, or the one the column type implies (Version: int32, a readOnly Number key: int64). */
   format?: NumberFormat;
-  /** web.name: the name the specifications show beside the property's own (the API uses the property's). */
-  webName?: string;
   defaultValue?: unknown;
 }
 

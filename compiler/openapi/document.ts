@@ -67,6 +67,6 @@ function describe(manifest: Manifest): string {
       + '`include` and `exclude`; unknown names are 400, never ignored.',
     'Writes answer a strong ETag; PUT, PATCH and DELETE take If-Match / If-Unmodified-Since (412 on a mismatch). '
       + 'Every error is an RFC 9457 problem document (application/problem+json) with a `code`.',
-    'Property names are the model\'s own; a property with a web `name` shows it as `title` and `x-web-name`.',
+    'Property names are the wire\'s: a property with a web `name` is called by it everywhere (its column keeps the model\'s name).',
   ].filter(Boolean).join('\n\n');
 }

@@ -15,7 +15,7 @@ function valueNode(s: Schema): Schema {
   return s.type === 'array' && s.items && typeof s.items === 'object' ? valueNode(s.items as Schema) : s;
 }
 
-/** Web bindings (spec 2.3): numeric format, web.name as title and x-web-name, fileTypes, default. */
+/** Web bindings (spec 2.3): numeric format, web.name is the key itself, fileTypes, default. */
 function decorate(s: Schema, p: PropertyManifest, kind: Kind): Schema {
   const inner = Array.isArray(s.anyOf) ? (s.anyOf as Schema[]).find((b) => b.type !== 'null') : undefined;
   for (const k of ['description', 'deprecated'] as const) {
@@ -28,7 +28,6 @@ function decorate(s: Schema, p: PropertyManifest, kind: Kind): Schema {
     const v = valueNode(s);
     if (v.type === 'integer' || v.type === 'number') v.format = p.format;
   }
-  if (p.webName) Object.assign(s, { title: p.webName, 'x-web-name': p.webName });
   if (p.file) {
     s['x-file-module'] = p.file.module;
     if (p.file.fileTypes) s['x-fileTypes'] = p.file.fileTypes;

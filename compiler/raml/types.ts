@@ -5,11 +5,11 @@ type Schema = Record<string, unknown>;
 export type RamlType = string | Record<string, unknown>;
 
 export const ANNOTATION_TYPES: Record<string, unknown> = {
-  readOnly: 'boolean', writeOnly: 'boolean', deprecated: 'boolean', webName: 'string', fileModule: 'string',
+  readOnly: 'boolean', writeOnly: 'boolean', deprecated: 'boolean', fileModule: 'string',
   fileTypes: 'string[]', maxSizeInBytes: 'integer', exclusiveMinimum: 'number', exclusiveMaximum: 'number', jsonSchema: 'string',
 };
 const ANNOTATED: Record<string, string> = {
-  readOnly: 'readOnly', writeOnly: 'writeOnly', deprecated: 'deprecated', 'x-web-name': 'webName', 'x-file-module': 'fileModule',
+  readOnly: 'readOnly', writeOnly: 'writeOnly', deprecated: 'deprecated', 'x-file-module': 'fileModule',
   'x-fileTypes': 'fileTypes', 'x-maxSizeInBytes': 'maxSizeInBytes', exclusiveMinimum: 'exclusiveMinimum', exclusiveMaximum: 'exclusiveMaximum',
 };
 const FACETS = ['pattern', 'minLength', 'maxLength', 'enum', 'minimum', 'maximum', 'multipleOf', 'minItems', 'maxItems', 'minProperties', 'default'];

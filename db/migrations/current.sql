@@ -3562,7 +3562,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
         "priority": "Integer"
       }
     },
-    "legacy_code": {
+    "legacyCode": {
       "type": "String",
       "multiple": false,
       "required": false,
@@ -3573,7 +3573,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "searchIndexed": false,
       "hidden": false,
       "deprecated": true,
-      "webName": "legacyCode"
+      "column": "legacy_code"
     },
     "internal_note": {
       "type": "String",
@@ -3816,7 +3816,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             }
           }
         },
-        "legacy_code": {
+        "legacyCode": {
           "anyOf": [
             {
               "type": "string",
@@ -4029,7 +4029,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             }
           }
         },
-        "legacy_code": {
+        "legacyCode": {
           "anyOf": [
             {
               "type": "string",
@@ -4241,7 +4241,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             }
           }
         },
-        "legacy_code": {
+        "legacyCode": {
           "anyOf": [
             {
               "type": "string",
@@ -4508,7 +4508,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             }
           ]
         },
-        "legacy_code": {
+        "legacyCode": {
           "anyOf": [
             {
               "type": "string",

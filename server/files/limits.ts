@@ -15,8 +15,9 @@ export function normalizeType(type: string): string {
 /** The media type without parameters (what allowedMimeTypes lists). */
 export const essence = (type: string) => normalizeType(type).split(';')[0]!;
 
+/** By column: file work happens on bodies and rows in SQL's names (server/request/wire.ts). */
 function filesOf(props: Record<string, PropertyManifest>): Record<string, FileSpec> {
-  return Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[name, p.file]] : [])));
+  return Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[p.column ?? name, p.file]] : [])));
 }
 
 /** File properties in the body an endpoint writes (create, replace, patch, sub-resource PUT). */

@@ -14,6 +14,7 @@ import type { Action, Endpoint } from './routes.ts';
 import type { Call } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
+import { wireOf, type Wire } from '../request/wire.ts';
 
 export interface Plan {
   endpoint: Endpoint;
@@ -24,6 +25,8 @@ export interface Plan {
   merged?: MergedCheck;
   /** Bulk create (a JSON array body): the arguments of each record's call, all run in one statement. */
   each?: Array<Record<string, unknown>>;
+  /** Wire names and columns of the rows the endpoint reads and writes (web.name). */
+  wire: Wire;
 }
 
 export interface Planner {
@@ -44,9 +47,10 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   const props = readableProps(p.manifest, e);
   const schemaOf = (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
   const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props);
+  const wire = wireOf(props);
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
-    return { endpoint: e, fn, args, projection: proj };
+    return { endpoint: e, fn, args, projection: proj, wire };
   };
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
   const body = async () => {
@@ -73,7 +77,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       const rule = { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) };
       if (!Array.isArray(b)) {
         p.validators.check(`${r.entity}.create`, b, rule);
-        return plan(r.functions.create, { body: b, ...parent });
+        return plan(r.functions.create, { body: wire.toColumns(b), ...parent });
       }
       checkBulkSize(b.length, p.limits.maxBatchOperations);
       b.forEach((one, index) => {
@@ -83,13 +87,13 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
           throw err instanceof ApiError ? locate(err, { index }) : err;
         }
       });
-      return { ...plan(r.functions.create, {}), each: b.map((one) => ({ body: one, ...parent })) };
+      return { ...plan(r.functions.create, {}), each: b.map((one) => ({ body: wire.toColumns(one), ...parent })) };
     }
     case 'replace': case 'patch': {
       const b = await body();
       p.validators.check(`${r.entity}.${e.action}`, b, { props: r.properties, mergePatch: e.action === 'patch' });
-      const planned = plan(r.functions[e.action], { id: e.id, body: b, ...parent, ...preconditions });
       const merged = e.action === 'patch' ? mergedDocuments(p.validators).merged(r.entity, b, r.properties) : undefined;
+      const planned = plan(r.functions[e.action], { id: e.id, body: wire.toColumns(b), ...parent, ...preconditions });
       return merged ? { ...planned, merged } : planned;
     }
     case 'delete': {
@@ -111,7 +115,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       if (rel?.kind !== 'oneToOne') break;
       const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { props: rel.properties });
-      return plan(rel.functions.replace, { id: e.id, body: b, ...parent, ...preconditions });
+      return plan(rel.functions.replace, { id: e.id, body: wire.toColumns(b), ...parent, ...preconditions });
     }
   }
   throw new Error(`no plan for ${e.action} on ${r.entity}`);

@@ -8,6 +8,16 @@ import { problemFromDatabase } from './database.ts';
 import { ApiError, locate } from './types.ts';
 
 export function requestProblem(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
+  return plan ? wireNames(problemOf(err, plan, identity, manifest), plan) : problemOf(err, plan, identity, manifest);
+}
+
+/** `errors[].property` by the wire's names: SQL, and the file checks on bodies in column names, say the column's. */
+function wireNames(problem: ApiError, plan: Plan): ApiError {
+  for (const e of problem.extra.errors ?? []) e.property = plan.wire.wireName(e.property);
+  return problem;
+}
+
+function problemOf(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
   if (err instanceof ApiError) return err;
   if (!plan) return new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
   const e = plan.endpoint, rel = e.relation?.def;

@@ -38,6 +38,19 @@ export function setBodyValue(body: Record<string, unknown>, key: string, value: 
   if (twin) twin[key] = value;
 }
 
+/** Renames `object`'s keys by `names` (from -> to), in place, and on its exact twin if it has one; returns it. */
+export function renameKeys(object: Record<string, unknown>, names: Map<string, string>): Record<string, unknown> {
+  const twin = precise.get(object) as Record<string, unknown> | undefined;
+  for (const target of twin ? [object, twin] : [object]) {
+    for (const [from, to] of names) {
+      if (!Object.hasOwn(target, from)) continue;
+      target[to] = target[from];
+      delete target[from];
+    }
+  }
+  return object;
+}
+
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
   return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';

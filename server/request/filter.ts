@@ -4,6 +4,7 @@ import type { FilterNode } from '../../compiler/manifest/types.ts';
 import { OPERATORS, refusal, type FilterOp, type Operand, type ValueKind } from '../../compiler/query/operators.ts';
 import { badRequest } from '../problem/types.ts';
 import { jsonPathType, type PathTarget } from './paths.ts';
+import { columnPath } from './wire.ts';
 
 type ValueType = 'string' | 'number' | 'boolean' | undefined;
 
@@ -58,7 +59,7 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
       }
     }
   })();
-  return { field: t.path, op, value };
+  return { field: columnPath(t.prop, t.property, t.sub), op, value };
 }
 
 function coerce(v: unknown, type: ValueType, fromQuery: boolean, where: string): unknown {

@@ -2,6 +2,7 @@
 // per_page 1..MAX_PER_PAGE (compiler/query/paging.ts), sort `-created_at,title,meta.priority`, include/exclude dot paths.
 import type { PropertyManifest, SortKey } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
+import { columnPath } from './wire.ts';
 import { resolvePath } from './paths.ts';
 
 import { COUNT_MODES, DEFAULT_PER_PAGE, MAX_CURSOR_LENGTH, MAX_PAGE, MAX_PER_PAGE, type CountMode } from '../../compiler/query/paging.ts';
@@ -78,8 +79,11 @@ export function parseSort(raw: unknown, props: Record<string, PropertyManifest>)
   const fields = keys.map((k) => ({ field: k.replace(/^[-+]/, ''), desc: k.startsWith('-') }));
   const dup = fields.find((f, i) => fields.findIndex((g) => g.field === f.field) !== i);
   if (dup) throw badRequest(`"sort" names "${dup.field}" twice.`);
-  for (const f of fields) resolvePath(props, f.field, 'sort', `sort "${f.field}"`);
-  return fields;
+  // SQL sorts by the column (web.name renames only the wire's name).
+  return fields.map((f) => {
+    const t = resolvePath(props, f.field, 'sort', `sort "${f.field}"`);
+    return { ...f, field: columnPath(t.prop, t.property, t.sub) };
+  });
 }
 
 export function parseProjection(include: unknown, exclude: unknown, props: Record<string, PropertyManifest>): Projection {

@@ -12,7 +12,8 @@ interface Listing { data: unknown; meta: unknown }
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
-  const project = projector(plan.projection);
+  const projection = projector(plan.projection);
+  const project = (row: unknown) => projection(plan.wire.toWire(row)); // column keys to wire names, then the projection
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent

@@ -63,7 +63,7 @@ test('every property type round-trips through create and read', async () => {
     id: 'all-types', project_id: project, title: 'Types', body: 'x'.repeat(1000), status: 'in_review', rating: 3.5,
     word_count: 12, published_on: '2024-02-29', reading_slot: '07:15:30', featured: true, tags_cache: ['a', 'b'],
     meta: { address: { city: 'Oslo', zip: '0150' }, priority: 3, labels: [], extra: { deep: [1, { two: 2 }] } },
-    legacy_code: 'old', internal_note: 'hidden in specs, still returned',
+    legacyCode: 'old', internal_note: 'hidden in specs, still returned',
   };
   dataOf(await api.post('/posts', body), 201);
   const data = dataOf(await api.get('/posts/all-types'));

@@ -47,8 +47,8 @@ test('same content as the OpenAPI document: resources, methods, filters, types, 
   const types = raml.types;
   for (const name of Object.keys(doc.components.schemas)) assert.ok(types[name], `type ${name}`);
   assert.is(types.Post.properties.author_id['(readOnly)'], true);
-  assert.is(types.Post.properties.legacy_code['(deprecated)'], true);
-  assert.is(types.Post.properties.legacy_code.displayName, 'legacyCode');
+  assert.is(types.Post.properties.legacyCode['(deprecated)'], true, 'web.name is the property\'s name');
+  assert.not.ok(types.Post.properties.legacy_code, 'the column\'s name is not on the wire');
   assert.is(types.Post.properties.id.required, false, 'projections may leave any property out');
   assert.equal(types.PostCreate.properties.cover['(fileTypes)'], ['image/png', 'image/jpeg', 'image/webp']);
   assert.is(types.Comment.properties.id.format, 'int64');

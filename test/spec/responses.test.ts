@@ -46,7 +46,7 @@ test('create, list, search, read, replace, patch, delete and restore', async () 
   const project = check(await api.post('/projects', { name: 'Docs' }), 'POST', '/projects').data.id;
   const full = {
     title: 'Typed', body: 'words', status: 'in_review', rating: 4.5, word_count: 120, published_on: '2024-05-01', reading_slot: '08:30',
-    featured: true, tags_cache: ['a'], legacy_code: 'L-1', internal_note: 'hidden, still accepted', meta: { address: { city: 'Paris' }, priority: 3, labels: ['x'] },
+    featured: true, tags_cache: ['a'], legacyCode: 'L-1', internal_note: 'hidden, still accepted', meta: { address: { city: 'Paris' }, priority: 3, labels: ['x'] },
   };
   check(await api.post(`/projects/${project}/posts`, { id: 'd1', ...full }), 'POST', '/projects/{project_id}/posts');
   check(await api.post('/posts', { id: 'd2', project_id: project, title: 'Second' }), 'POST', '/posts');

@@ -261,7 +261,7 @@ export function hostileReads(t: Targets): ReadCase[] {
     const q = encodeURIComponent(v);
     const wildcard = /[%_*]/.test(v);
     const mayRefuse = v.includes('\\');
-    for (const f of [...exact, 'title[ne]', 'legacy_code[nin]']) {
+    for (const f of [...exact, 'title[ne]', 'legacyCode[nin]']) {
       reads.push({ method: 'GET', path: `/posts?${f}=${q}`, zero: exact.includes(f) && !wildcard, mayRefuse });
     }
     reads.push({ method: 'POST', path: '/posts/search', opts: { body: { where: { or: [{ title: { eq: v } }, { 'meta.address.city': { like: v } }] } } }, zero: !wildcard, mayRefuse });

@@ -5,7 +5,7 @@ import { dataOf, type Client } from './http.ts';
 export const POSTS = {
   p1: {
     title: 'Alpha news', body: 'the quick brown fox', rating: 4.5, word_count: 100, published_on: '2024-01-10',
-    reading_slot: '08:30', featured: true, tags_cache: ['a', 'b'], legacy_code: 'L-1',
+    reading_slot: '08:30', featured: true, tags_cache: ['a', 'b'], legacyCode: 'L-1',
     meta: { address: { city: 'Paris', zip: '75001' }, priority: 10, labels: ['x', 'y'] },
   },
   p2: {

@@ -1,0 +1,62 @@
+// web.name on the wire (spec 2.3, design 5): the publishing example's `legacy_code` is `legacyCode` in
+// bodies, responses, filters, sort, projections, search bodies and problems; the column keeps its name,
+// and the column's name on the wire is an unknown property (400).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dataOf } from './support/http.ts';
+import { assertFieldError, assertProblem } from './support/problem.ts';
+import { startApi, type RunningApi } from './support/server.ts';
+
+let api: RunningApi;
+let project = '';
+test.before(async () => {
+  api = await startApi('examples/publishing.model.json');
+  project = dataOf(await api.post('/projects', { name: 'Names' }), 201).id;
+});
+test.after(async () => api?.close());
+
+const ids = (reply: { body: { data: Array<{ id: string }> } }) => reply.body.data.map((p) => p.id);
+
+test('bodies and responses speak the web name; the column keeps the model\'s', async () => {
+  const created = dataOf(await api.post('/posts', { id: 'w1', project_id: project, title: 'One', legacyCode: 'A-1' }), 201);
+  assert.is(created.legacyCode, 'A-1');
+  assert.not.ok('legacy_code' in created);
+  const [row] = await api.db.sql`select legacy_code from app.posts where id = 'w1'`;
+  assert.is(row?.legacy_code, 'A-1');
+  assert.is(dataOf(await api.patch('/posts/w1', { legacyCode: 'A-2' })).legacyCode, 'A-2');
+  assert.is(dataOf(await api.put('/posts/w1', { project_id: project, title: 'One', legacyCode: 'A-3' })).legacyCode, 'A-3');
+  assert.is(dataOf(await api.get('/posts/w1')).legacyCode, 'A-3');
+  const bulk = dataOf(await api.post('/posts', [{ id: 'w2', project_id: project, title: 'Two', legacyCode: 'B-1' }]), 201);
+  assert.is(bulk[0].legacyCode, 'B-1');
+});
+
+test('filters, sort, projections and search bodies name it by the web name', async () => {
+  assert.equal(ids(await api.get('/posts?legacyCode=A-3')), ['w1']);
+  assert.equal(ids(await api.get('/posts?legacyCode[like]=*-1&sort=-legacyCode')), ['w2']);
+  assert.equal(ids(await api.get('/posts?id[in]=w1,w2&sort=-legacyCode')), ['w2', 'w1']);
+  assert.equal(dataOf(await api.get('/posts/w1?include=id,legacyCode')), { id: 'w1', legacyCode: 'A-3' });
+  assert.not.ok('legacyCode' in dataOf(await api.get('/posts/w1?exclude=legacyCode')));
+  const found = await api.post('/posts/search', { where: { legacyCode: { eq: 'B-1' } }, sort: 'legacyCode', include: ['id', 'legacyCode'] });
+  assert.equal(found.body.data, [{ id: 'w2', legacyCode: 'B-1' }]);
+  const page = await api.get('/posts?id[in]=w1,w2&sort=legacyCode&per_page=1');
+  assert.equal(ids(await api.get(`/posts?id[in]=w1,w2&sort=legacyCode&per_page=1&after=${page.body.meta.next}`)), ['w2'], 'cursors over a renamed sort key');
+});
+
+test('the model\'s name on the wire is an unknown property; errors name the web name', async () => {
+  for (const reply of [
+    await api.post('/posts', { id: 'w3', project_id: project, title: 'Three', legacy_code: 'x' }),
+    await api.patch('/posts/w1', { legacy_code: 'x' }),
+    await api.get('/posts?legacy_code=A-3'),
+    await api.get('/posts?sort=legacy_code'),
+    await api.get('/posts/w1?include=legacy_code'),
+    await api.post('/posts/search', { where: { legacy_code: { eq: 'x' } } }),
+  ]) {
+    assertProblem(reply, 400, api.docsUrl);
+    assert.match(reply.body.detail, 'legacy_code');
+  }
+  const tooLong = await api.patch('/posts/w1', { legacyCode: 'x'.repeat(300) });
+  assert.is(tooLong.status, 422, tooLong.text);
+  assertFieldError(tooLong, 'legacyCode');
+});
+
+test.run();
