@@ -50,8 +50,9 @@ export function functionNames(tables: TableIR[]): string[] {
 
 /**
  * One statement per request: switch to the request role, set the claims, call the function `fn` names.
- * The scenario each table's policies read (lib.scenario) starts empty, so a call in a batch transaction
- * sees what its own request would see, not what an earlier operation of the batch left behind.
+ * A later call in the same transaction (a batch) first empties the scenario each table's policies read
+ * (lib.scenario), so it sees what its own request would see, not what an earlier operation left behind;
+ * the first call, the only one of a plain request, has nothing to empty.
  */
 function dispatchDdl(names: string[], tables: string[]): string {
   return [
@@ -65,7 +66,10 @@ function dispatchDdl(names: string[], tables: string[]): string {
     '  -- An anonymous call carries no identity, whatever claims came with it.',
     "  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);",
     "  PERFORM set_config('request.ip', coalesce(ip, ''), true);",
-    `  PERFORM ${tables.map((t) => `set_config(${literal(`request.scenario.${t}`)}, '', true)`).join(',\n    ')};`,
+    "  IF current_setting('request.dispatched', true) = 'yes' THEN",
+    `    PERFORM ${tables.map((t) => `set_config(${literal(`request.scenario.${t}`)}, '', true)`).join(',\n      ')};`,
+    '  END IF;',
+    "  PERFORM set_config('request.dispatched', 'yes', true);",
     '  CASE fn',
     ...names.map((n) => `    WHEN ${literal(n)} THEN _result := ${qname('api', n)}(args);`),
     "    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);",

@@ -5885,14 +5885,17 @@ BEGIN
   -- An anonymous call carries no identity, whatever claims came with it.
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  PERFORM set_config('request.scenario.users', '', true),
-    set_config('request.scenario.users_profile', '', true),
-    set_config('request.scenario.projects', '', true),
-    set_config('request.scenario.projects_members', '', true),
-    set_config('request.scenario.posts', '', true),
-    set_config('request.scenario.posts_tags', '', true),
-    set_config('request.scenario.comments', '', true),
-    set_config('request.scenario.tags', '', true);
+  IF current_setting('request.dispatched', true) = 'yes' THEN
+    PERFORM set_config('request.scenario.users', '', true),
+      set_config('request.scenario.users_profile', '', true),
+      set_config('request.scenario.projects', '', true),
+      set_config('request.scenario.projects_members', '', true),
+      set_config('request.scenario.posts', '', true),
+      set_config('request.scenario.posts_tags', '', true),
+      set_config('request.scenario.comments', '', true),
+      set_config('request.scenario.tags', '', true);
+  END IF;
+  PERFORM set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'users_list' THEN _result := "api"."users_list"(args);
     WHEN 'users_search' THEN _result := "api"."users_search"(args);

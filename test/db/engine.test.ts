@@ -27,6 +27,20 @@ async function refusal(fn: string, args: unknown, role = 'authenticated'): Promi
   assert.unreachable(`${fn} should have been refused`);
 }
 
+test('a later api.dispatch in one transaction (a batch) starts with every table scenario empty; the first sets none', async () => {
+  const claims = db.sql.json(ADMIN as any);
+  const [row] = await db.sql.begin(async (tx) => {
+    const before = await tx`select current_setting('request.scenario.posts', true) as s`;
+    await tx`select api.dispatch('authenticated', ${claims}, '127.0.0.1', 'posts_list', '{}'::jsonb)`;
+    const first = await tx`select current_setting('request.scenario.posts', true) as s`;
+    await tx`select api.dispatch('authenticated', ${claims}, '127.0.0.1', 'tags_list', '{}'::jsonb)`;
+    return tx`select ${before[0]!.s} as before, ${first[0]!.s} as first, current_setting('request.scenario.posts', true) as second`;
+  });
+  assert.not.ok(row!.before, 'nothing set before the first call');
+  assert.ok(row!.first, 'the first call entered posts');
+  assert.is(row!.second, '', 'the second call emptied it');
+});
+
 test('\\df api.*: one function per entity and action, plus dispatch, dispatch_each, manifest, the upload and the sign-in functions', async () => {
   const rows = await db.sql`select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'api' order by 1`;
   const expected = [...functionNames(buildSchema(model).tables), ...identityFunctionNames(model), 'dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare'].sort();

@@ -1295,10 +1295,13 @@ BEGIN
   -- An anonymous call carries no identity, whatever claims came with it.
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  PERFORM set_config('request.scenario.accounts', '', true),
-    set_config('request.scenario.accounts_labels', '', true),
-    set_config('request.scenario.accounts_settings', '', true),
-    set_config('request.scenario.labels', '', true);
+  IF current_setting('request.dispatched', true) = 'yes' THEN
+    PERFORM set_config('request.scenario.accounts', '', true),
+      set_config('request.scenario.accounts_labels', '', true),
+      set_config('request.scenario.accounts_settings', '', true),
+      set_config('request.scenario.labels', '', true);
+  END IF;
+  PERFORM set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
     WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);

@@ -1185,8 +1185,11 @@ BEGIN
   -- An anonymous call carries no identity, whatever claims came with it.
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  PERFORM set_config('request.scenario.folders', '', true),
-    set_config('request.scenario.docs', '', true);
+  IF current_setting('request.dispatched', true) = 'yes' THEN
+    PERFORM set_config('request.scenario.folders', '', true),
+      set_config('request.scenario.docs', '', true);
+  END IF;
+  PERFORM set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
     WHEN 'folders_search' THEN _result := "api"."folders_search"(args);

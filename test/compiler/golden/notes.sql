@@ -489,7 +489,10 @@ BEGIN
   -- An anonymous call carries no identity, whatever claims came with it.
   PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
   PERFORM set_config('request.ip', coalesce(ip, ''), true);
-  PERFORM set_config('request.scenario.notes', '', true);
+  IF current_setting('request.dispatched', true) = 'yes' THEN
+    PERFORM set_config('request.scenario.notes', '', true);
+  END IF;
+  PERFORM set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'notes_list' THEN _result := "api"."notes_list"(args);
     WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
