@@ -5,6 +5,7 @@ import { buildSchema } from '../ir/build.ts';
 import type { TableIR } from '../ir/types.ts';
 import { ENGINE_VERSION, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
+import { embedsOf } from '../query/embeds.ts';
 import { docsFacts, keySchema, readSchema, wireName, wireProperties } from './read.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
@@ -83,6 +84,7 @@ export function buildManifest(model: Model): Manifest {
       ...(e.parent ? { parent: { entity: e.parent.entity, property: wireName(e.parent.property, e.properties[e.parent.property]!) } } : {}),
       properties: props(e.properties),
       relations,
+      ...embedsManifest(t.entityName, e),
       functions: {
         list: fn('list'), search: fn('search'), read: fn('read'), create: fn('create'), replace: fn('replace'),
         patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}),
@@ -104,6 +106,11 @@ export function buildManifest(model: Model): Manifest {
     resources,
     ...(api.identity ? { identity: { entity: api.identity.entity, collection: model.entities[api.identity.entity]!.collection } } : {}),
   };
+}
+
+function embedsManifest(name: string, e: Entity) {
+  const embeds = embedsOf(name, e);
+  return embeds.length ? { embeds: Object.fromEntries(embeds.map((x) => [x.name, { target: x.target, property: wireName(x.property, e.properties[x.property]!) }])) } : {};
 }
 
 function linkSchema(edge: Record<string, { enum?: string[] } | undefined>): object {

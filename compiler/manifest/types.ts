@@ -92,6 +92,8 @@ export interface ResourceManifest {
   parent?: { entity: string; property: string };
   properties: Record<string, PropertyManifest>;
   relations: Record<string, RelationManifest>;
+  /** To-one records `include=<name>` embeds (compiler/query/embeds.ts): the entity and the reference property (wire name). */
+  embeds?: Record<string, { target: string; property: string }>;
   /** api.* function name per action. */
   functions: {
     list: string; search: string; read: string; create: string; replace: string; patch: string;

@@ -84,11 +84,23 @@ export const single = (name: string): Schema =>
 export const listOf = (name: string): Schema =>
   ({ type: 'object', properties: { data: { type: 'array', items: ref(name) }, meta: ref('PageMeta') }, required: ['data', 'meta'] });
 
+/** A row with the records `include` may embed: each its entity's row, or null when the caller may not read it. */
+function withEmbeds(row: Schema, r: ResourceManifest): Schema {
+  const embeds = Object.entries(r.embeds ?? {});
+  if (!embeds.length) return row;
+  const properties = { ...(row.properties as Record<string, Schema>) };
+  for (const [name, e] of embeds) {
+    properties[name] = { anyOf: [ref(e.target), { type: 'null' }], readOnly: true,
+      description: `The ${e.target} that ${e.property} names, when \`include\` names "${name}"; null when the caller may not read it.` };
+  }
+  return { ...row, properties };
+}
+
 /** Read, Create, Update, Patch (and CreateNested for children) schemas, plus the response wrappers. */
 export function entitySchemas(r: ResourceManifest): Record<string, Schema> {
   const e = r.entity, props = r.properties;
   const out: Record<string, Schema> = {
-    [e]: { ...shape(r.schemas.read, props, 'read'), ...(r.description ? { description: r.description } : {}) },
+    [e]: withEmbeds({ ...shape(r.schemas.read, props, 'read'), ...(r.description ? { description: r.description } : {}) }, r),
     [`${e}Create`]: shape(r.schemas.create, props, 'create', r.versionProperty),
     [`${e}Update`]: shape(r.schemas.replace, props, 'update'),
     [`${e}Patch`]: shape(r.schemas.patch, props, 'patch'),

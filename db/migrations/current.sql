@@ -3631,6 +3631,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       }
     }
   },
+  "embeds": {
+    "project": {
+      "target": "Project",
+      "property": "project_id"
+    }
+  },
   "functions": {
     "list": "posts_list",
     "search": "posts_search",
@@ -4630,7 +4636,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -4677,7 +4686,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -4704,7 +4716,10 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
+  IF args -> 'embed' ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
+  END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
@@ -5116,6 +5131,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
     }
   },
   "relations": {},
+  "embeds": {
+    "post": {
+      "target": "Post",
+      "property": "post_id"
+    }
+  },
   "functions": {
     "list": "comments_list",
     "search": "comments_search",
@@ -5248,7 +5269,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -5295,7 +5319,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -5322,7 +5349,10 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+  IF args -> 'embed' ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
+  END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);

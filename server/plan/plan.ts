@@ -27,6 +27,8 @@ export interface Plan {
   each?: Array<Record<string, unknown>>;
   /** Wire names and columns of the rows the endpoint reads and writes (web.name). */
   wire: Wire;
+  /** Those of each embedded record's entity. */
+  embedWires?: Record<string, Wire>;
 }
 
 export interface Planner {
@@ -46,11 +48,17 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   const parent = e.parent ? { parent: e.parent.id, ...(e.ancestors ? { ancestors: e.ancestors.map((a) => a.id) } : {}) } : {};
   const props = readableProps(p.manifest, e);
   const schemaOf = (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
-  const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props);
+  // Embeds (include=project) on the entity's own reads; elsewhere an embed's name is an unknown property.
+  const embeds = !rel && ['list', 'search', 'read'].includes(e.action) ? Object.keys(r.embeds ?? {}) : [];
+  const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props, embeds);
   const wire = wireOf(props);
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
-    return { endpoint: e, fn, args, projection: proj, wire };
+    const embedded = proj.embed?.length ? {
+      args: { ...args, embed: proj.embed },
+      embedWires: Object.fromEntries(proj.embed.map((n) => [n, wireOf(p.manifest.resources[r.embeds![n]!.target]!.properties)])),
+    } : { args };
+    return { endpoint: e, fn, projection: proj, wire, ...embedded };
   };
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
   const body = async () => {
@@ -63,11 +71,11 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
 
   switch (e.action) {
     case 'list': {
-      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf);
+      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf, embeds);
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes);
+      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent });

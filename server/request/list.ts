@@ -7,7 +7,7 @@ import { resolvePath } from './paths.ts';
 import type { RawQuery } from './query.ts';
 import type { SearchRequest } from './search.ts';
 
-export function parseListQuery(query: RawQuery, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown): SearchRequest {
+export function parseListQuery(query: RawQuery, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown, embeds: string[] = []): SearchRequest {
   const conditions: FilterNode[] = query.filters.map((term) => {
     const where = `filter "${term.param}"`;
     const target = resolvePath(props, term.path, 'filter', where);
@@ -19,6 +19,6 @@ export function parseListQuery(query: RawQuery, props: Record<string, PropertyMa
     ...(filter ? { filter } : {}),
     ...parsePaging(reserved),
     sort: parseSort(reserved.sort, props),
-    projection: parseProjection(reserved.include, reserved.exclude, props),
+    projection: parseProjection(reserved.include, reserved.exclude, props, embeds),
   };
 }

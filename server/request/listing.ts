@@ -21,6 +21,8 @@ export interface PagingInput { page?: unknown; per_page?: unknown; after?: unkno
 export interface Projection {
   include?: string[];
   exclude?: string[];
+  /** Embedded to-one records named in include (`project`): the SQL adds them to each row. */
+  embed?: string[];
 }
 
 /** `raw` is a query-string text or a JSON value from a search body; undefined takes the default. */
@@ -86,13 +88,17 @@ export function parseSort(raw: unknown, props: Record<string, PropertyManifest>)
   });
 }
 
-export function parseProjection(include: unknown, exclude: unknown, props: Record<string, PropertyManifest>): Projection {
+export function parseProjection(include: unknown, exclude: unknown, props: Record<string, PropertyManifest>, embeds: string[] = []): Projection {
   const projection: Projection = {};
   for (const [name, raw] of [['include', include], ['exclude', exclude]] as const) {
     const paths = listOf(name, raw);
     if (!paths) continue;
-    for (const p of paths) resolvePath(props, p, 'projection', `${name} "${p}"`);
-    projection[name] = paths;
+    // An embed's name in include embeds that record; it keeps every property unless others are named.
+    const embedded = name === 'include' ? paths.filter((p) => embeds.includes(p)) : [];
+    const rest = paths.filter((p) => !embedded.includes(p));
+    for (const p of rest) resolvePath(props, p, 'projection', `${name} "${p}"`);
+    if (embedded.length) projection.embed = embedded;
+    if (rest.length) projection[name] = name === 'include' ? [...rest, ...embedded] : rest;
   }
   return projection;
 }

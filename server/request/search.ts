@@ -17,7 +17,7 @@ const KEYS = ['where', 'sort', 'page', 'per_page', 'after', 'before', 'count', '
 const MAX_DEPTH = 32;
 
 export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown,
-  maxNodes = LIMITS.maxFilterNodes.fallback): SearchRequest {
+  maxNodes = LIMITS.maxFilterNodes.fallback, embeds: string[] = []): SearchRequest {
   const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
   let nodes = 0;
   /** Every group and condition counts; past the limit the search is refused before anything runs. */
@@ -30,7 +30,7 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
     ...(filter ? { filter } : {}),
     ...parsePaging(body),
     sort: parseSort(body.sort, props),
-    projection: parseProjection(body.include, body.exclude, props),
+    projection: parseProjection(body.include, body.exclude, props, embeds),
   };
 
   function node(value: unknown, at: string, depth: number): FilterNode {

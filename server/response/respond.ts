@@ -13,7 +13,13 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
   const projection = projector(plan.projection);
-  const project = (row: unknown) => projection(plan.wire.toWire(row)); // column keys to wire names, then the projection
+  // Column keys to wire names (an embedded record's by its own entity), then the projection.
+  const embedded = Object.entries(plan.embedWires ?? {});
+  const project = (row: unknown) => {
+    const named = plan.wire.toWire(row) as Record<string, unknown> | null;
+    for (const [name, w] of embedded) if (named && named[name]) named[name] = w.toWire(named[name]);
+    return projection(named);
+  };
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent

@@ -6,7 +6,7 @@ import { ident, literal, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import {
-  keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
+  embedJson, embedScenarios, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -92,7 +92,8 @@ function list(s: Shape, action: 'list' | 'search'): string {
     `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
-    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
+    ...embedScenarios(s),
+    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}${embedJson(s, 't', '$1')}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
     `  FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
     "  || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;",
@@ -118,7 +119,8 @@ function read(s: Shape): string {
   return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
     keyCheck(s),
     parentCheck(s),
-    `SELECT ${singleJson(s)} INTO _result`,
+    ...embedScenarios(s),
+    `SELECT ${s.embeds.length ? singleJson(s).replace(`'data', ${rowJson(s)}`, `'data', ${rowJson(s)}${embedJson(s, 't', 'args')}`) : singleJson(s)} INTO _result`,
     `  FROM ${s.rel} t WHERE ${recordWhere(s)};`,
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     `RETURN _result || ${h.scenario};`,

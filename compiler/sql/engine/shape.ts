@@ -2,6 +2,7 @@
 // columns a response shows and a body may write, ETag, parent and soft delete, and the SQL for each.
 import type { ColumnIR, TableIR } from '../../ir/types.ts';
 import { serverManaged } from '../../ir/columns.ts';
+import { embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
 
 export interface Writable {
@@ -34,6 +35,8 @@ export interface Shape {
   managed: string[];
   /** Body members refused with 400 (readOnly properties and identities). */
   readOnly: string[];
+  /** To-one records a read or list may embed (compiler/query/embeds.ts), with their tables' shapes. */
+  embeds: Array<{ name: string; column: string; target: Shape }>;
 }
 
 const isText = (type: string) => type === 'text' || type.startsWith('character varying');
@@ -43,7 +46,7 @@ export function keyEquals(col: string, type: string, value: string): string {
   return isText(type) ? `${col} = ${value}` : `${col} = ${value}::${type}`;
 }
 
-export function shapeOf(t: TableIR, all: TableIR[]): Shape {
+export function shapeOf(t: TableIR, all: TableIR[], withEmbeds = true): Shape {
   const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
   const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
   const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
@@ -70,7 +73,32 @@ export function shapeOf(t: TableIR, all: TableIR[]): Shape {
     })),
     managed: props.filter(managed).map((c) => c.name),
     readOnly: props.filter(readOnly).map((c) => c.name),
+    embeds: withEmbeds && t.kind === 'entity'
+      ? embedsOf(t.entityName, t.entity).map((e) => ({ name: e.name, column: e.property, target: shapeOf(entityTable(e.target), all, false) }))
+      : [],
   };
+}
+
+/** The embedded records the request names (`args -> 'embed'`), each read under its own entity's policies. */
+export function embedJson(s: Shape, alias: string, args: string): string {
+  return s.embeds.map((e) => {
+    const x = `e_${e.name}`;
+    const where = [`${x}.${ident(e.target.pk)} = ${alias}.${ident(e.column)}`, ...(e.target.soft ? [`${x}.deleted_at IS NULL`] : [])].join(' AND ');
+    return ` || CASE WHEN ${args} -> 'embed' ? ${literal(e.name)} THEN jsonb_build_object(${literal(e.name)}, `
+      + `(SELECT ${rowJson(e.target, x)} FROM ${e.target.rel} ${x} WHERE ${where})) ELSE '{}'::jsonb END`;
+  }).join('');
+}
+
+/**
+ * Before a statement that embeds: each embedded table's policies judge by its own `read` winner for the
+ * caller (none: '' matches no policy, so a hidden record embeds as null).
+ */
+export function embedScenarios(s: Shape): string[] {
+  return s.embeds.flatMap((e) => [
+    `IF args -> 'embed' ? ${literal(e.name)} THEN`,
+    `  PERFORM set_config(${literal(`request.scenario.${e.target.name}`)}, coalesce(${qname('app', `${e.target.name}_access`)}('read'), ''), true);`,
+    'END IF;',
+  ]);
 }
 
 /** A row as the API shows it: jsonb_build_object over the readable columns of `alias` (100 arguments at most per call). */

@@ -1100,6 +1100,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
     }
   },
   "relations": {},
+  "embeds": {
+    "team": {
+      "target": "Team",
+      "property": "team_id"
+    }
+  },
   "functions": {
     "list": "tasks_list",
     "search": "tasks_search",
@@ -1220,7 +1226,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'team' THEN
+    PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', e_team."id", 'name', e_team."name", 'owner_id', e_team."owner_id") FROM "app"."teams" e_team WHERE e_team."id" = t."team_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -1267,7 +1276,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  IF args -> 'embed' ? 'team' THEN
+    PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), ''), true);
+  END IF;
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', e_team."id", 'name', e_team."name", 'owner_id', e_team."owner_id") FROM "app"."teams" e_team WHERE e_team."id" = t."team_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -1294,7 +1306,10 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+  IF args -> 'embed' ? 'team' THEN
+    PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), ''), true);
+  END IF;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN args -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', e_team."id", 'name', e_team."name", 'owner_id', e_team."owner_id") FROM "app"."teams" e_team WHERE e_team."id" = t."team_id")) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
     FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
