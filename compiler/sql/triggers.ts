@@ -3,6 +3,7 @@
 import type { TableIR } from '../ir/types.ts';
 import { ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
+import { wireName } from '../manifest/read.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -15,22 +16,26 @@ export type ResolveReference = (references: string) => { table: string; key: str
 
 export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const fn = qname('app', `${t.name}_write_rules`);
-  const props = t.columns.filter((c) => c.prop).map((c) => ({ name: c.name, col: ident(c.name), p: c.prop!, identity: c.identity, type: c.sqlType }));
+  // Messages say the property's wire name (web.name); the property argument stays the column's, which the
+  // gateway maps to the wire like every errors[].property SQL reports.
+  const props = t.columns.filter((c) => c.prop).map((c) => ({
+    name: c.name, wire: wireName(c.name, c.prop!), col: ident(c.name), p: c.prop!, identity: c.identity, type: c.sqlType,
+  }));
   const onInsert: string[] = [];
   const onUpdate: string[] = [];
   const always: string[] = [];
 
-  for (const { name, col, p, identity, type } of props) {
+  for (const { name, wire, col, p, identity, type } of props) {
     const m = p.modules ?? {};
     // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself.
     if (p.readOnly && !identity) {
-      onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${name}" cannot be supplied`, name, 'readOnly')} END IF;`);
+      onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${wire}" cannot be supplied`, name, 'readOnly')} END IF;`);
       if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
       else if (p.defaultValue !== undefined && !m.Version) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
     }
     if (!identity && (p.primary || p.immutable || p.readOnly)) {
       const rule = p.primary ? 'primary' : p.immutable ? 'immutable' : 'readOnly';
-      const what = p.primary ? `primary key "${name}"` : `${rule} property "${name}"`;
+      const what = p.primary ? `primary key "${wire}"` : `${rule} property "${wire}"`;
       onUpdate.push(`IF NEW.${col} IS DISTINCT FROM OLD.${col} THEN ${refuse('PT400', `${what} cannot be changed`, name, rule)} END IF;`);
     }
     if (m.Version) {
@@ -67,11 +72,11 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
       `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
     onUpdate.push(`IF NEW.organization_id IS DISTINCT FROM OLD.organization_id THEN ${refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')} END IF;`);
     // Foreign keys are checked past row-level security: a reference must stay inside the organization.
-    for (const { name, col, p, type } of props.filter((x) => x.p.references && resolve)) {
+    for (const { name, wire, col, p, type } of props.filter((x) => x.p.references && resolve)) {
       const ref = resolve!(p.references!);
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col})`,
         `   AND NOT lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${literal(type)}, NEW.${col}::text, false, NULL, NULL, true) THEN`,
-        `  ${refuse('PT422', `"${name}" does not reference a ${p.references!.split('.')[0]} of your organization`, name, 'references')}`, 'END IF;');
+        `  ${refuse('PT422', `"${wire}" does not reference a ${p.references!.split('.')[0]} of your organization`, name, 'references')}`, 'END IF;');
     }
   }
   // Guards run before module assignments so a client's value is judged, not the server's.

@@ -13,6 +13,8 @@ export interface ErrorContext {
   deleting?: boolean;
   /** Tables whose broken foreign key means the addressed target does not exist (link: 404). */
   targetTables?: string[];
+  /** The wire name of a column of the addressed table (web.name), for columns PostgreSQL names. */
+  wireName?: (column: string) => string;
 }
 
 interface DbError { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown; constraint_name?: unknown; column_name?: unknown; table_name?: unknown }
@@ -47,7 +49,8 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
       return new ApiError('validation', `"${property}" breaks its ${rule} rule.`, { errors: [{ property, rule, message: ruleMessage(property, rule) }] });
     }
     case '23502': {
-      const property = text(e.column_name) ?? 'record';
+      const column = text(e.column_name);
+      const property = column ? (ctx.wireName?.(column) ?? column) : 'record';
       return new ApiError('validation', `"${property}" is required.`, { errors: [{ property, rule: 'required', message: `${property} is required` }] });
     }
     case '23001':

@@ -26,6 +26,7 @@ function problemOf(err: unknown, plan: Plan | undefined, identity: Identity, man
     anonymous: identity.role === 'anon',
     deleting: e.action === 'delete',
     ownTables: [e.resource.table, ...(rel?.kind === 'oneToOne' ? [rel.table] : [])],
+    wireName: plan.wire.wireName,
     ...(rel?.kind === 'manyToMany' && e.action === 'link' ? { targetTables: [rel.table] } : {}),
   });
   return err instanceof ElementFailure ? locate(problem, { index: err.index }) : problem;

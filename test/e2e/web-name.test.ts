@@ -59,4 +59,21 @@ test('the model\'s name on the wire is an unknown property; errors name the web 
   assertFieldError(tooLong, 'legacyCode');
 });
 
+test('messages SQL writes name the web name too (write-rule refusals)', async () => {
+  const depth = await startApi('test/e2e/support/depth.model.json');
+  try {
+    dataOf(await depth.post('/regions', { id: 'north', name: 'North', zoneCode: 'N1' }), 201);
+    const moved = await depth.patch('/regions/north', { zoneCode: 'N2' });
+    assertProblem(moved, 400, depth.docsUrl);
+    assert.match(moved.body.detail, 'immutable property "zoneCode" cannot be changed');
+    assert.not.match(moved.body.detail, 'zone_code');
+    const live = await depth.post('/regions', { id: 'south', name: 'South', stage: 'live' });
+    assert.is(live.status, 422, live.text);
+    assertFieldError(live, 'stage');
+    assert.not.match(live.text, 'phase');
+  } finally {
+    await depth.close();
+  }
+});
+
 test.run();
