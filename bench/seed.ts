@@ -13,7 +13,7 @@ export const publishedPostId = (n: number) => `post${n * 4 + 2}`;
 
 export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<void> {
   const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
-  const tables = ['users', 'projects', 'projects_members', 'posts'];
+  const tables = ['users', 'projects', 'projects_members', 'posts', 'tags', 'posts_tags'];
   // Server-managed values (ids, owners, versions, timestamps) are written directly: the write-rule
   // triggers judge requests, not the seed.
   for (const t of tables) await sql.unsafe(`ALTER TABLE app.${t} DISABLE TRIGGER USER`);
@@ -30,6 +30,11 @@ export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<v
       SELECT 'post' || i, 'p' || (i % ${projects}::int + 1), 'Title ' || i, 'Body of post ' || i,
         (ARRAY['draft', 'in_review', 'published', 'archived'])[i % 4 + 1], 'u' || (i % 2000 + 1), i % 500, now(), now()
       FROM generate_series(0, ${rows}::int - 1) i`;
+    // Twenty tags; each post has two of them (what `include=tags` embeds).
+    await sql`INSERT INTO app.tags (slug, label) SELECT 'tag' || i, 'Tag ' || i FROM generate_series(1, 20) i`;
+    await sql`INSERT INTO app.posts_tags (post_id, tag_slug)
+      SELECT 'post' || i, 'tag' || (i % 20 + 1) FROM generate_series(0, ${rows}::int - 1) i
+      UNION ALL SELECT 'post' || i, 'tag' || ((i + 7) % 20 + 1) FROM generate_series(0, ${rows}::int - 1) i`;
   } finally {
     for (const t of tables) await sql.unsafe(`ALTER TABLE app.${t} ENABLE TRIGGER USER`);
   }

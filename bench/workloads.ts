@@ -58,6 +58,14 @@ export function workloads(rows: number): Workload[] {
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'project_id', op: 'eq', value: `p${1 + pick(projects)}` }, page: 1, per_page: 25, sort: [] }),
     },
     {
+      // The same page with each post's project and tags embedded (compare with 'list indexed').
+      name: 'list indexed, embeds',
+      http: { method: 'GET', next: () => ({ path: `${API}/posts?project_id=p${1 + pick(projects)}&per_page=25&include=project,tags` }) },
+      direct: (sql) => dispatch(sql, 'posts_list', {
+        filter: { field: 'project_id', op: 'eq', value: `p${1 + pick(projects)}` }, page: 1, per_page: 25, sort: [], embed: { project: {}, tags: {} }, embed_limit: 100,
+      }),
+    },
+    {
       name: 'list not indexed',
       http: { method: 'GET', next: () => ({ path: `${API}/posts?status=published&per_page=25` }) },
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'published' }, page: 1, per_page: 25, sort: [] }),

@@ -3,9 +3,9 @@
 import type { Entity, Model, Property } from '../model/types.ts';
 import { buildSchema } from '../ir/build.ts';
 import type { TableIR } from '../ir/types.ts';
-import { ENGINE_VERSION, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
+import { ENGINE_VERSION, type EmbedManifest, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
-import { embedsOf } from '../query/embeds.ts';
+import { embedsOf, type EmbedDef } from '../query/embeds.ts';
 import { docsFacts, keySchema, readSchema, wireName, wireProperties } from './read.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
@@ -110,7 +110,10 @@ export function buildManifest(model: Model): Manifest {
 
 function embedsManifest(name: string, e: Entity) {
   const embeds = embedsOf(name, e);
-  return embeds.length ? { embeds: Object.fromEntries(embeds.map((x) => [x.name, { target: x.target, property: wireName(x.property, e.properties[x.property]!) }])) } : {};
+  const manifest = (x: EmbedDef): EmbedManifest => x.kind === 'reference'
+    ? { kind: x.kind, target: x.target, property: wireName(x.property, e.properties[x.property]!) }
+    : x.kind === 'manyToMany' ? { kind: x.kind, target: x.target, relation: x.relation } : { kind: x.kind, relation: x.relation };
+  return embeds.length ? { embeds: Object.fromEntries(embeds.map((x) => [x.name, manifest(x)])) } : {};
 }
 
 function linkSchema(edge: Record<string, { enum?: string[] } | undefined>): object {

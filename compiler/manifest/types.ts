@@ -92,8 +92,8 @@ export interface ResourceManifest {
   parent?: { entity: string; property: string };
   properties: Record<string, PropertyManifest>;
   relations: Record<string, RelationManifest>;
-  /** To-one records `include=<name>` embeds (compiler/query/embeds.ts): the entity and the reference property (wire name). */
-  embeds?: Record<string, { target: string; property: string }>;
+  /** What `include=<name>` embeds (compiler/query/embeds.ts). */
+  embeds?: Record<string, EmbedManifest>;
   /** api.* function name per action. */
   functions: {
     list: string; search: string; read: string; create: string; replace: string; patch: string;
@@ -106,6 +106,16 @@ export interface ResourceManifest {
   /** Managed constraint name -> the property and rule it enforces (for 409/422 details). */
   constraints: Record<string, { property: string; rule: string }>;
 }
+
+/**
+ * An embed: a referenced record (`property`: the reference's wire name), the records a manyToMany
+ * `relation` links (a list, each with `edge`), or a oneToOne `relation`'s sub-resource. `target` names the
+ * embedded entity, whose own embeds nest below (`site.region`); a sub-resource nests nothing.
+ */
+export type EmbedManifest =
+  | { kind: 'reference'; target: string; property: string }
+  | { kind: 'manyToMany'; target: string; relation: string }
+  | { kind: 'oneToOne'; relation: string };
 
 export interface PropertyManifest {
   type: PropertyType;

@@ -1,7 +1,8 @@
 // Per-entity schemas of the OpenAPI document, derived from the manifest's own body and read schemas
 // (the ones the gateway validates with), then shaped for spec table 2.2 and the web bindings.
-import type { PropertyManifest, ResourceManifest } from '../manifest/types.ts';
+import type { EmbedManifest, PropertyManifest, ResourceManifest } from '../manifest/types.ts';
 import { ref, type Schema } from './common.ts';
+import { pascal } from './operations.ts';
 
 type Props = Record<string, PropertyManifest>;
 type Kind = 'read' | 'create' | 'update' | 'patch';
@@ -84,16 +85,29 @@ export const single = (name: string): Schema =>
 export const listOf = (name: string): Schema =>
   ({ type: 'object', properties: { data: { type: 'array', items: ref(name) }, meta: ref('PageMeta') }, required: ['data', 'meta'] });
 
-/** A row with the records `include` may embed: each its entity's row, or null when the caller may not read it. */
+/**
+ * A row with what `include` may embed (each marked x-embed): a referenced record (null when the caller may
+ * not read it), the linked records of a manyToMany relation with their edges, a oneToOne sub-resource.
+ */
 function withEmbeds(row: Schema, r: ResourceManifest): Schema {
   const embeds = Object.entries(r.embeds ?? {});
   if (!embeds.length) return row;
   const properties = { ...(row.properties as Record<string, Schema>) };
-  for (const [name, e] of embeds) {
-    properties[name] = { anyOf: [ref(e.target), { type: 'null' }], readOnly: true,
-      description: `The ${e.target} that ${e.property} names, when \`include\` names "${name}"; null when the caller may not read it.` };
-  }
+  for (const [name, e] of embeds) properties[name] = { 'x-embed': true, readOnly: true, ...embedSchema(r, name, e) };
   return { ...row, properties };
+}
+
+function embedSchema(r: ResourceManifest, name: string, e: EmbedManifest): Schema {
+  const asked = `when \`include\` names "${name}"`;
+  switch (e.kind) {
+    case 'reference':
+      return { anyOf: [ref(e.target), { type: 'null' }], description: `The ${e.target} that ${e.property} names, ${asked}; null when the caller may not read it.` };
+    case 'manyToMany':
+      return { type: 'array', items: ref(`${r.entity}${pascal(e.relation)}Linked`),
+        description: `The ${e.target} records linked by ${e.relation} that the caller may read, with their edge properties, ${asked}: at most EMBED_MAX_ROWS, by key.` };
+    case 'oneToOne':
+      return { allOf: [ref(`${r.entity}${pascal(e.relation)}`)], description: `The ${e.relation} sub-resource, ${asked}.` };
+  }
 }
 
 /** Read, Create, Update, Patch (and CreateNested for children) schemas, plus the response wrappers. */

@@ -220,19 +220,29 @@ $$;
 
 -- The column (or JSON path) expression a field names, with its comparison type. `field` is a property
 -- or property.json.path; the result: {expr, type, kind, json_path} or a PT400 naming the field.
-CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE plpgsql AS $$
+-- A field `embed.property` (a filter on a referenced record: `project.name`) is that property of the row
+-- the reference names, read by a subquery under the target table's policies: null when hidden or absent.
+-- lib.field_expr over the row at `alias`.
+CREATE OR REPLACE FUNCTION lib.field_expr_at(d jsonb, field text, purpose text, alias text) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   parts text[] := string_to_array(field, '.');
   prop text := parts[1];
   rest text[] := parts[2:];
   col jsonb := d -> 'columns' -> prop;
+  ref jsonb := d -> 'embeds' -> prop;
+  reached jsonb;
   cast_name text;
   base text;
 BEGIN
+  IF col IS NULL AND ref IS NOT NULL AND purpose = 'filter' AND cardinality(rest) = 1 THEN
+    reached := lib.field_expr_at(lib.fields(ref ->> 'table'), rest[1], purpose, 'r');
+    RETURN reached || jsonb_build_object('expr', format('(SELECT %s FROM app.%I r WHERE r.%I = %I.%I%s)', reached ->> 'expr',
+      ref ->> 'table', ref ->> 'pk', alias, ref ->> 'column', CASE WHEN (ref ->> 'live')::boolean THEN ' AND r.deleted_at IS NULL' ELSE '' END));
+  END IF;
   IF col IS NULL OR NOT (col ->> 'readable')::boolean THEN
     PERFORM lib.bad_request(format('unknown %s property "%s"', purpose, prop), prop, 'unknown');
   END IF;
-  base := format('t.%I', prop);
+  base := format('%I.%I', alias, prop);
   IF cardinality(rest) = 0 THEN
     RETURN jsonb_build_object('expr', base, 'type', col ->> 'type', 'kind', col ->> 'kind',
       'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search');
@@ -256,6 +266,10 @@ BEGIN
     'kind', CASE cast_name WHEN 'Integer' THEN 'Number' WHEN 'Decimal' THEN 'Number' WHEN 'Boolean' THEN 'Boolean' ELSE 'String' END,
     'multiple', false, 'json', false, 'jsonpath', true, 'search', false);
 END $$;
+
+CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT lib.field_expr_at(d, field, purpose, 't')
+$$;
 
 -- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1.
 CREATE OR REPLACE FUNCTION lib.condition_sql(d jsonb, node jsonb, vp text[]) RETURNS text LANGUAGE plpgsql AS $$

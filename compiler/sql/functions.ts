@@ -25,7 +25,14 @@ function fieldOf(c: ColumnIR): Record<string, unknown> {
 }
 
 function fieldsDdl(s: Shape): string {
-  const fields = { pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])) };
+  // A filter may name a property of a referenced record (`project.name`): lib.field_expr reads it from a
+  // subquery on the target's table, under the target's own policies.
+  const refs = s.embeds.filter((e) => e.kind === 'reference')
+    .map((e) => [e.name, { table: e.target.name, pk: e.target.pk, column: e.column, live: e.target.soft }]);
+  const fields = {
+    pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])),
+    ...(refs.length ? { embeds: Object.fromEntries(refs) } : {}),
+  };
   return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(JSON.stringify(fields, null, 2))}::jsonb)\n`
     + '  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;';
 }

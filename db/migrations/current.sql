@@ -546,19 +546,29 @@ $$;
 
 -- The column (or JSON path) expression a field names, with its comparison type. `field` is a property
 -- or property.json.path; the result: {expr, type, kind, json_path} or a PT400 naming the field.
-CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE plpgsql AS $$
+-- A field `embed.property` (a filter on a referenced record: `project.name`) is that property of the row
+-- the reference names, read by a subquery under the target table's policies: null when hidden or absent.
+-- lib.field_expr over the row at `alias`.
+CREATE OR REPLACE FUNCTION lib.field_expr_at(d jsonb, field text, purpose text, alias text) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   parts text[] := string_to_array(field, '.');
   prop text := parts[1];
   rest text[] := parts[2:];
   col jsonb := d -> 'columns' -> prop;
+  ref jsonb := d -> 'embeds' -> prop;
+  reached jsonb;
   cast_name text;
   base text;
 BEGIN
+  IF col IS NULL AND ref IS NOT NULL AND purpose = 'filter' AND cardinality(rest) = 1 THEN
+    reached := lib.field_expr_at(lib.fields(ref ->> 'table'), rest[1], purpose, 'r');
+    RETURN reached || jsonb_build_object('expr', format('(SELECT %s FROM app.%I r WHERE r.%I = %I.%I%s)', reached ->> 'expr',
+      ref ->> 'table', ref ->> 'pk', alias, ref ->> 'column', CASE WHEN (ref ->> 'live')::boolean THEN ' AND r.deleted_at IS NULL' ELSE '' END));
+  END IF;
   IF col IS NULL OR NOT (col ->> 'readable')::boolean THEN
     PERFORM lib.bad_request(format('unknown %s property "%s"', purpose, prop), prop, 'unknown');
   END IF;
-  base := format('t.%I', prop);
+  base := format('%I.%I', alias, prop);
   IF cardinality(rest) = 0 THEN
     RETURN jsonb_build_object('expr', base, 'type', col ->> 'type', 'kind', col ->> 'kind',
       'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search');
@@ -582,6 +592,10 @@ BEGIN
     'kind', CASE cast_name WHEN 'Integer' THEN 'Number' WHEN 'Decimal' THEN 'Number' WHEN 'Boolean' THEN 'Boolean' ELSE 'String' END,
     'multiple', false, 'json', false, 'jsonpath', true, 'search', false);
 END $$;
+
+CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT lib.field_expr_at(d, field, purpose, 't')
+$$;
 
 -- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1.
 CREATE OR REPLACE FUNCTION lib.condition_sql(d jsonb, node jsonb, vp text[]) RETURNS text LANGUAGE plpgsql AS $$
@@ -2126,6 +2140,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       }
     }
   },
+  "embeds": {
+    "profile": {
+      "kind": "oneToOne",
+      "relation": "profile"
+    }
+  },
   "functions": {
     "list": "users_list",
     "search": "users_search",
@@ -2332,7 +2352,7 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -2379,7 +2399,7 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -2406,8 +2426,12 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."users" t WHERE t."id" = _key;
+  IF args ? 'embed' THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+      FROM "app"."users" t WHERE t."id" = _key;
+  ELSE
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+  END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
@@ -2761,6 +2785,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
       }
     }
   },
+  "embeds": {
+    "members": {
+      "kind": "manyToMany",
+      "target": "User",
+      "relation": "members"
+    }
+  },
   "functions": {
     "list": "projects_list",
     "search": "projects_search",
@@ -2890,9 +2921,12 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
+    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -2937,9 +2971,12 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
+    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -2966,8 +3003,15 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."projects" t WHERE t."id" = _key;
+  IF args -> 'embed' ? 'members' THEN
+    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+  END IF;
+  IF args ? 'embed' THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+      FROM "app"."projects" t WHERE t."id" = _key;
+  ELSE
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
+  END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
@@ -3332,6 +3376,14 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "readable": true,
       "search": false
     }
+  },
+  "embeds": {
+    "project": {
+      "table": "projects",
+      "pk": "id",
+      "column": "project_id",
+      "live": false
+    }
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -3633,8 +3685,14 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
   },
   "embeds": {
     "project": {
+      "kind": "reference",
       "target": "Project",
       "property": "project_id"
+    },
+    "tags": {
+      "kind": "manyToMany",
+      "target": "Tag",
+      "relation": "tags"
     }
   },
   "functions": {
@@ -4634,12 +4692,18 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'project' ? 'members' THEN
+      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'tags' THEN
+    PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  IF args -> 'embed' ? 'project' THEN
-    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
-  END IF;
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -4684,12 +4748,18 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'project' ? 'members' THEN
+      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'tags' THEN
+    PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  IF args -> 'embed' ? 'project' THEN
-    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
-  END IF;
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -4717,10 +4787,20 @@ BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF args -> 'embed' ? 'project' THEN
-    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), ''), true);
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+    IF args -> 'embed' -> 'project' ? 'members' THEN
+      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+    END IF;
   END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', e_project."id", 'name', e_project."name", 'owner_id', e_project."owner_id") FROM "app"."projects" e_project WHERE e_project."id" = t."project_id")) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+  IF args -> 'embed' ? 'tags' THEN
+    PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+  END IF;
+  IF args ? 'embed' THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
+      FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+  ELSE
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+  END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
@@ -5058,6 +5138,14 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
       "readable": true,
       "search": false
     }
+  },
+  "embeds": {
+    "post": {
+      "table": "posts",
+      "pk": "id",
+      "column": "post_id",
+      "live": true
+    }
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -5133,6 +5221,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
   "relations": {},
   "embeds": {
     "post": {
+      "kind": "reference",
       "target": "Post",
       "property": "post_id"
     }
@@ -5267,12 +5356,21 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'project' THEN
+      PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+      IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' -> 'project' ? 'members' THEN
+        PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+      END IF;
+    END IF;
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'tags' THEN
+      PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  IF args -> 'embed' ? 'post' THEN
-    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
-  END IF;
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -5317,12 +5415,21 @@ BEGIN
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'project' THEN
+      PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+      IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' -> 'project' ? 'members' THEN
+        PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+      END IF;
+    END IF;
+    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'tags' THEN
+      PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  IF args -> 'embed' ? 'post' THEN
-    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
-  END IF;
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
@@ -5350,10 +5457,23 @@ BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF args -> 'embed' ? 'post' THEN
-    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), ''), true);
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
+    IF args -> 'embed' -> 'post' ? 'project' THEN
+      PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+      IF args -> 'embed' -> 'post' -> 'project' ? 'members' THEN
+        PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+      END IF;
+    END IF;
+    IF args -> 'embed' -> 'post' ? 'tags' THEN
+      PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+    END IF;
   END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', e_post."id", 'project_id', e_post."project_id", 'title', e_post."title", 'body', e_post."body", 'status', e_post."status", 'version', e_post."version", 'author_id', e_post."author_id", 'rating', e_post."rating", 'word_count', e_post."word_count", 'published_on', e_post."published_on", 'reading_slot', e_post."reading_slot", 'featured', e_post."featured", 'tags_cache', e_post."tags_cache", 'cover', e_post."cover", 'attachment', e_post."attachment", 'meta', e_post."meta", 'legacy_code', e_post."legacy_code", 'internal_note', e_post."internal_note", 'created_at', e_post."created_at", 'updated_at', e_post."updated_at") FROM "app"."posts" e_post WHERE e_post."id" = t."post_id" AND e_post.deleted_at IS NULL)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+  IF args ? 'embed' THEN
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+      FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+  ELSE
+    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+  END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
@@ -5764,8 +5884,7 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."tags" t WHERE t."slug" = _key;
+  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;

@@ -1,7 +1,8 @@
 // Turns a matched endpoint plus the request (query string, headers, body) into the one api.* call:
 // function name and jsonb arguments per the manifest protocol, and the projection for the response.
 import type { RequestLimits } from '../request/limits.ts';
-import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import type { Manifest, PropertyManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
+import type { References } from '../request/filter.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
 import { readJsonObject, readJsonObjects } from '../request/body.ts';
 import { LIMITS } from '../request/limits.ts';
@@ -15,6 +16,7 @@ import type { Call } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
 import { wireOf, type Wire } from '../request/wire.ts';
+import { planEmbeds, type EmbedWires } from './embeds.ts';
 
 export interface Plan {
   endpoint: Endpoint;
@@ -27,8 +29,8 @@ export interface Plan {
   each?: Array<Record<string, unknown>>;
   /** Wire names and columns of the rows the endpoint reads and writes (web.name). */
   wire: Wire;
-  /** Those of each embedded record's entity. */
-  embedWires?: Record<string, Wire>;
+  /** Those of each embedded level's rows. */
+  embedWires?: EmbedWires;
 }
 
 export interface Planner {
@@ -47,17 +49,15 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   // A nested path: the parent's key, and the keys above it outermost first (each checked in SQL).
   const parent = e.parent ? { parent: e.parent.id, ...(e.ancestors ? { ancestors: e.ancestors.map((a) => a.id) } : {}) } : {};
   const props = readableProps(p.manifest, e);
-  const schemaOf = (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
+  const schemaOf = createSchemaOf(r);
   // Embeds (include=project) on the entity's own reads; elsewhere an embed's name is an unknown property.
   const embeds = !rel && ['list', 'search', 'read'].includes(e.action) ? Object.keys(r.embeds ?? {}) : [];
   const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props, embeds);
   const wire = wireOf(props);
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
-    const embedded = proj.embed?.length ? {
-      args: { ...args, embed: proj.embed },
-      embedWires: Object.fromEntries(proj.embed.map((n) => [n, wireOf(p.manifest.resources[r.embeds![n]!.target]!.properties)])),
-    } : { args };
+    const asked = proj.embed?.length ? planEmbeds(p.manifest, r, proj.embed, p.limits.maxEmbedDepth) : undefined;
+    const embedded = asked ? { args: { ...args, embed: asked.tree, embed_limit: p.limits.maxEmbedRows }, embedWires: asked.wires } : { args };
     return { endpoint: e, fn, projection: proj, wire, ...embedded };
   };
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
@@ -71,11 +71,11 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
 
   switch (e.action) {
     case 'list': {
-      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf, embeds);
+      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf, embeds, referencesOf(p.manifest, e));
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds);
+      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, referencesOf(p.manifest, e));
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent });
@@ -141,6 +141,19 @@ function checkBulkSize(n: number, max: number): void {
 }
 
 /** The properties a response (and so a projection, filter or sort) of this endpoint can show. */
+/** The records an entity's own list and search may filter through (`project.name`): its reference embeds. */
+function referencesOf(manifest: Manifest, e: Endpoint): References {
+  if (e.relation) return {};
+  const out: References = {};
+  for (const [name, x] of Object.entries(e.resource.embeds ?? {})) {
+    const target = x.kind === 'reference' ? manifest.resources[x.target] : undefined;
+    if (target) out[name] = { props: target.properties, schemaOf: createSchemaOf(target) };
+  }
+  return out;
+}
+
+const createSchemaOf = (r: ResourceManifest) => (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
+
 function readableProps(manifest: Manifest, e: Endpoint): Record<string, PropertyManifest> {
   const rel = e.relation?.def;
   if (rel?.kind === 'oneToOne') return rel.properties;

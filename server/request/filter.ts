@@ -1,9 +1,9 @@
 // Builds one FilterNode condition from a resolved path, an operator and a value (a query-string text
 // or a JSON value from a search body), refusing operators that make no sense for the property's type.
-import type { FilterNode } from '../../compiler/manifest/types.ts';
+import type { FilterNode, PropertyManifest } from '../../compiler/manifest/types.ts';
 import { OPERATORS, refusal, type FilterOp, type Operand, type ValueKind } from '../../compiler/query/operators.ts';
 import { badRequest } from '../problem/types.ts';
-import { jsonPathType, type PathTarget } from './paths.ts';
+import { jsonPathType, resolvePath, type PathTarget } from './paths.ts';
 import { columnPath } from './wire.ts';
 
 type ValueType = 'string' | 'number' | 'boolean' | undefined;
@@ -15,6 +15,33 @@ const TEMPORAL: Record<string, RegExp | undefined> = {
   DateTime: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?$/,
 };
 const EXAMPLE: Record<string, string> = { Date: '2024-01-31', Time: '13:45:00', DateTime: '2024-01-31T13:45:00Z' };
+
+type SchemaOf = (property: string) => unknown;
+
+/** Records a filter may reach through a reference (`project.name`), by embed name: their properties. */
+export type References = Record<string, { props: Record<string, PropertyManifest>; schemaOf: SchemaOf }>;
+
+/**
+ * A filter's path, on the resource's own properties or, when it starts with a reference's embed name, one
+ * property of the referenced record (the SQL reads it under that record's rules); `joined` collects those.
+ */
+export function filterPath(props: Record<string, PropertyManifest>, schemaOf: SchemaOf, references: References,
+  path: string, where: string, joined: Set<string>): { target: PathTarget; schema: unknown; via?: string } {
+  const [first, ...rest] = path.split('.');
+  const ref = Object.hasOwn(props, first!) ? undefined : references[first!];
+  if (!ref) {
+    const target = resolvePath(props, path, 'filter', where);
+    return { target, schema: schemaOf(target.property) };
+  }
+  if (rest.length !== 1) throw badRequest(`A filter through "${first}" names one of its properties ("${first}.<property>") in ${where}.`);
+  const target = resolvePath(ref.props, rest[0]!, 'filter', where);
+  joined.add(first!);
+  return { target, schema: ref.schemaOf(target.property), via: first! };
+}
+
+/** The condition as SQL names its field: through the reference when there is one. */
+export const through = (node: FilterNode, via: string | undefined): FilterNode =>
+  (via && 'field' in node ? { ...node, field: `${via}.${node.field}` } : node);
 
 function operandOf(t: PathTarget): Operand {
   if (t.prop.file) return 'file';

@@ -1,5 +1,6 @@
 // The limits a request is held to, in one place: their defaults, the environment variables that change
 // them, and their reading at start. Each is checked before any database work (README: "Limits").
+import { EMBED_DEPTH } from '../../compiler/query/embeds.ts';
 
 export interface RequestLimits {
   /** Bytes of a request body (413). */
@@ -26,10 +27,14 @@ export interface RequestLimits {
   shutdownGraceMs: number;
   /** Seconds the answer to a write with an Idempotency-Key is kept for the caller's retries. */
   idempotencyTtlSeconds: number;
+  /** Levels of embeds one include path may nest (`site.region` is two; 400 past it). */
+  maxEmbedDepth: number;
+  /** Records an embedded manyToMany list holds at most (the first by key). */
+  maxEmbedRows: number;
 }
 
 /** Environment variable and default of each limit. */
-export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number }> = {
+export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number; max?: number }> = {
   maxBodyBytes: { env: 'MAX_BODY_BYTES', fallback: 1024 * 1024 },
   maxJsonMembers: { env: 'MAX_JSON_MEMBERS', fallback: 1000 },
   maxBatchOperations: { env: 'MAX_BATCH_OPERATIONS', fallback: 100 },
@@ -42,6 +47,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },
+  maxEmbedDepth: { env: 'EMBED_MAX_DEPTH', fallback: EMBED_DEPTH, max: EMBED_DEPTH }, // the SQL holds no more
+  maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };
 
 export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;
@@ -49,11 +56,12 @@ export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k,
 /** The limits from the environment; a value that is not a positive whole number stops the start. */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): RequestLimits {
   const out = { ...DEFAULT_LIMITS };
-  for (const [key, { env: name }] of Object.entries(LIMITS) as Array<[keyof RequestLimits, { env: string }]>) {
+  for (const [key, { env: name, max }] of Object.entries(LIMITS) as Array<[keyof RequestLimits, { env: string; max?: number }]>) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+    if (max !== undefined && n > max) throw new Error(`${name} is at most ${max}, got ${n}`);
     out[key] = n;
   }
   return out;

@@ -21,7 +21,7 @@ export interface PagingInput { page?: unknown; per_page?: unknown; after?: unkno
 export interface Projection {
   include?: string[];
   exclude?: string[];
-  /** Embedded to-one records named in include (`project`): the SQL adds them to each row. */
+  /** The embed paths include names (`project`, `site.region`): the SQL adds them to each row. */
   embed?: string[];
 }
 
@@ -93,12 +93,14 @@ export function parseProjection(include: unknown, exclude: unknown, props: Recor
   for (const [name, raw] of [['include', include], ['exclude', exclude]] as const) {
     const paths = listOf(name, raw);
     if (!paths) continue;
-    // An embed's name in include embeds that record; it keeps every property unless others are named.
-    const embedded = name === 'include' ? paths.filter((p) => embeds.includes(p)) : [];
+    // A path that starts with an embed's name (`project`, `site.region`) embeds; the row keeps every
+    // property unless others are named. server/plan/embeds.ts checks the path's later steps.
+    const embedded = name === 'include' ? paths.filter((p) => embeds.includes(p.split('.')[0]!)) : [];
     const rest = paths.filter((p) => !embedded.includes(p));
     for (const p of rest) resolvePath(props, p, 'projection', `${name} "${p}"`);
     if (embedded.length) projection.embed = embedded;
-    if (rest.length) projection[name] = name === 'include' ? [...rest, ...embedded] : rest;
+    const tops = [...new Set(embedded.map((p) => p.split('.')[0]!))];
+    if (rest.length) projection[name] = name === 'include' ? [...rest, ...tops] : rest;
   }
   return projection;
 }

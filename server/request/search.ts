@@ -3,12 +3,13 @@
 import { FILTER_OPS, type FilterNode, type FilterOp, type PropertyManifest, type SortKey } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
 import { LIMITS } from './limits.ts';
-import { condition } from './filter.ts';
+import { condition, filterPath, through, type References } from './filter.ts';
 import { parsePaging, parseProjection, parseSort, type Paging, type Projection } from './listing.ts';
-import { resolvePath } from './paths.ts';
 
 export interface SearchRequest extends Paging {
   filter?: FilterNode;
+  /** The references filters reach (`project.name`): SQL reads those tables under their read rules. */
+  joined?: Record<string, Record<string, never>>;
   sort?: SortKey[];
   projection: Projection;
 }
@@ -16,8 +17,11 @@ export interface SearchRequest extends Paging {
 const KEYS = ['where', 'sort', 'page', 'per_page', 'after', 'before', 'count', 'include', 'exclude'];
 const MAX_DEPTH = 32;
 
+export const joinedArg = (joined: Set<string>) => (joined.size ? { joined: Object.fromEntries([...joined].map((n) => [n, {}])) } : {});
+
 export function parseSearch(body: Record<string, unknown>, props: Record<string, PropertyManifest>, schemaOf: (property: string) => unknown,
-  maxNodes = LIMITS.maxFilterNodes.fallback, embeds: string[] = []): SearchRequest {
+  maxNodes = LIMITS.maxFilterNodes.fallback, embeds: string[] = [], references: References = {}): SearchRequest {
+  const joined = new Set<string>();
   const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
   let nodes = 0;
   /** Every group and condition counts; past the limit the search is refused before anything runs. */
@@ -28,6 +32,7 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
   const filter = body.where === undefined ? undefined : node(body.where, 'where', 0);
   return {
     ...(filter ? { filter } : {}),
+    ...joinedArg(joined),
     ...parsePaging(body),
     sort: parseSort(body.sort, props),
     projection: parseProjection(body.include, body.exclude, props, embeds),
@@ -55,11 +60,10 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
   }
 
   function conditions(path: string, v: unknown, at: string): FilterNode[] {
-    const target = resolvePath(props, path, 'filter', `"${at}"`);
-    const schema = schemaOf(target.property);
+    const { target, schema, via } = filterPath(props, schemaOf, references, path, `"${at}"`, joined);
     if (!isObject(v)) {
       count(at);
-      return [condition(target, 'eq', v, false, `"${at}"`, schema)];
+      return [through(condition(target, 'eq', v, false, `"${at}"`, schema), via)];
     }
     const ops = Object.entries(v);
     if (ops.length === 0) throw badRequest(`"${at}" needs an operator such as {"eq": …}.`);
@@ -68,7 +72,7 @@ export function parseSearch(body: Record<string, unknown>, props: Record<string,
         throw badRequest(`Unknown filter operator "${op}" in "${at}"; operators are ${FILTER_OPS.join(', ')}.`);
       }
       count(`${at}.${op}`);
-      return condition(target, op as FilterOp, value, false, `"${at}.${op}"`, schema);
+      return through(condition(target, op as FilterOp, value, false, `"${at}.${op}"`, schema), via);
     });
   }
 }

@@ -3,6 +3,7 @@
 // a bulk create answers its records as a list.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
+import { wireRowDeep } from '../plan/embeds.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText } from '../query/json.ts';
 
@@ -14,12 +15,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
   const projection = projector(plan.projection);
   // Column keys to wire names (an embedded record's by its own entity), then the projection.
-  const embedded = Object.entries(plan.embedWires ?? {});
-  const project = (row: unknown) => {
-    const named = plan.wire.toWire(row) as Record<string, unknown> | null;
-    for (const [name, w] of embedded) if (named && named[name]) named[name] = w.toWire(named[name]);
-    return projection(named);
-  };
+  const project = (row: unknown) => projection(wireRowDeep(row, plan.wire, plan.embedWires));
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent

@@ -55,10 +55,11 @@ test('create, list, search, read, replace, patch, delete and restore', async () 
   check(await api.post('/posts/search', { where: { or: [{ status: { eq: 'in_review' } }, { rating: { gt: 4 } }] }, sort: 'title' }), 'POST', '/posts/search');
   const read = await api.get('/posts/d1');
   check(read, 'GET', '/posts/{id}');
-  sameKeys(read.body.data, 'Post', ['internal_note'], ['project']);
+  sameKeys(read.body.data, 'Post', ['internal_note'], embedsOf('Post'));
   check(await api.get('/posts/d1?include=id,title,meta.address.city'), 'GET', '/posts/{id}');
-  const embedded = check(await api.get('/posts/d1?include=project'), 'GET', '/posts/{id}');
+  const embedded = check(await api.get('/posts/d1?include=project,tags,project.members'), 'GET', '/posts/{id}');
   sameKeys(embedded.data, 'Post', ['internal_note']);
+  assert.equal(embedsOf('Post').sort(), ['project', 'tags']);
   check(await api.get('/posts?include=id,project', { token: null }), 'GET', '/posts');
   check(await api.get('/posts/d1', { headers: { 'If-None-Match': read.headers.get('etag')! } }), 'GET', '/posts/{id}');
   check(await api.put('/posts/d1', { title: 'Replaced', version: 1 }), 'PUT', '/posts/{id}');
@@ -83,13 +84,18 @@ test('relations: link, list linked records, unlink; sub-resource read and replac
   check(await api.get(`/users/${user}/profile`), 'GET', '/users/{id}/profile');
   check(await api.put(`/users/${user}/profile`, { bio: 'Writes.' }), 'PUT', '/users/{id}/profile');
   check(await api.get(`/users/${user}/profile`), 'GET', '/users/{id}/profile');
-  sameKeys(check(await api.get(`/users/${user}`), 'GET', '/users/{id}').data, 'User');
+  sameKeys(check(await api.get(`/users/${user}`), 'GET', '/users/{id}').data, 'User', [], embedsOf('User'));
+  sameKeys(check(await api.get(`/users/${user}?include=profile`), 'GET', '/users/{id}').data, 'User');
   sameKeys(check(await api.get(`/users/${user}/profile`), 'GET', '/users/{id}/profile').data, 'UserProfile');
   sameKeys(check(await api.put(`/projects/${project}/members/${user}`, { role: 'viewer' }), 'PUT', '/projects/{id}/members/{target_id}').data, 'ProjectMembersLink');
   const linked = check(await api.get(`/projects/${project}/members`), 'GET', '/projects/{id}/members').data[0];
-  sameKeys(linked, 'User', ['edge']);
+  sameKeys(linked, 'User', ['edge'], embedsOf('User'));
   sameKeys(linked.edge, 'ProjectMembersEdge');
 });
+
+/** The properties of a schema that `include` embeds (marked x-embed). */
+const embedsOf = (schema: string) => Object.entries(v.doc.components.schemas[schema].properties as Record<string, { 'x-embed'?: boolean }>)
+  .filter(([, p]) => p['x-embed']).map(([k]) => k);
 
 /** A full record holds exactly the properties its schema lists (plus the hidden ones, which it leaves out; `unasked` embeds). */
 function sameKeys(row: Record<string, unknown>, schema: string, undocumented: string[] = [], unasked: string[] = []): void {

@@ -5,8 +5,9 @@ import { ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
+import { embedJson, embedScenarios } from './embed.ts';
 import {
-  embedJson, embedScenarios, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
+  keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, singleJson, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -70,6 +71,10 @@ const ARGS: Array<[string, string]> = [['args', 'jsonb']];
 const bodyCheck = (s: Shape, body = '_body') =>
   `PERFORM lib.check_body(${body}, ${textArray(s.writable.map((w) => w.name).concat(s.managed))}, ${textArray(s.readOnly)});`;
 
+/** Embeds are text of the list statement only when asked, so a list without them keeps its plain plan. */
+const listEmbeds = (s: Shape) => (s.embeds.length
+  ? `$q$ || CASE WHEN args ? 'embed' THEN $q$${embedJson(s, 't', "$1 -> 'embed'", '$1')}$q$ ELSE '' END || $q$` : '');
+
 function list(s: Shape, action: 'list' | 'search'): string {
   const h = head(s, action);
   const live = [...(s.soft ? ['t.deleted_at IS NULL'] : []),
@@ -88,12 +93,13 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "  args := args || jsonb_build_object('cursor', _cursor);",
     'END IF;',
     'PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);',
+    // Embedded tables, and those a filter reaches (`project.name`: args.joined), judge by their read rules.
+    ...embedScenarios(s, "(coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb))"),
     `_total := lib.page_total(_count, $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where,`,
     `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
-    ...embedScenarios(s),
-    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}${embedJson(s, 't', '$1')}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
+    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}${listEmbeds(s)}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
     `  FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
     "  || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;",
@@ -120,8 +126,15 @@ function read(s: Shape): string {
     keyCheck(s),
     parentCheck(s),
     ...embedScenarios(s),
-    `SELECT ${s.embeds.length ? singleJson(s).replace(`'data', ${rowJson(s)}`, `'data', ${rowJson(s)}${embedJson(s, 't', 'args')}`) : singleJson(s)} INTO _result`,
-    `  FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+    // A read without embeds keeps a plan of its own, as plain as the table's.
+    ...(s.embeds.length ? [
+      "IF args ? 'embed' THEN",
+      `  SELECT ${singleJson(s, 't', embedJson(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
+      `    FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      'ELSE',
+      `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      'END IF;',
+    ] : [`SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     `RETURN _result || ${h.scenario};`,
   ], `read one ${s.entity}`);

@@ -5,7 +5,7 @@ import { ident, literal, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { explainMiss, head, ownerParentCheck, type Head } from './records.ts';
 import {
-  etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
+  emptyRow, etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
 
 export interface JoinShape {
@@ -85,12 +85,11 @@ function ownerSingle(owner: Shape, h: Head): string[] {
 
 function subRead(s: Shape, owner: Shape): string {
   const h = head(owner, 'subRead');
-  const empty = `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, _key)`;
   return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
     ownerCheck(owner, h.action),
     `SELECT ${rowJson(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
     '-- Never written: every property null.',
-    `_row := coalesce(_row, ${empty});`,
+    `_row := coalesce(_row, ${emptyRow(s, '_key')});`,
     ...ownerSingle(owner, h),
   ], `read the sub-resource ${s.entity}`);
 }

@@ -2,7 +2,7 @@
 // columns a response shows and a body may write, ETag, parent and soft delete, and the SQL for each.
 import type { ColumnIR, TableIR } from '../../ir/types.ts';
 import { serverManaged } from '../../ir/columns.ts';
-import { embedsOf } from '../../query/embeds.ts';
+import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
 
 export interface Writable {
@@ -35,8 +35,19 @@ export interface Shape {
   managed: string[];
   /** Body members refused with 400 (readOnly properties and identities). */
   readOnly: string[];
-  /** To-one records a read or list may embed (compiler/query/embeds.ts), with their tables' shapes. */
-  embeds: Array<{ name: string; column: string; target: Shape }>;
+  /** What a read or list may embed (compiler/query/embeds.ts), with the embedded tables' shapes. */
+  embeds: EmbedShape[];
+}
+
+export interface EmbedShape {
+  name: string;
+  kind: 'reference' | 'manyToMany' | 'oneToOne';
+  /** The embedded rows' table: an entity's, or the sub-resource's. */
+  target: Shape;
+  /** reference: the column of this table holding the target's key. */
+  column?: string;
+  /** manyToMany: the join table, its key columns and its edge properties. */
+  join?: { rel: string; ownerColumn: string; targetColumn: string; edge: string[] };
 }
 
 const isText = (type: string) => type === 'text' || type.startsWith('character varying');
@@ -46,7 +57,11 @@ export function keyEquals(col: string, type: string, value: string): string {
   return isText(type) ? `${col} = ${value}` : `${col} = ${value}::${type}`;
 }
 
-export function shapeOf(t: TableIR, all: TableIR[], withEmbeds = true): Shape {
+/**
+ * `depth` levels of embeds below this table; `path` holds the tables above it, which an embed never
+ * repeats (a table's policies judge by one scenario per statement).
+ */
+export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: string[] = []): Shape {
   const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
   const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
   const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
@@ -73,32 +88,31 @@ export function shapeOf(t: TableIR, all: TableIR[], withEmbeds = true): Shape {
     })),
     managed: props.filter(managed).map((c) => c.name),
     readOnly: props.filter(readOnly).map((c) => c.name),
-    embeds: withEmbeds && t.kind === 'entity'
-      ? embedsOf(t.entityName, t.entity).map((e) => ({ name: e.name, column: e.property, target: shapeOf(entityTable(e.target), all, false) }))
-      : [],
+    embeds: depth > 0 && t.kind === 'entity' ? embedShapes(t, all, depth, [...path, t.name]) : [],
   };
 }
 
-/** The embedded records the request names (`args -> 'embed'`), each read under its own entity's policies. */
-export function embedJson(s: Shape, alias: string, args: string): string {
-  return s.embeds.map((e) => {
-    const x = `e_${e.name}`;
-    const where = [`${x}.${ident(e.target.pk)} = ${alias}.${ident(e.column)}`, ...(e.target.soft ? [`${x}.deleted_at IS NULL`] : [])].join(' AND ');
-    return ` || CASE WHEN ${args} -> 'embed' ? ${literal(e.name)} THEN jsonb_build_object(${literal(e.name)}, `
-      + `(SELECT ${rowJson(e.target, x)} FROM ${e.target.rel} ${x} WHERE ${where})) ELSE '{}'::jsonb END`;
-  }).join('');
-}
-
-/**
- * Before a statement that embeds: each embedded table's policies judge by its own `read` winner for the
- * caller (none: '' matches no policy, so a hidden record embeds as null).
- */
-export function embedScenarios(s: Shape): string[] {
-  return s.embeds.flatMap((e) => [
-    `IF args -> 'embed' ? ${literal(e.name)} THEN`,
-    `  PERFORM set_config(${literal(`request.scenario.${e.target.name}`)}, coalesce(${qname('app', `${e.target.name}_access`)}('read'), ''), true);`,
-    'END IF;',
-  ]);
+function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]): EmbedShape[] {
+  const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
+  const relationTable = (relation: string) => all.find((x) => x.kind !== 'entity' && x.entityName === t.entityName && x.relation!.name === relation)!;
+  const below = (x: TableIR) => shapeOf(x, all, depth - 1, path);
+  const out: EmbedShape[] = [];
+  for (const e of embedsOf(t.entityName, t.entity)) {
+    if (e.kind === 'oneToOne') {
+      out.push({ name: e.name, kind: e.kind, target: below(relationTable(e.relation)) });
+      continue;
+    }
+    const target = entityTable(e.target);
+    if (path.includes(target.name)) continue;
+    if (e.kind === 'reference') {
+      out.push({ name: e.name, kind: e.kind, column: e.property, target: below(target) });
+    } else {
+      const j = relationTable(e.relation), r = j.relation!;
+      out.push({ name: e.name, kind: e.kind, target: below(target),
+        join: { rel: qname('app', j.name), ownerColumn: r.ownerColumn, targetColumn: r.targetColumn!, edge: r.edge ?? [] } });
+    }
+  }
+  return out;
 }
 
 /** A row as the API shows it: jsonb_build_object over the readable columns of `alias` (100 arguments at most per call). */
@@ -109,14 +123,19 @@ export function rowJson(s: Shape, alias = 't'): string {
   return chunks.length ? chunks.join(' || ') : "'{}'::jsonb";
 }
 
+/** A sub-resource never written: every property null but its owner's key. */
+export function emptyRow(s: Shape, key: string): string {
+  return `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, ${key})`;
+}
+
 /** The ETag of a row: its Version when the entity has one, else its revision token. */
 export function etagSql(s: Shape, alias = 't'): string {
   return s.version ? `${alias}.${ident(s.version)}::text` : `${alias}._rev::text`;
 }
 
-/** {data, id, etag, last_modified} of a row (the Single of the api.* protocol). */
-export function singleJson(s: Shape, alias = 't'): string {
-  return `jsonb_build_object('data', ${rowJson(s, alias)}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at)`;
+/** {data, id, etag, last_modified} of a row (the Single of the api.* protocol); `more` adds to `data`. */
+export function singleJson(s: Shape, alias = 't', more = ''): string {
+  return `jsonb_build_object('data', ${rowJson(s, alias)}${more}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at)`;
 }
 
 /** The columns a query must select for rowJson/singleJson over a derived table. */

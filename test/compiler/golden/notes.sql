@@ -336,8 +336,7 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
-    FROM "app"."notes" t WHERE t."id" = _key;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;

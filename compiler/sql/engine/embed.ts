@@ -1,0 +1,57 @@
+// The SQL of embeds (`include=project,tags,site.region`): correlated subqueries in the one statement of a
+// read or list, each embedded table judged by its own policies under its own `read` scenario for the caller.
+import { ident, literal, qname } from '../ident.ts';
+import { emptyRow, rowJson, type EmbedShape, type Shape } from './shape.ts';
+
+/**
+ * The scenario an embedded table's policies judge by when the caller has none for `read`: no policy has
+ * this key (scenario labels are printable), so a hidden record embeds as null, or is left out of a list.
+ */
+const NO_SCENARIO = 'chr(1)';
+
+/**
+ * ` || CASE …` members that add to the row at `alias` each embed `tree` (a jsonb expression: the asked
+ * embeds at this level, `{"site": {"region": {}}}`) names; `args` is the request's arguments (embed_limit).
+ */
+export function embedJson(s: Shape, alias: string, tree: string, args: string): string {
+  return s.embeds.map((e, i) => {
+    const x = `${alias}_${i}`;
+    const value = embedValue(s, e, alias, x, `${tree} -> ${literal(e.name)}`, args);
+    return ` || CASE WHEN ${tree} ? ${literal(e.name)} THEN jsonb_build_object(${literal(e.name)}, ${value}) ELSE '{}'::jsonb END`;
+  }).join('');
+}
+
+function embedValue(s: Shape, e: EmbedShape, alias: string, x: string, below: string, args: string): string {
+  const t = e.target;
+  const row = `${rowJson(t, x)}${embedJson(t, x, below, args)}`;
+  const live = t.soft ? ` AND ${x}.deleted_at IS NULL` : '';
+  switch (e.kind) {
+    case 'reference':
+      return `(SELECT ${row} FROM ${t.rel} ${x} WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(e.column!)}${live})`;
+    case 'oneToOne': // never written: every property null, as its own read answers
+      return `coalesce((SELECT ${row} FROM ${t.rel} ${x} WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(s.pk)}), ${emptyRow(t, `${alias}.${ident(s.pk)}`)})`;
+    case 'manyToMany': {
+      const j = e.join!, edge = `jsonb_build_object(${j.edge.map((c) => `${literal(c)}, ${x}_j.${ident(c)}`).join(', ')})`;
+      return `(SELECT coalesce(jsonb_agg(${x}_r.v ORDER BY ${x}_r.k), '[]'::jsonb) FROM (SELECT ${row} || jsonb_build_object('edge', ${edge}) AS v, ${x}.${ident(t.pk)} AS k`
+        + ` FROM ${j.rel} ${x}_j JOIN ${t.rel} ${x} ON ${x}.${ident(t.pk)} = ${x}_j.${ident(j.targetColumn)}`
+        + ` WHERE ${x}_j.${ident(j.ownerColumn)} = ${alias}.${ident(s.pk)}${live}`
+        + ` ORDER BY ${x}.${ident(t.pk)} LIMIT (${args} ->> 'embed_limit')::integer) ${x}_r)`;
+    }
+  }
+}
+
+/**
+ * pl/pgSQL before a statement that embeds: each asked embedded entity's table takes its own `read` winner
+ * for the caller as its scenario (join and sub-resource rows follow their owner's).
+ */
+export function embedScenarios(s: Shape, tree = "args -> 'embed'", indent = ''): string[] {
+  return s.embeds.filter((e) => e.kind !== 'oneToOne').flatMap((e) => {
+    const t = e.target, below = `${tree} -> ${literal(e.name)}`;
+    return [
+      `${indent}IF ${tree} ? ${literal(e.name)} THEN`,
+      `${indent}  PERFORM set_config(${literal(`request.scenario.${t.name}`)}, coalesce(${qname('app', `${t.name}_access`)}('read'), ${NO_SCENARIO}), true);`,
+      ...embedScenarios(t, below, `${indent}  `),
+      `${indent}END IF;`,
+    ];
+  });
+}
