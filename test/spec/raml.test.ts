@@ -54,6 +54,10 @@ test('same content as the OpenAPI document: resources, methods, filters, types, 
   assert.is(types.Comment.properties.id.format, 'int64');
   assert.not.ok(JSON.stringify(types.User).includes('password'));
   assert.not.ok(JSON.stringify(raml).includes('internal_note'));
+  // Embeds (include=project,tags; profile on users): a record or nil, a list of linked records, the sub-resource.
+  assert.is(types.Post.properties.project.type, 'Project | nil');
+  assert.equal([types.Post.properties.tags.type, types.Post.properties.tags.items], ['array', 'PostTagsLinked']);
+  assert.is(types.User.properties.profile.type, 'UserProfile');
 });
 
 test.run();
