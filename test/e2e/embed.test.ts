@@ -105,6 +105,34 @@ test('filters through a reference (project.name) judge the project by its own ru
   }
 });
 
+test('three levels of a fixture model: a hidden embedded record is null, hidden linked records are left out', async () => {
+  const depth = await startApi('test/e2e/support/depth.model.json');
+  try {
+    dataOf(await depth.post('/regions', { id: 'r1', name: 'North' }), 201);
+    dataOf(await depth.post('/regions/r1/sites', { id: 'open', visibility: 'open' }), 201);
+    dataOf(await depth.post('/regions/r1/sites', { id: 'shut', visibility: 'closed' }), 201);
+    dataOf(await depth.post('/regions/r1/sites/open/devices', { id: 'd1', name: 'Pump' }), 201);
+    dataOf(await depth.post('/regions/r1/sites/shut/devices', { id: 'd2', name: 'Valve' }), 201);
+    for (const [slug, visibility] of [['hot', 'open'], ['secret', 'closed']]) {
+      dataOf(await depth.post('/labels', { slug, visibility }), 201);
+      expectStatus(await depth.put(`/devices/d1/labels/${slug}`, {}), 201);
+    }
+    const admin = dataOf(await depth.get('/devices/d1?include=labels,site.region'));
+    assert.equal(admin.labels.map((l: { slug: string }) => l.slug), ['hot', 'secret']);
+    assert.is(admin.site.region.name, 'North');
+    const user = { token: await depth.token({ sub: 'someone', roles: [] }) };
+    const mine = dataOf(await depth.get('/devices/d1?include=labels,site.region', user));
+    assert.equal(mine.labels.map((l: { slug: string }) => l.slug), ['hot'], 'the closed label is left out for this caller');
+    assert.is(mine.site.region.name, 'North');
+    const listed = await depth.get('/devices?include=id,site&sort=id', user);
+    assert.equal(listed.body.data, [{ id: 'd1', site: { id: 'open', region_id: 'r1', visibility: 'open' } }, { id: 'd2', site: null }]);
+    assert.equal((await depth.get('/devices?site.visibility=closed&include=id', user)).body.data, [], 'nor can a filter reach it');
+    assert.equal((await depth.get('/devices?site.visibility=closed&include=id')).body.data, [{ id: 'd2' }]);
+  } finally {
+    await depth.close();
+  }
+});
+
 test('one statement: the statements a list runs do not grow with its rows (no N+1)', async () => {
   for (let i = 0; i < 12; i++) dataOf(await api.post('/posts', { id: `n${i}`, project_id: project, title: `N${i}` }), 201);
   for (let i = 0; i < 12; i++) expectStatus(await api.put(`/posts/n${i}/tags/a-tag`), 201);
