@@ -35,6 +35,13 @@ async function asCaller<T>(sql: postgres.Sql, action: string, work: (tx: postgre
 /** Draft posts the bench user wrote, one per worker and path (post<4 + 2000k> is hers, in her project p5). */
 const ownPost = (path: number, worker: number) => `post${4 + 2000 * (path * 10 + worker)}`;
 
+/** Conditions every seeded post meets; a shape is a non-empty subset of them. */
+const ALWAYS = [
+  { field: 'title', op: 'ne', value: 'zzz' }, { field: 'body', op: 'ne', value: 'zzz' }, { field: 'status', op: 'ne', value: 'zzz' },
+  { field: 'word_count', op: 'gte', value: '0' }, { field: 'word_count', op: 'lt', value: '100000' }, { field: 'author_id', op: 'ne', value: 'zzz' },
+  { field: 'title', op: 'like', value: 'Title*' },
+];
+
 export function workloads(rows: number): Workload[] {
   const published = Math.floor(rows / 4);
   const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
@@ -45,6 +52,10 @@ export function workloads(rows: number): Workload[] {
   // the same total would otherwise dominate both). 2,000 pages of 25 need 1,000,000 posts (--rows 1000000).
   const deep = Math.max(2, Math.min(2000, Math.floor(published / 25 / 2)));
   let cursor = '';
+  const shaped = () => {
+    const subset = 1 + pick(90); // 90 of the 127 subsets of ALWAYS
+    return { project: `p${1 + pick(projects)}`, extra: ALWAYS.filter((_, i) => subset & (1 << i)) };
+  };
   return [
     {
       name: 'read by id',
@@ -64,6 +75,19 @@ export function workloads(rows: number): Workload[] {
       direct: (sql) => dispatch(sql, 'posts_list', {
         filter: { field: 'project_id', op: 'eq', value: `p${1 + pick(projects)}` }, page: 1, per_page: 25, sort: [], embed: { project: {}, tags: {} }, embed_limit: 100,
       }),
+    },
+    {
+      // The indexed list under 90 filter shapes (subsets of always-true conditions): each connection holds
+      // 180 prepared statements, so finding a request's shape among them is what this row measures.
+      name: 'list indexed, 90 shapes',
+      http: { method: 'GET', next: () => {
+        const { project, extra } = shaped();
+        return { path: `${API}/posts?project_id=${project}&per_page=25&${extra.map((c) => `${c.field}[${c.op}]=${encodeURIComponent(c.value)}`).join('&')}` };
+      } },
+      direct: (sql) => {
+        const { project, extra } = shaped();
+        return dispatch(sql, 'posts_list', { filter: { and: [{ field: 'project_id', op: 'eq', value: project }, ...extra] }, page: 1, per_page: 25, sort: [] });
+      },
     },
     {
       name: 'list not indexed',

@@ -131,11 +131,11 @@ BEGIN
     IF table_rows >= 100 * exact_below THEN
       pct := least(100, 100.0 * 20 * exact_below / table_rows);
       PERFORM set_config('request.q.sample', pct::text, true);
-      EXECUTE lib.prepared(sample_sql) INTO sampled;
+      sampled := lib.query_prepared(sample_sql, NULL::bigint);
       estimate := round(sampled * 100.0 / pct);
       IF estimate >= exact_below THEN RETURN jsonb_build_object('total', estimate, 'count', 'estimated'); END IF;
     END IF;
   END IF;
-  EXECUTE lib.prepared(count_sql) INTO total;
+  total := lib.query_prepared(count_sql, NULL::bigint);
   RETURN jsonb_build_object('total', total, 'count', 'exact');
 END $$;

@@ -41,6 +41,27 @@ test('a later api.dispatch in one transaction (a batch) starts with every table 
   assert.is(row!.second, '', 'the second call emptied it');
 });
 
+test('request-shaped statements: the session remembers its prepared shapes, and survives losing them', async () => {
+  const sql = (await import('postgres')).default(db.url, { max: 1, prepare: false, onnotice: () => {} }); // DEALLOCATE ALL would drop its own
+  try {
+    const claims = sql.json(ADMIN as any), args = sql.json({ filter: { field: 'title', op: 'ne', value: 'x' } } as any);
+    const list = async () => (await sql`select api.dispatch('authenticated', ${claims}, '127.0.0.1', 'posts_list', ${args}) as r`)[0]!.r;
+    const first = await list();
+    const [known] = await sql`select current_setting('lib.prepared', true) as s, (select count(*) from pg_prepared_statements where name like 'lib\_q\_%')::int as n`;
+    assert.is(known!.n, 2, 'the count and the page');
+    assert.is(known!.s.trim().split(' ').length, 2, 'both named in the session setting');
+    await sql`DEALLOCATE ALL`;
+    assert.equal(await list(), first, 'prepared again when the session lost them');
+    await sql.begin(async (tx) => {
+      await tx`DEALLOCATE ALL`;
+      await tx`select set_config('lib.prepared', ${known!.s}, false)`;
+      assert.equal((await tx`select api.dispatch('authenticated', ${claims}, '127.0.0.1', 'posts_list', ${args}) as r`)[0]!.r, first);
+    });
+  } finally {
+    await sql.end();
+  }
+});
+
 test('\\df api.*: one function per entity and action, plus dispatch, dispatch_each, manifest, the upload and the sign-in functions', async () => {
   const rows = await db.sql`select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'api' order by 1`;
   const expected = [...functionNames(buildSchema(model).tables), ...identityFunctionNames(model), 'dispatch', 'dispatch_each', 'manifest', 'upload_intent', 'upload_prepare'].sort();

@@ -99,10 +99,10 @@ function list(s: Shape, action: 'list' | 'search'): string {
     `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
-    `EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}${listEmbeds(s)}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
+    `_got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(${rowJson(s)}${listEmbeds(s)}), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))`,
     `  FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
     "  || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
-    "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;",
+    "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);",
     "_rows := _got -> 'rows';",
     "_at := _got -> 'at';",
     // More rows may follow a full page; an exact total says whether they do. (Not one row more than the page:

@@ -297,10 +297,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
   _rows := _got -> 'rows';
   _at := _got -> 'at';
   _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -344,10 +344,10 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
   _rows := _got -> 'rows';
   _at := _got -> 'at';
   _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -924,10 +924,10 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where, '"app"."docs"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
   _rows := _got -> 'rows';
   _at := _got -> 'at';
   _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -974,10 +974,10 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where, '"app"."docs"'::regclass, 1000);
-  EXECUTE lib.prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
     FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t') INTO _got;
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
   _rows := _got -> 'rows';
   _at := _got -> 'at';
   _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
