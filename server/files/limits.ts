@@ -17,8 +17,12 @@ export const essence = (type: string) => normalizeType(type).split(';')[0]!;
 
 /** By column: file work happens on bodies and rows in SQL's names (server/request/wire.ts). */
 function filesOf(props: Record<string, PropertyManifest>): Record<string, FileSpec> {
-  return Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[p.column ?? name, p.file]] : [])));
+  let files = found.get(props);
+  if (!files) found.set(props, files = Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[p.column ?? name, p.file]] : []))));
+  return files;
 }
+/** filesOf by the manifest's property maps (they live as long as the gateway): worked out once each. */
+const found = new WeakMap<Record<string, PropertyManifest>, Record<string, FileSpec>>();
 
 /** File properties in the body an endpoint writes (create, replace, patch, sub-resource PUT). */
 export function writtenFiles(e: Endpoint): Record<string, FileSpec> {

@@ -44,8 +44,8 @@ export function wireRowDeep<T>(row: T, wire: Wire, below: EmbedWires | undefined
   if (!named || typeof named !== 'object' || !below) return named as T;
   for (const [name, w] of Object.entries(below)) {
     const v = named[name];
-    if (Array.isArray(v)) for (const x of v) wireRowDeep(x, w.wire, w.below);
-    else if (v) wireRowDeep(v, w.wire, w.below);
+    if (Array.isArray(v)) named[name] = v.map((x) => wireRowDeep(x, w.wire, w.below));
+    else if (v) named[name] = wireRowDeep(v, w.wire, w.below);
   }
   return named as T;
 }

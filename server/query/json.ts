@@ -66,7 +66,30 @@ export function exactCopy(value: unknown): unknown {
  * so when all of them are safe doubles the native parser loses nothing.
  */
 const NUMBER_LIKE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-const allSafe = (text: string) => (text.match(NUMBER_LIKE) ?? []).every((n) => isSafeNumber(n, { approx: false }));
+/**
+ * True when `text` holds no number a double may not keep. Such a number has 16 digits (so a run of 16
+ * digits and points), or an exponent: an `e` right after a run of digits that starts a number (after a
+ * space, `:`, `,`, `[`, `-`, or at the start). A number with neither has at most 15 significant digits,
+ * which a double keeps (DBL_DIG). One pass over the characters, about as fast as JSON.parse; strings
+ * that look like numbers only send the text to the slower exact check.
+ */
+function surelySafe(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || c === 46) {
+      if (++run === 16) return false;
+      continue;
+    }
+    if ((c === 101 || c === 69) && run > 0 && startsNumber(text.charCodeAt(i - run - 1))) return false;
+    run = 0;
+  }
+  return true;
+}
+/** Space, tab, newline, `:`, `,`, `[`, `-`, or before the text (NaN). */
+const startsNumber = (c: number) => Number.isNaN(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44 || c === 91 || c === 45;
+const allSafe = (text: string) =>
+  surelySafe(text) || (text.match(NUMBER_LIKE) ?? []).every((n) => isSafeNumber(n, { approx: false }));
 
 /** Parsed results that hold a LosslessNumber somewhere: only these need lossless-json to be written. */
 const exact = new WeakSet<object>();
