@@ -1,13 +1,15 @@
 // Starts the gateway for the benchmark the way `npm start` runs it, as a child process with its own event
 // loop (so the load generator does not share it), against the bench database; resolves once it serves.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../server/pg/resolve.ts';
 
 export interface Gateway {
   base: string;
+  /** The gateway process's CPU time so far (user and system, µs), where /proc tells it (Linux). */
+  cpuMicros(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
   }
   return {
     base: `http://127.0.0.1:${port}`,
+    cpuMicros: () => cpuMicros(child.pid),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -46,4 +49,17 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
       rmSync(migrations, { recursive: true, force: true });
     },
   };
+}
+
+let ticksPerSecond: number | undefined;
+
+/** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks), in µs. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
 }

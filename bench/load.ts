@@ -1,5 +1,5 @@
 // Load generators of the benchmark: autocannon against the gateway, and a loop of concurrent calls for
-// direct database work (postgres.js), both reporting requests per second, p50 and p99 latency, errors.
+// direct database work (postgres.js), both reporting req/s, p50 and p99 latency, errors and CPU per request.
 import autocannon from 'autocannon';
 
 export interface Result {
@@ -9,6 +9,11 @@ export interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /**
+   * CPU time per request, in µs, of the process that talks to PostgreSQL: the gateway's for a gateway
+   * row, this process's (postgres.js) for the others. Absent where it cannot be read.
+   */
+  cpuUs?: number;
   /** The first failure seen, to print when errors is not 0. */
   sample?: string;
 }
@@ -17,6 +22,7 @@ export interface Result {
 export async function loop(workload: string, path: string, connections: number, seconds: number,
   call: (worker: number, n: number) => Promise<unknown>): Promise<Result> {
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   let errors = 0;
   let sample: string | undefined;
   const end = performance.now() + seconds * 1000;
@@ -32,9 +38,11 @@ export async function loop(workload: string, path: string, connections: number, 
       latencies.push(performance.now() - t);
     }
   }));
+  const used = process.cpuUsage(cpu);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN;
-  return { workload, path, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, ...(sample ? { sample } : {}) };
+  const cpuUs = (used.user + used.system) / Math.max(latencies.length, 1);
+  return { workload, path, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, cpuUs, ...(sample ? { sample } : {}) };
 }
 
 export interface HttpWork {
@@ -45,9 +53,11 @@ export interface HttpWork {
   seen?: (context: Record<string, unknown>, status: number, headers: Record<string, string>, body: string) => void;
 }
 
-/** autocannon against the gateway at `base`, with the caller's token. */
-export async function cannon(workload: string, base: string, token: string, connections: number, seconds: number, work: HttpWork): Promise<Result> {
+/** autocannon against the gateway at `base`, with the caller's token; `cpu` reads the gateway's CPU time (µs). */
+export async function cannon(workload: string, base: string, token: string, connections: number, seconds: number, work: HttpWork,
+  cpu: () => number | undefined = () => undefined): Promise<Result> {
   let sample: string | undefined;
+  const before = cpu();
   const result = await autocannon({
     url: base, connections, duration: seconds,
     requests: [{
@@ -63,8 +73,10 @@ export async function cannon(workload: string, base: string, token: string, conn
       },
     }],
   } as autocannon.Options);
+  const after = cpu();
+  const cpuUs = before === undefined || after === undefined ? undefined : (after - before) / Math.max(result.requests.total, 1);
   return {
     workload, path: 'gateway', rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts, ...(sample ? { sample } : {}),
+    errors: result.non2xx + result.errors + result.timeouts, ...(cpuUs === undefined ? {} : { cpuUs }), ...(sample ? { sample } : {}),
   };
 }

@@ -1,4 +1,4 @@
-// Prints the benchmark's table (req/s, p50, p99 and errors per workload and path) and the ratios the
+// Prints the benchmark's table (req/s, p50, p99, errors and CPU per request, by workload and path) and the ratios the
 // engine's targets are stated in, and keeps the run as JSON under .data/ for comparisons.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,9 +8,9 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const num = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-').padStart(9);
 
 export function printTable(results: Result[]): void {
-  console.log(`\n${pad('workload', 26)}${pad('path', 10)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}`);
+  console.log(`\n${pad('workload', 26)}${pad('path', 10)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'cpu µs'.padStart(9)}`);
   for (const r of results) {
-    console.log(`${pad(r.workload, 26)}${pad(r.path, 10)}${num(r.rps, 0)}${num(r.p50, 2)}${num(r.p99, 2)}${String(r.errors).padStart(8)}`);
+    console.log(`${pad(r.workload, 26)}${pad(r.path, 10)}${num(r.rps, 0)}${num(r.p50, 2)}${num(r.p99, 2)}${String(r.errors).padStart(8)}${num(r.cpuUs ?? NaN, 0)}`);
     if (r.errors > 0) console.log(`  !! ${r.errors} failed requests, first: ${r.sample}`);
   }
 }
@@ -31,6 +31,10 @@ export function ratios(results: Result[]): string {
   const offset = results.find((r) => r.path === 'direct' && / offset$/.test(r.workload));
   const cursor = results.find((r) => r.path === 'direct' && / cursor$/.test(r.workload));
   if (offset && cursor) parts.push(`${cursor.workload}/offset direct ${ratio(cursor, offset)}`);
+  for (const w of [...new Set(results.map((r) => r.workload))]) {
+    const [g, d] = [get(w, 'gateway')?.cpuUs, get(w, 'direct')?.cpuUs];
+    if (g !== undefined && d !== undefined) parts.push(`${w} gateway CPU ${g.toFixed(0)} µs/request (postgres.js alone ${d.toFixed(0)})`);
+  }
   const list = get('list indexed', 'gateway');
   if (list) parts.push(`list indexed gateway p50 ${list.p50.toFixed(1)} ms (target < 10)`);
   return `ratios: ${parts.join('; ')}`;

@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     const results: Result[] = [];
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
       await w.setup?.(sql);
-      results.push(await cannon(w.name, gateway.base, token, connections, seconds, w.http));
+      results.push(await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
       results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
       if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
       if (w.hand) results.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
