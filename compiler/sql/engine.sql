@@ -53,7 +53,7 @@ DECLARE
 BEGIN
   BEGIN
     WHILE _at < _n LOOP
-      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at) - 'outbox');
+      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at)::jsonb - 'outbox');
       _at := _at + 1;
     END LOOP;
   EXCEPTION WHEN OTHERS THEN
@@ -158,7 +158,12 @@ BEGIN
     'current_setting(''request.q.limit'')::integer, current_setting(''request.q.offset'')::bigint)', stmt);
 END $$;
 
--- Runs a request-shaped statement (one row, one column of r's type) as its prepared shape. A shape the
+-- A page of a list: its rows (json, as they go out) and each row's sort keys (the cursors are made of them).
+DO $$ BEGIN
+  IF to_regtype('lib.page_rows') IS NULL THEN CREATE TYPE lib.page_rows AS (rows json, at jsonb); END IF;
+END $$;
+
+-- Runs a request-shaped statement (one row of r's type: one column, or the columns of a composite type) as its prepared shape. A shape the
 -- session setting names but the session no longer holds (DEALLOCATE ALL, or lib.prepared's clean-up in a
 -- transaction that rolled back, which undoes the setting but not the DEALLOCATEs) is prepared again.
 CREATE OR REPLACE FUNCTION lib.query_prepared(sql text, INOUT r anyelement) LANGUAGE plpgsql AS $$

@@ -63,8 +63,10 @@ export function functionNames(tables: TableIR[]): string[] {
  */
 function dispatchDdl(names: string[], tables: string[]): string {
   return [
-    'CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$',
-    'DECLARE _result jsonb;',
+    // json, not jsonb: a page of rows is built as json text and goes out as it is (earlier versions: jsonb).
+    "SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');",
+    'CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$',
+    'DECLARE _result json;',
     'BEGIN',
     "  IF req_role NOT IN ('anon', 'authenticated') THEN",
     "    RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';",
@@ -82,7 +84,7 @@ function dispatchDdl(names: string[], tables: string[]): string {
     "    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);",
     '  END CASE;',
     '  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.',
-    `  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;`,
+    `  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;`,
     '  RETURN _result;',
     'END $fn$;',
     "COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';",

@@ -306,6 +306,15 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Drops function `sig` when it returns another type than `returns`, so that CREATE OR REPLACE can follow.
+CREATE OR REPLACE FUNCTION meta.drop_if_returns(sig text, returns regtype) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE f regprocedure := to_regprocedure(sig);
+BEGIN
+  IF f IS NOT NULL AND (SELECT p.prorettype FROM pg_proc p WHERE p.oid = f) <> returns THEN
+    EXECUTE format('DROP FUNCTION %s', f);
+  END IF;
+END $$;
+
 -- api.* functions the model no longer has (dispatch, dispatch_each, manifest and the upload functions stay).
 CREATE OR REPLACE FUNCTION meta.drop_stale_functions(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE r record;

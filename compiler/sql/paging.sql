@@ -34,6 +34,9 @@ $$;
 CREATE OR REPLACE FUNCTION lib.jsonb_reverse(a jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(jsonb_agg(e ORDER BY n DESC), '[]') FROM jsonb_array_elements(a) WITH ORDINALITY AS x(e, n)
 $$;
+CREATE OR REPLACE FUNCTION lib.json_reverse(a json) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(json_agg(e ORDER BY n DESC), '[]') FROM json_array_elements(a) WITH ORDINALITY AS x(e, n)
+$$;
 
 -- The row values of the keys, as a JSON array: the cursor of a row.
 CREATE OR REPLACE FUNCTION lib.keys_sql(keys jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$

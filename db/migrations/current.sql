@@ -312,6 +312,15 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Drops function `sig` when it returns another type than `returns`, so that CREATE OR REPLACE can follow.
+CREATE OR REPLACE FUNCTION meta.drop_if_returns(sig text, returns regtype) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE f regprocedure := to_regprocedure(sig);
+BEGIN
+  IF f IS NOT NULL AND (SELECT p.prorettype FROM pg_proc p WHERE p.oid = f) <> returns THEN
+    EXECUTE format('DROP FUNCTION %s', f);
+  END IF;
+END $$;
+
 -- api.* functions the model no longer has (dispatch, dispatch_each, manifest and the upload functions stay).
 CREATE OR REPLACE FUNCTION meta.drop_stale_functions(keep text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE r record;
@@ -379,7 +388,7 @@ DECLARE
 BEGIN
   BEGIN
     WHILE _at < _n LOOP
-      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at) - 'outbox');
+      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at)::jsonb - 'outbox');
       _at := _at + 1;
     END LOOP;
   EXCEPTION WHEN OTHERS THEN
@@ -484,7 +493,12 @@ BEGIN
     'current_setting(''request.q.limit'')::integer, current_setting(''request.q.offset'')::bigint)', stmt);
 END $$;
 
--- Runs a request-shaped statement (one row, one column of r's type) as its prepared shape. A shape the
+-- A page of a list: its rows (json, as they go out) and each row's sort keys (the cursors are made of them).
+DO $$ BEGIN
+  IF to_regtype('lib.page_rows') IS NULL THEN CREATE TYPE lib.page_rows AS (rows json, at jsonb); END IF;
+END $$;
+
+-- Runs a request-shaped statement (one row of r's type: one column, or the columns of a composite type) as its prepared shape. A shape the
 -- session setting names but the session no longer holds (DEALLOCATE ALL, or lib.prepared's clean-up in a
 -- transaction that rolled back, which undoes the setting but not the DEALLOCATEs) is prepared again.
 CREATE OR REPLACE FUNCTION lib.query_prepared(sql text, INOUT r anyelement) LANGUAGE plpgsql AS $$
@@ -762,6 +776,9 @@ $$;
 
 CREATE OR REPLACE FUNCTION lib.jsonb_reverse(a jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(jsonb_agg(e ORDER BY n DESC), '[]') FROM jsonb_array_elements(a) WITH ORDINALITY AS x(e, n)
+$$;
+CREATE OR REPLACE FUNCTION lib.json_reverse(a json) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(json_agg(e ORDER BY n DESC), '[]') FROM json_array_elements(a) WITH ORDINALITY AS x(e, n)
 $$;
 
 -- The row values of the keys, as a JSON array: the cursor of a row.
@@ -2344,7 +2361,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
   _parent text := args ->> 'parent';
@@ -2357,8 +2375,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -2373,25 +2391,26 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
   _parent text := args ->> 'parent';
@@ -2404,8 +2423,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -2420,21 +2439,21 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -2915,7 +2934,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'list', "app"."projects_access"('list'), 'Project');
   _parent text := args ->> 'parent';
@@ -2928,8 +2948,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -2947,25 +2967,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'search', "app"."projects_access"('search'), 'Project');
   _parent text := args ->> 'parent';
@@ -2978,8 +2999,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -2997,21 +3018,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -4686,7 +4707,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'list', "app"."posts_access"('list'), 'Post');
   _parent text := args ->> 'parent';
@@ -4699,8 +4721,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -4724,25 +4746,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'search', "app"."posts_access"('search'), 'Post');
   _parent text := args ->> 'parent';
@@ -4755,8 +4778,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -4780,21 +4803,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacy_code', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5350,7 +5373,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'list', "app"."comments_access"('list'), 'Comment');
   _parent text := args ->> 'parent';
@@ -5363,8 +5387,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -5391,25 +5415,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'search', "app"."comments_access"('search'), 'Comment');
   _parent text := args ->> 'parent';
@@ -5422,8 +5447,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -5450,21 +5475,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacy_code', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5802,7 +5827,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'list', "app"."tags_access"('list'), 'Tag');
   _parent text := args ->> 'parent';
@@ -5815,8 +5841,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -5831,25 +5857,26 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'search', "app"."tags_access"('search'), 'Tag');
   _parent text := args ->> 'parent';
@@ -5862,8 +5889,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -5878,21 +5905,21 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'label', t."label")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -6045,8 +6072,9 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'co
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project', 'Post', 'Comment', 'Tag']::text[]);
 
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
-DECLARE _result jsonb;
+SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE _result json;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -6119,7 +6147,7 @@ BEGIN
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

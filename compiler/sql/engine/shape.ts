@@ -123,6 +123,12 @@ export function rowJson(s: Shape, alias = 't'): string {
   return chunks.length ? chunks.join(' || ') : "'{}'::jsonb";
 }
 
+/** The row as json text, keys in the model's order (jsonb's own build, made json, past 50 columns). */
+export function rowJsonText(s: Shape, alias = 't'): string {
+  if (s.output.length > 50) return `(${rowJson(s, alias)})::json`;
+  return `json_build_object(${s.output.map((c) => `${literal(c)}, ${alias}.${ident(c)}`).join(', ')})`;
+}
+
 /** A sub-resource never written: every property null but its owner's key. */
 export function emptyRow(s: Shape, key: string): string {
   return `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, ${key})`;
@@ -178,12 +184,15 @@ export type Param = [name: string, type: string, fallback?: string];
 /** A plpgsql function definition with its comment; `extra` adds attributes (SECURITY DEFINER …). */
 export function plpgsql(name: string, params: Param[], returns: string, declare: string[], body: string[], comment: string, extra = ''): string {
   const list = params.map(([n, type, d]) => `${n} ${type}${d ? ` DEFAULT ${d}` : ''}`).join(', ');
+  const signature = `${name}(${params.map(([, type]) => type).join(', ')})`;
   return [
+    // Functions that return json returned jsonb in earlier versions: CREATE OR REPLACE cannot change that.
+    ...(returns === 'json' ? [`SELECT meta.drop_if_returns(${literal(signature)}, 'json');`] : []),
     `CREATE OR REPLACE FUNCTION ${name}(${list}) RETURNS ${returns} LANGUAGE plpgsql${extra} AS $fn$`,
     ...(declare.length ? ['DECLARE', ...declare.map((l) => `  ${l}`)] : []),
     'BEGIN',
     ...body.map((l) => (l ? `  ${l}` : '')),
     'END $fn$;',
-    `COMMENT ON FUNCTION ${name}(${params.map(([, type]) => type).join(', ')}) IS ${literal(comment)};`,
+    `COMMENT ON FUNCTION ${signature} IS ${literal(comment)};`,
   ].join('\n');
 }

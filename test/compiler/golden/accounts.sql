@@ -496,7 +496,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'list', "app"."accounts_access"('list'), 'Account');
   _parent text := args ->> 'parent';
@@ -509,8 +510,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -528,25 +529,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_list"(jsonb) IS 'list Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'search', "app"."accounts_access"('search'), 'Account');
   _parent text := args ->> 'parent';
@@ -559,8 +561,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -578,21 +580,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'email', t."email")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1065,7 +1067,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'list', "app"."labels_access"('list'), 'Label');
   _parent text := args ->> 'parent';
@@ -1078,8 +1081,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -1094,25 +1097,26 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_list"(jsonb) IS 'list Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'search', "app"."labels_access"('search'), 'Label');
   _parent text := args ->> 'parent';
@@ -1125,8 +1129,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -1141,21 +1145,21 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('slug', t."slug", 'name', t."name")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1308,8 +1312,9 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Account', 'Label']::text[]);
 
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
-DECLARE _result jsonb;
+SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE _result json;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -1350,7 +1355,7 @@ BEGIN
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

@@ -233,7 +233,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'list', "app"."notes_access"('list'), 'Note');
   _parent text := args ->> 'parent';
@@ -246,8 +247,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -262,25 +263,26 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'search', "app"."notes_access"('search'), 'Note');
   _parent text := args ->> 'parent';
@@ -293,8 +295,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -309,21 +311,21 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -478,8 +480,9 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['notes']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Note']::text[]);
 
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
-DECLARE _result jsonb;
+SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE _result json;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -505,7 +508,7 @@ BEGIN
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

@@ -294,7 +294,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
   _parent text := args ->> 'parent';
@@ -307,8 +308,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -323,25 +324,26 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
   _parent text := args ->> 'parent';
@@ -354,8 +356,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -370,21 +372,21 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id")), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -727,7 +729,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'list', "app"."teams_access"('list'), 'Team');
   _parent text := args ->> 'parent';
@@ -740,8 +743,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -759,25 +762,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_list"(jsonb) IS 'list Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'search', "app"."teams_access"('search'), 'Team');
   _parent text := args ->> 'parent';
@@ -790,8 +794,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -809,21 +813,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1225,7 +1229,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'list', "app"."tasks_access"('list'), 'Task');
   _parent text := args ->> 'parent';
@@ -1238,8 +1243,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -1260,25 +1265,26 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_list"(jsonb) IS 'list Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_search"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'search', "app"."tasks_access"('search'), 'Task');
   _parent text := args ->> 'parent';
@@ -1291,8 +1297,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
-  _got jsonb;
-  _rows jsonb;
+  _page_rows lib.page_rows;
+  _rows json;
   _at jsonb;
   _more boolean;
   _meta jsonb;
@@ -1313,21 +1319,21 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  _got := lib.query_prepared($q$SELECT jsonb_build_object('rows', coalesce(jsonb_agg(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ || CASE WHEN args ? 'embed' THEN $q$ || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END$q$ ELSE '' END || $q$), '[]'), 'at', coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]'))
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
     FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::jsonb);
-  _rows := _got -> 'rows';
-  _at := _got -> 'at';
-  _more := jsonb_array_length(_rows) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
+    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _rows := _page_rows.rows;
+  _at := _page_rows.at;
+  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.jsonb_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
+  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
   IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN jsonb_build_object('data', _rows, 'meta', _meta) || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1499,8 +1505,9 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Team', 'Task']::text[]);
 
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
-DECLARE _result jsonb;
+SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE _result json;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
@@ -1546,7 +1553,7 @@ BEGIN
     ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
   END CASE;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
