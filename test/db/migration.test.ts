@@ -155,4 +155,21 @@ test('a property removed while empty is dropped; a removed rule is dropped too',
   assert.is((await rows()).length, 4);
 });
 
+test('functions that returned jsonb in an earlier version (list, dispatch) are replaced by their json versions', async () => {
+  const m: any = v2();
+  // What an earlier version left: the same signatures, returning jsonb.
+  await db.sql.unsafe(`
+    DROP FUNCTION api.items_list(jsonb);
+    CREATE FUNCTION api.items_list(args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{}'::jsonb $$;
+    DROP FUNCTION api.dispatch(text, jsonb, text, text, jsonb);
+    CREATE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{}'::jsonb $$;`);
+  await installModel(db, m);
+  const [types] = await db.sql`select pg_get_function_result('api.items_list(jsonb)'::regprocedure) as list,
+    pg_get_function_result('api.dispatch(text, jsonb, text, text, jsonb)'::regprocedure) as dispatch`;
+  assert.equal({ ...types }, { list: 'json', dispatch: 'json' });
+  // The compiled list answers now (the model lets no anonymous caller list), not the stand-in's '{}'.
+  const err = await db.sql`select api.dispatch('anon', '{}', '', 'items_list', '{}') as r`.catch((e) => e);
+  assert.is(err.code, 'PT401');
+});
+
 test.run();
