@@ -6,7 +6,8 @@ import type { TableIR } from '../ir/types.ts';
 import { ENGINE_VERSION, type EmbedManifest, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
 import { embedsOf, type EmbedDef } from '../query/embeds.ts';
-import { docsFacts, keySchema, readSchema, wireName, wireProperties } from './read.ts';
+import { docsFacts, keySchema, readSchema, wireProperties } from './read.ts';
+import { wireName } from '../model/names.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {

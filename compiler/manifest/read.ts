@@ -2,6 +2,7 @@
 // (never Password or writeOnly properties; files as {id, name, mime, url}) and the docs-only facts.
 import type { Property } from '../model/types.ts';
 import { isFile } from '../ir/columns.ts';
+import { wireName } from '../model/names.ts';
 import { valueSchema } from './schemas.ts';
 import type { NumberFormat, PropertyManifest } from './types.ts';
 
@@ -73,9 +74,6 @@ export function readSchema(props: Record<string, Property>, key?: { name: string
   }
   return { type: 'object', properties };
 }
-
-/** The name a property has on the wire: its web.name, else its own (spec 2.3); the column keeps its own. */
-export const wireName = (name: string, p: Property): string => p.web?.name ?? name;
 
 /** Properties keyed by their wire names. */
 export function wireProperties(props: Record<string, Property>): Record<string, Property> {

@@ -1,6 +1,6 @@
 // Database names derived from the model: one place decides what every table is called,
 // so the compiler, validation (collisions) and the gateway agree.
-import type { Entity } from './types.ts';
+import type { Entity, Property } from './types.ts';
 
 /** app.<collection>, with dashes (allowed in URLs) turned into underscores. */
 export function tableName(e: Entity): string {
@@ -16,3 +16,6 @@ export function relationTableName(e: Entity, relation: string): string {
 export function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
+
+/** The name a property has on the wire: its web.name, else its own (spec 2.3); the column keeps its own. */
+export const wireName = (name: string, p: Property): string => p.web?.name ?? name;

@@ -1,7 +1,7 @@
 // What `include` may embed in a read, list or search row (`include=project,tags,site.region`): its names,
 // kinds and targets, and the nesting depth compiled into SQL; one home for the SQL emitter, manifest and gateway.
 import type { Entity } from '../model/types.ts';
-import { wireName } from '../manifest/read.ts';
+import { wireName } from '../model/names.ts';
 
 /** Levels of embeds the SQL holds (`site.region.country` is three); EMBED_MAX_DEPTH may only lower it. */
 export const EMBED_DEPTH = 3;

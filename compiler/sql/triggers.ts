@@ -3,7 +3,7 @@
 import type { TableIR } from '../ir/types.ts';
 import { ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
-import { wireName } from '../manifest/read.ts';
+import { wireName } from '../model/names.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;

@@ -186,6 +186,25 @@ test('fileTypes on a non-file property, or outside allowedMimeTypes', () => {
   rejects(n, `${P}/pic/web/fileTypes`, 'Web Binding', '"image/gif" which allowedMimeTypes does not allow');
 });
 
+test('a web name that another property, web name, relation or owner key already has', () => {
+  const m = base();
+  m.entities.Item.properties.name.web = { name: 'state' };
+  rejects(m, `${P}/name/web/name`, 'Name Collision', 'web name "state" is already the name of property "state"');
+  const twice = base();
+  twice.entities.Item.properties.name.web = { name: 'label' };
+  twice.entities.Item.properties.state.web = { name: 'label' };
+  rejects(twice, `${P}/state/web/name`, 'Name Collision', 'already the name of the web name of "name"');
+  const rel = base();
+  rel.entities.Item.relations = { detail: { kind: 'oneToOne', properties: { note: { type: 'String', web: { name: 'item_id' } } } } };
+  rel.entities.Item.properties.name.web = { name: 'detail' };
+  rejects(rel, `${P}/name/web/name`, 'Name Collision', 'already the name of relation "detail"');
+  rejects(rel, '/entities/Item/relations/detail/properties/note/web/name', 'Name Collision', 'owner\'s key "item_id"');
+  const own = base();
+  own.entities.Item.properties.name.web = { name: 'name' };
+  own.entities.Item.properties.state.web = { name: 'phase' };
+  assert.equal(errorsOf(own), [], 'its own name, or a free one, is accepted');
+});
+
 test('an index path through an array', () => {
   const m = base();
   m.entities.Item.properties.data.index = { paths: [{ path: 'tags.k', cast: 'Text' }] };

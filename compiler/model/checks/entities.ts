@@ -1,10 +1,10 @@
 // Domain rules that span an entity or the whole model: keys, references, parents, relations,
-// reserved column names and table-name collisions.
-import type { Entity, Model } from '../types.ts';
+// reserved column names, table-name collisions and web names (spec 2.3) that would mean two properties.
+import type { Entity, Model, Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
 import { checkProperty } from './properties.ts';
-import { tableName, relationTableName } from '../names.ts';
+import { tableName, relationTableName, snake } from '../names.ts';
 
 export function checkEntities(ctx: CheckContext): void {
   const { model } = ctx;
@@ -49,12 +49,16 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
     checkProperty(ctx, pat, pname, p, 'entity');
     if (p.references) checkReference(ctx, `${pat}/references`, p.references, p.type);
   }
+  const relationNames = new Map(Object.keys(e.relations ?? {}).map((r) => [r, `relation "${r}"`]));
+  checkWireNames(ctx, at, e.properties, relationNames);
   for (const [rname, r] of Object.entries(e.relations ?? {})) {
     const rat = `${at}${ptr('relations', rname)}`;
     if (e.properties[rname]) ctx.fail(rat, 'Name Collision', `relation "${rname}" has the name of a property`);
     if (r.kind === 'manyToMany') {
       if (!ctx.model.entities[r.entity]) ctx.fail(`${rat}/entity`, 'Unknown entity', `no entity named "${r.entity}"`);
     } else {
+      const ownerKey = `${snake(name)}_${primaries[0] ?? 'id'}`;
+      checkWireNames(ctx, rat, r.properties, new Map([[ownerKey, `the owner's key "${ownerKey}"`]]));
       for (const [pname, p] of Object.entries(r.properties)) {
         checkProperty(ctx, `${rat}${ptr('properties', pname)}`, pname, p, 'relation');
         if (p.references) checkReference(ctx, `${rat}${ptr('properties', pname, 'references')}`, p.references, p.type);
@@ -69,6 +73,22 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
     else if (prop.references && prop.references !== e.parent.entity) {
       ctx.fail(`${at}/parent/property`, 'Parent', `"${e.parent.property}" references ${prop.references}, not the parent ${e.parent.entity}`);
     } else if (prop.multiple) ctx.fail(`${at}/parent/property`, 'Parent', 'the parent property cannot be multiple');
+  }
+}
+
+/**
+ * web.name (spec 2.3): a property's wire name must not be the name (model or web) of another property of
+ * the same set, nor one `taken` beside them, so a body or row key always means one column.
+ */
+function checkWireNames(ctx: CheckContext, at: string, props: Record<string, Property>, taken: Map<string, string>): void {
+  const names = new Map(taken);
+  for (const n of Object.keys(props)) names.set(n, `property "${n}"`);
+  for (const [n, p] of Object.entries(props)) {
+    const web = p.web?.name;
+    if (web === undefined || web === n) continue;
+    const other = names.get(web);
+    if (other) ctx.fail(`${at}${ptr('properties', n, 'web', 'name')}`, 'Name Collision', `web name "${web}" is already the name of ${other}`);
+    else names.set(web, `the web name of "${n}"`);
   }
 }
 
