@@ -2,6 +2,7 @@
 // (lib.claim_file) and a bare {id} keeps the stored file; after it, a file no row holds goes to the outbox.
 import type { TableIR } from '../ir/types.ts';
 import { isFile } from '../ir/columns.ts';
+import { wireName } from '../model/names.ts';
 import { ident, literal, qname } from './ident.ts';
 
 /** The two triggers of `t`, or their removal when the model gives it no file column (any more). */
@@ -9,7 +10,10 @@ export function fileTriggersDdl(t: TableIR): string {
   const rel = qname('app', t.name);
   const claimFn = qname('app', `${t.name}_files`);
   const discardFn = qname('app', `${t.name}_files_gone`);
-  const files = t.columns.filter((c) => c.prop && isFile(c.prop)).map((c) => c.name);
+  const fileColumns = t.columns.filter((c) => c.prop && isFile(c.prop));
+  const files = fileColumns.map((c) => c.name);
+  /** Refusals name the property as clients do (its web.name). */
+  const said = new Map(fileColumns.map((c) => [c.name, literal(wireName(c.name, c.prop!))]));
   if (files.length === 0) {
     return [`DROP TRIGGER IF EXISTS files ON ${rel};`, `DROP TRIGGER IF EXISTS files_gone ON ${rel};`,
       `DROP FUNCTION IF EXISTS ${claimFn}();`, `DROP FUNCTION IF EXISTS ${discardFn}();`].join('\n');
@@ -25,10 +29,10 @@ export function fileTriggersDdl(t: TableIR): string {
     return [
       `  IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
       `    IF jsonb_typeof(NEW.${col}) = 'object' AND NEW.${col} ? 'location' THEN`,
-      `      NEW.${col} := lib.claim_file(${literal(name)}, NEW.${col});`,
+      `      NEW.${col} := lib.claim_file(${said.get(name)}, NEW.${col});`,
       '    ELSE  -- {id}: the file this record holds, kept as it is',
       `      kept := ${stored};`,
-      `      IF jsonb_typeof(NEW.${col}) IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW.${col} ->> 'id' THEN PERFORM lib.file_not_attachable(${literal(name)}); END IF;`,
+      `      IF jsonb_typeof(NEW.${col}) IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW.${col} ->> 'id' THEN PERFORM lib.file_not_attachable(${said.get(name)}); END IF;`,
       `      NEW.${col} := kept;`,
       '    END IF;',
       '  END IF;',

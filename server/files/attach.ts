@@ -28,6 +28,7 @@ export async function storageCall<T>(fn: () => Promise<T>): Promise<T> {
 const fileError = (code: string, property: string, rule: string, message: string) =>
   ApiError.custom('validation', code, message, { errors: [{ property, rule, message }] });
 
+/** `property` by its wire name (web.name): the problem is the client's to read. */
 function check(property: string, spec: FileSpec, intent: Intent, object: StoredObject | undefined): void {
   if (!object) {
     throw fileError('E_FILE_NOT_UPLOADED', property, 'file', `The file for "${property}" was not uploaded: PUT its bytes to the upload_url first.`);
@@ -66,7 +67,7 @@ export async function attachFiles(sql: Sql, storage: Storage, plan: Plan, call: 
       setBodyValue(body, property, { id: body[property] });
       continue;
     }
-    check(property, specs[property]!, intent, await storageCall(() => storage.head(intent.tmp_key)));
+    check(plan.wire.wireName(property), specs[property]!, intent, await storageCall(() => storage.head(intent.tmp_key)));
     chosen.push([property, intent]);
   }
   const copied: string[] = [];

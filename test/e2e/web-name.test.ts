@@ -71,6 +71,17 @@ test('messages SQL writes name the web name too (write-rule refusals)', async ()
     assert.is(live.status, 422, live.text);
     assertFieldError(live, 'stage');
     assert.not.match(live.text, 'phase');
+    // A renamed file property: the gateway's upload check (a token nobody issued) and SQL's own (a bare
+    // {id} that is not the file the record holds, sent straight to SQL) both name it as clients do.
+    const cover = await depth.patch('/regions/north', { badge: 'not-a-token' });
+    assertProblem(cover, 422, depth.docsUrl, { code: 'E_FILE_NOT_UPLOADED', names: ['"badge"'] });
+    assertFieldError(cover, 'badge', 'file');
+    assert.not.match(cover.text, 'badge_image');
+    const refused = await depth.db.sql`select api.dispatch('authenticated', '{"sub": "u1"}', '', 'regions_patch',
+      '{"id": "north", "body": {"badge_image": {"id": "other"}}}')`.catch((e) => e);
+    assert.is(refused.code, 'PT422');
+    assert.is(JSON.parse(refused.detail).property, 'badge');
+    assert.match(refused.message, '"badge"');
   } finally {
     await depth.close();
   }
