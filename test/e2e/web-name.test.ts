@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { dataOf } from './support/http.ts';
 import { assertFieldError, assertProblem } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { intent } from '../files/support.ts';
 
 let api: RunningApi;
 let project = '';
@@ -71,12 +72,15 @@ test('messages SQL writes name the web name too (write-rule refusals)', async ()
     assert.is(live.status, 422, live.text);
     assertFieldError(live, 'stage');
     assert.not.match(live.text, 'phase');
-    // A renamed file property: the gateway's upload check (a token nobody issued) and SQL's own (a bare
-    // {id} that is not the file the record holds, sent straight to SQL) both name it as clients do.
-    const cover = await depth.patch('/regions/north', { badge: 'not-a-token' });
-    assertProblem(cover, 422, depth.docsUrl, { code: 'E_FILE_NOT_UPLOADED', names: ['"badge"'] });
-    assertFieldError(cover, 'badge', 'file');
-    assert.not.match(cover.text, 'badge_image');
+    // A renamed file property: the gateway's upload check (an intent whose bytes never came), SQL's trigger
+    // (a reference that is no intent, nor the file the record holds) and SQL called directly all name it
+    // as clients do.
+    const never = dataOf(await intent(depth, 'never.png', 'image/png'), 201).file_reference;
+    for (const cover of [await depth.patch('/regions/north', { badge: never }), await depth.patch('/regions/north', { badge: 'not-a-token' })]) {
+      assertProblem(cover, 422, depth.docsUrl, { code: 'E_FILE_NOT_UPLOADED', names: ['"badge"'] });
+      assertFieldError(cover, 'badge', 'file');
+      assert.not.match(cover.text, 'badge_image');
+    }
     const refused = await depth.db.sql`select api.dispatch('authenticated', '{"sub": "u1"}', '', 'regions_patch',
       '{"id": "north", "body": {"badge_image": {"id": "other"}}}')`.catch((e) => e);
     assert.is(refused.code, 'PT422');
