@@ -6,7 +6,7 @@ export const MAX_PER_PAGE = 100;
 /** The largest page number (PostgreSQL's integer). */
 export const MAX_PAGE = 2_147_483_647;
 
-/** How a list finds meta.total: count every match (the default, spec 5.2), the planner's estimate, or not at all. */
+/** How a list finds meta.total: count every match (the default, spec 5.2), an estimate scaled from a sample of the matches, or not at all. */
 export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
 export type CountMode = (typeof COUNT_MODES)[number];
 /** count=estimated counts exactly under this many matches (estimated from a sample of about 20 times as many rows). */

@@ -74,7 +74,8 @@ BEGIN
     END IF;
   END LOOP;
   IF cardinality(ors) = 0 THEN RETURN 'false'; END IF;
-  RETURN '(' || array_to_string(ors, ') OR (') || ')';
+  -- One parenthesised condition: the list ANDs it to its filters, and AND binds tighter than OR.
+  RETURN '((' || array_to_string(ors, ') OR (') || '))';
 END $$;
 
 -- A cursor: base64url of {"k": the row's key values, "s": the sort it belongs to}. Opaque to clients;
