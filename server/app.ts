@@ -8,7 +8,7 @@ import { indexRoutes, routeTemplate } from './plan/routes.ts';
 import { cors } from 'hono/cors';
 import { compression } from './http/compression.ts';
 import type { Logger } from 'pino';
-import { observe, setRoute } from './http/observe.ts';
+import { observe, requestIdOf, setRoute, shaped } from './http/observe.ts';
 import type { Metrics } from './http/metrics.ts';
 import { BodyValidators } from './plan/validate.ts';
 import { renderProblem } from './problem/render.ts';
@@ -121,7 +121,8 @@ export function createApp(opts: AppOptions): Hono {
       const kept = once ? await keptAnswer(pool, once) : undefined;
       const result = kept === undefined ? (opts.files ? await opts.files.around(plan, call, run, c.req.url) : await run())
         : opts.files ? await opts.files.present(plan, kept, c.req.url) : kept;
-      const res = respond(plan, result, c.req.raw, basePath);
+      const res = respond(plan, result, c.req.raw, basePath, { 'X-Request-Id': requestIdOf(c) });
+      shaped(c);
       if ((result as { replayed?: boolean } | null)?.replayed) res.headers.set('Idempotent-Replayed', 'true');
       const scenario = (result as { scenario?: unknown } | null)?.scenario;
       if (opts.explainAccess && typeof scenario === 'string') res.headers.set('Access-Scenario', scenario.replace(/[^\x20-\x7e]/g, (ch) => encodeURIComponent(ch)));
@@ -154,7 +155,7 @@ export function createApp(opts: AppOptions): Hono {
     app.use('*', cors({
       origin: opts.corsOrigins.includes('*') ? '*' : opts.corsOrigins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'If-Unmodified-Since', 'X-Request-Id'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-Modified-Since', 'If-None-Match', 'If-Unmodified-Since', 'X-Request-Id'],
       exposeHeaders: ['ETag', 'Location', 'Last-Modified', 'Retry-After', 'X-Request-Id', 'Access-Scenario', 'Idempotent-Replayed'],
       maxAge: 600,
     }));

@@ -13,8 +13,11 @@ const isBlock = (v: unknown): v is Block => {
   return !!b && typeof b === 'object' && typeof b.location === 'string' && typeof b.id === 'string';
 };
 
-/** Replaces, in place, every stored block of `files` in the result's `data` (a row or a list of rows). */
-export async function presentFiles(storage: Storage, files: Record<string, FileSpec>, result: unknown, sign: SignOptions): Promise<unknown> {
+/**
+ * Replaces, in place, every stored block of `files` in the result's `data` (a row or a list of rows);
+ * `sign` is asked for the signing options only when there is a block to sign.
+ */
+export async function presentFiles(storage: Storage, files: Record<string, FileSpec>, result: unknown, sign: () => SignOptions): Promise<unknown> {
   const names = Object.keys(files);
   const data = (result as { data?: unknown } | null)?.data;
   if (names.length === 0 || !data || typeof data !== 'object') return result;
@@ -22,7 +25,7 @@ export async function presentFiles(storage: Storage, files: Record<string, FileS
   await Promise.all(rows.flatMap((row) => names.map(async (name) => {
     const block = row?.[name];
     if (!isBlock(block)) return;
-    const url = await storage.signGet(block.location, { name: block.name, mime: block.mime }, sign);
+    const url = await storage.signGet(block.location, { name: block.name, mime: block.mime }, sign());
     row[name] = { id: block.id, name: block.name, mime: block.mime, url };
   })));
   return result;

@@ -17,10 +17,18 @@ export class Metrics {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** The counter's and histogram's series of each method, route template and status, found once each. */
+  readonly #series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
   observe(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.duration.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      this.#series.set(key, series = { count: this.requests.labels(labels), time: this.duration.labels(labels) });
+    }
+    series.count.inc();
+    series.time.observe(seconds);
   }
 
   /** Gauges of each pool (primary, replica1…): connections in use, requests waiting for one, the size. */

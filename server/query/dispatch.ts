@@ -29,27 +29,32 @@ export class ElementFailure extends Error {
   }
 }
 
-type Target = Sql | Pool;
+/** Where a call runs: a bare client, or a pool with its gate and time limits. */
+export type Target = Sql | Pool;
 const isPool = (t: Target): t is Pool => typeof t !== 'function';
 
 /** What one statement is held to: the lock timeout (transaction-local) and when the gateway cancels it. */
 interface Bounds { lockTimeoutMs: number; cancelAfterMs: number }
 
+/** The four texts of the statement: one call or a bulk create's, with or without a lock timeout. */
+const CALL = '($1, $2::text::jsonb, $3, $4, $5::text::jsonb)::text as result';
+const LIMITED = " from (select set_config('lock_timeout', $6, true)) as request_limits";
+const TEXTS = {
+  one: `select api.dispatch${CALL}`, each: `select api.dispatch_each${CALL}`,
+  oneLimited: `select api.dispatch${CALL}${LIMITED}`, eachLimited: `select api.dispatch_each${CALL}${LIMITED}`,
+};
+
 /**
- * The statement. On a pool, the lock timeout is set transaction-local in a subquery that runs before the
- * call (volatile, so never flattened): it holds behind a transaction-mode pooler, where a session setting
- * would leak to other clients or be refused at connect.
+ * The statement, as fixed text with its values as parameters (prepared once per connection where the
+ * pool prepares). On a pool, the lock timeout is set transaction-local in a subquery that runs before
+ * the call (volatile, so never flattened): it holds behind a transaction-mode pooler, where a session
+ * setting would leak to other clients or be refused at connect.
  */
 function statement(sql: Sql, call: Call, lockTimeoutMs: number | undefined): PendingQuery<Row[]> {
   const { role, claims } = call.identity;
-  const claimsText = JSON.stringify(claims);
-  const invoke = call.each
-    ? sql`api.dispatch_each(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${argsText(call.each)}::text::jsonb)::text`
-    : sql`api.dispatch(${role}, ${claimsText}::text::jsonb, ${call.ip}, ${call.fn}, ${argsText(call.args)}::text::jsonb)::text`;
-  if (lockTimeoutMs === undefined) return sql`select ${invoke} as result`;
-  return sql`
-    select ${invoke} as result
-    from (select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)) as request_limits`;
+  const values = [role, JSON.stringify(claims), call.ip, call.fn, argsText(call.each ?? call.args)];
+  if (lockTimeoutMs === undefined) return sql.unsafe(call.each ? TEXTS.each : TEXTS.one, values, { prepare: true });
+  return sql.unsafe(call.each ? TEXTS.eachLimited : TEXTS.oneLimited, [...values, `${lockTimeoutMs}ms`], { prepare: true });
 }
 
 /**

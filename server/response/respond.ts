@@ -1,18 +1,20 @@
 // Shapes the HTTP response of a planned call from the function's result: status per action, the
-// `data` wrapper, projections, ETag / Last-Modified / Location headers, 304 and 204 without bodies;
-// a bulk create answers its records as a list.
+// `data` wrapper, projections, ETag / Last-Modified / Location / Vary headers, 304 and 204 without
+// bodies; a bulk create answers its records as a list. Every header is set here, once.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { wireRowDeep } from '../plan/embeds.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText } from '../query/json.ts';
+import { compressible } from '../http/compression.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
-export function respond(plan: Plan, result: unknown, req: Request, basePath: string): Response {
+/** `always`: headers every response carries (the request id). */
+export function respond(plan: Plan, result: unknown, req: Request, basePath: string, always: Record<string, string> = {}): Response {
   const projection = projector(plan.projection);
   // Column keys to wire names (an embedded record's by its own entity), then the projection.
   const project = (row: unknown) => projection(wireRowDeep(row, plan.wire, plan.embedWires));
@@ -20,22 +22,22 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent
     const results = (result as { results?: Single[] } | null)?.results ?? [];
-    return json(status, { data: results.map((r) => project(r.data)) }, result);
+    return json(status, { data: results.map((r) => project(r.data)) }, result, always);
   }
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result);
+      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, always);
     }
     case 'delete': case 'unlink':
-      return new Response(null, { status });
+      return new Response(null, { status, headers: always });
     case 'link': {
       const { data, created } = result as { data: unknown; created?: boolean };
-      return json(created ? status : 200, { data }, result);
+      return json(created ? status : 200, { data }, result, always);
     }
   }
   const single = result as Single;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...always };
   const etag = typeof single.etag === 'string' || typeof single.etag === 'number' ? `"${single.etag}"` : undefined;
   if (etag) headers.ETag = etag;
   if (action === 'read' || action === 'subRead') {
@@ -51,9 +53,12 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
 }
 
 /** `source` is the function's parsed result: when it holds no exact number, the native serializer writes the body. */
-function json(status: number, body: unknown, source: unknown, headers: Record<string, string> = {}): Response {
+function json(status: number, body: unknown, source: unknown, headers: Record<string, string>): Response {
   const text = responseText(body, source);
-  return new Response(text, { status, headers: { ...JSON_TYPE, 'Content-Length': String(Buffer.byteLength(text)), ...headers } });
+  const length = Buffer.byteLength(text);
+  const all: Record<string, string> = { ...JSON_TYPE, 'Content-Length': String(length), ...headers };
+  if (compressible(JSON_TYPE['Content-Type'], length, 'ETag' in headers)) all.Vary = 'Accept-Encoding';
+  return new Response(text, { status, headers: all });
 }
 
 /** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */

@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
 import { Metrics } from '../../server/http/metrics.ts';
@@ -109,6 +110,32 @@ test('large JSON is gzipped when the client accepts it', async () => {
   assert.match(read.headers.get('etag') ?? '', /^"[^"]+"$/, 'the ETag stays strong');
   assert.is(read.headers.get('content-encoding'), null, 'an ETagged representation is sent as it is');
   assert.is(read.headers.get('cache-control'), null, 'and carries no header of ours');
+  assert.not.ok(varies(read).includes('accept-encoding'), 'nor Vary: Accept-Encoding: it is never compressed');
+  assert.ok(read.headers.get('x-request-id'));
+});
+
+/** The Vary header's names, lower case (CORS adds Origin to every response of this app). */
+const varies = (r: Response) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+
+test('an API list over 1 KB says Vary: Accept-Encoding to every client, and is gzipped for one that accepts it', async () => {
+  const headers = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin', 'editor'] })}`, 'content-type': 'application/json' };
+  for (let i = 0; i < 12; i++) await app.request(`${BASE}/tags`, { method: 'POST', headers, body: JSON.stringify({ slug: `vary${i}`, label: 'v'.repeat(100) }) });
+  const plain = await app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': 'identity' } });
+  assert.is(plain.status, 200);
+  assert.is(plain.headers.get('content-encoding'), null);
+  assert.equal(varies(plain).filter((v) => v === 'accept-encoding'), ['accept-encoding']);
+  assert.match(plain.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const body = await plain.text();
+  assert.ok(Buffer.byteLength(body) > 1024, `${Buffer.byteLength(body)} bytes`);
+  const zipped = await app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': 'br;q=1, gzip;q=0.5', 'x-request-id': 'zip-1' } });
+  assert.is(zipped.headers.get('content-encoding'), 'gzip');
+  assert.equal(varies(zipped).filter((v) => v === 'accept-encoding'), ['accept-encoding'], 'said once');
+  assert.is(zipped.headers.get('x-request-id'), 'zip-1');
+  assert.equal(JSON.parse(gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString('utf8')), JSON.parse(body));
+  const refused = await app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': 'gzip;q=0' } });
+  assert.is(refused.headers.get('content-encoding'), null, 'gzip;q=0 refuses gzip');
+  const small = await app.request(`${BASE}/tags?per_page=1`, { headers });
+  assert.not.ok(varies(small).includes('accept-encoding'), 'a small list is never compressed');
 });
 
 test.run();
