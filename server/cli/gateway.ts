@@ -2,7 +2,7 @@
 // manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
-import { pino } from 'pino';
+import { destination, pino } from 'pino';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
 import { listen } from '../http/listen.ts';
@@ -37,13 +37,13 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   metrics.watchPools([pools.primary, ...pools.replicas]);
   metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
-  const files = new Files({ sql, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
+  const files = new Files({ sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
   const flag = (v: string | undefined) => !!v && !/^(0|false|no)$/i.test(v);
   const signingKey = env.JWT_PRIVATE_KEY ? await privateKey(env.JWT_PRIVATE_KEY) : undefined;
   const app = createApp({
     auth: authSettingsFromEnv(env), claimPaths: claimPathsFromEnv(env), ...(signingKey ? { signingKey } : {}),
     sql, pools, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
-    logger: pino({ level: env.LOG_LEVEL ?? 'info' }), metrics,
+    logger: accessLog(env.LOG_LEVEL ?? 'info'), metrics,
     ...(env.CORS_ORIGINS ? { corsOrigins: env.CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
     ...(o.jwtSecret ? { jwtSecret: o.jwtSecret } : {}), ...(env.JWKS_URL ? { jwksUrl: env.JWKS_URL } : {}),
     ...(env.JWT_AUDIENCE ? { jwtAudience: env.JWT_AUDIENCE } : {}),
@@ -77,6 +77,15 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+}
+
+/**
+ * The access log on stdout, written in blocks (about 4 KB, or what came in the last LOG_FLUSH_MS) rather
+ * than one write per request; pino flushes what is left when the process exits.
+ */
+const LOG_FLUSH_MS = 200;
+function accessLog(level: string) {
+  return pino({ level }, destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }));
 }
 
 /**

@@ -5,17 +5,7 @@ import { ENGINE_VERSION } from '../../compiler/manifest/types.ts';
 import { loadManifest } from '../query/manifest.ts';
 import { limitsFromEnv } from '../request/limits.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
-
-/** What `serve` needs from its environment, or why it cannot start. */
-export function serveSettings(env: NodeJS.ProcessEnv): { url: string; jwtSecret?: string } {
-  const url = env.GATEWAY_DATABASE_URL ?? env.DATABASE_URL;
-  if (!url) throw new Error('serve needs GATEWAY_DATABASE_URL (or DATABASE_URL): the gateway\'s own login (authenticator).');
-  if (!env.JWKS_URL && !env.JWT_SECRET && !env.JWT_PRIVATE_KEY) throw new Error('serve needs JWT_SECRET (HS256), JWT_PRIVATE_KEY (ES256/RS256) or JWKS_URL: it generates no secret.');
-  if ((env.STORAGE_DRIVER ?? 'local').toLowerCase() === 'local' && !env.FILES_SECRET) {
-    throw new Error('serve with the local file driver needs FILES_SECRET (the key of its signed addresses); or use STORAGE_DRIVER=s3.');
-  }
-  return { url, ...(env.JWKS_URL ? {} : { jwtSecret: env.JWT_SECRET }) };
-}
+import { serveSettings } from './serve-settings.ts';
 
 async function main(): Promise<void> {
   const settings = serveSettings(process.env);

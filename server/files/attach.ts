@@ -1,9 +1,8 @@
 // Attach on create, PUT, PATCH and sub-resource PUT: each file_reference in the body is resolved to the
 // caller's intent, its uploaded object checked (exists, type, size) and copied from tmp/ to uploads/.
-import type { Sql } from 'postgres';
 import { ApiError } from '../problem/types.ts';
 import type { Plan } from '../plan/plan.ts';
-import { dispatch, type Call } from '../query/dispatch.ts';
+import { dispatch, type Call, type Target } from '../query/dispatch.ts';
 import { setBodyValue } from '../query/json.ts';
 import { essence, normalizeType, writtenFiles, type FileSpec } from './limits.ts';
 import type { Storage, StoredObject } from './storage.ts';
@@ -50,7 +49,7 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
  * {id, location, name, mime} (after the checks and the copy); any other reference becomes {id}, which the
  * SQL accepts only as the file the record already holds (else 422 E_FILE_NOT_UPLOADED).
  */
-export async function attachFiles(sql: Sql, storage: Storage, plan: Plan, call: Call): Promise<Attachment | undefined> {
+export async function attachFiles(sql: Target, storage: Storage, plan: Plan, call: Call): Promise<Attachment | undefined> {
   const specs = writtenFiles(plan.endpoint);
   const body = plan.args.body as Record<string, unknown> | undefined;
   const given = body ? Object.keys(specs).filter((k) => typeof body[k] === 'string') : [];

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call } from '../query/dispatch.ts';
+import type { Pool } from '../pg/pools.ts';
 import { attachFiles, type Attachment } from './attach.ts';
 import { maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
@@ -14,6 +15,8 @@ import type { SignOptions, Storage } from './storage.ts';
 
 export interface FilesOptions {
   sql: Sql;
+  /** Where upload intents and attach checks run (the primary's pool, with its gate and time limits); default `sql`. */
+  pool?: Pool;
   manifest: Manifest;
   storage: Storage;
   /** The clock signatures and expiries use (ms since the epoch; default Date.now): tests move it. */
@@ -54,7 +57,7 @@ export class Files {
 
   /** POST /.well-known/upload: the intent in SQL (as the caller), then its signed upload address. */
   async intent(call: Omit<Call, 'fn' | 'args'>, filename: string, contentType: string, origin: string): Promise<UploadIntent> {
-    const made = (await dispatch(this.o.sql, { ...call, fn: 'upload_intent', args: { filename, contentType: normalizeType(contentType) } })) as
+    const made = (await dispatch(this.o.pool ?? this.o.sql, { ...call, fn: 'upload_intent', args: { filename, contentType: normalizeType(contentType) } })) as
       { file_reference: string; tmp_key: string };
     const sign = this.sign(origin);
     // Signed with the type as the client wrote it (S3 compares the header exactly); compared normalized.
@@ -87,7 +90,7 @@ export class Files {
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
     try {
       for (const one of plans) {
-        const a = await attachFiles(this.o.sql, this.storage, one, caller);
+        const a = await attachFiles(this.o.pool ?? this.o.sql, this.storage, one, caller);
         if (a) done.push(a);
       }
     } catch (err) {
@@ -104,7 +107,9 @@ export class Files {
 
   /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
   async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
-    const files = returnedFiles(this.o.manifest, plan.endpoint), sign = this.sign(this.origin(requestUrl));
+    const files = returnedFiles(this.o.manifest, plan.endpoint);
+    let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer
+    const sign = () => (signing ??= this.sign(this.origin(requestUrl)));
     const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];
     await Promise.all(results.map((r) => presentFiles(this.storage, files, r, sign)));
     return result;

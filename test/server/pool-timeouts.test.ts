@@ -10,6 +10,11 @@ import { openPools, type Pools } from '../../server/pg/pools.ts';
 import { gatewayUrl } from '../../server/pg/gateway-role.ts';
 import { loadManifest } from '../../server/query/manifest.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from '../../server/request/limits.ts';
+import { Files } from '../../server/files/service.ts';
+import { storageFromEnv } from '../../server/files/storage.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
 
 let api: Api;
@@ -31,7 +36,10 @@ test.after(async () => {
 function gateway(limits: Partial<RequestLimits>) {
   const pools = openPools({ primaryUrl: own, limits: { ...DEFAULT_LIMITS, ...limits } });
   opened.push(pools);
-  const app = createApp({ sql: pools.primary.sql, pools, manifest, jwtSecret: SECRET, log: () => {} });
+  // Files as the gateway wires them: upload intents and attach checks through the primary's pool.
+  const storage = storageFromEnv({ FILES_DIR: mkdtempSync(join(tmpdir(), 'pool-files-')), FILES_SECRET: 'pool-timeouts-files' }, manifest.api.basePath);
+  const files = new Files({ sql: pools.primary.sql, pool: pools.primary, manifest, storage });
+  const app = createApp({ sql: pools.primary.sql, pools, manifest, jwtSecret: SECRET, log: () => {}, files });
   app.route('/', healthRoutes(pools.probe));
   const call = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}` };
@@ -110,6 +118,8 @@ test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () =>
     const second = await g.call('GET', `/projects/${project.id}`);
     busy(second, 'waiting for a connection', 'POOL_TIMEOUT_MS');
     assert.ok(second.ms < 2000, `answered in ${second.ms} ms`);
+    const intent = await g.call('POST', '/.well-known/upload', { filename: 'a.png', contentType: 'image/png' });
+    busy(intent, 'an upload intent waits for the same pool', 'POOL_TIMEOUT_MS');
     busy(await first, 'the writer behind the lock', 'LOCK_TIMEOUT_MS');
   } finally {
     await release();
