@@ -23,12 +23,16 @@ test('a PATCH on a row locked elsewhere answers 503 with Retry-After while the l
   const holder = api.db.sql.begin(async (tx) => {
     await tx`select 1 from app.posts where id = 'locked' for update`;
     locked();
-    await Promise.race([held, new Promise((r) => setTimeout(r, 15_000))]); // a safety net, never the test's clock
+    // A safety net, never the test's clock; unref'd, so it does not keep the test process alive 15 s after the run.
+    await Promise.race([held, new Promise((r) => setTimeout(r, 15_000).unref())]);
   });
   await isLocked;
   try {
+    const asked = Date.now();
     const reply = await api.patch('/posts/locked', { title: 'Waiting' });
+    const ms = Date.now() - asked;
     expectStatus(reply, 503);
+    assert.ok(ms >= 180 && ms < 2200, `answered after ${ms} ms with LOCK_TIMEOUT_MS 200: it waited for the lock, then no longer`);
     assert.equal(problemIssues(reply, api.docsUrl, 'E_UNAVAILABLE'), []);
     assert.match(reply.body.detail, /LOCK_TIMEOUT_MS/);
     assert.is(reply.headers.get('retry-after'), '1');
