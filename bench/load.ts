@@ -51,6 +51,12 @@ export interface HttpWork {
   next: (context: Record<string, unknown>) => { path: string; body?: unknown; headers?: Record<string, string> };
   /** Sees each response of a connection (e.g. to keep the ETag a PATCH must send next). */
   seen?: (context: Record<string, unknown>, status: number, headers: Record<string, string>, body: string) => void;
+  /**
+   * The same work for wrk (bench/wrk.ts), as Lua defining `request` (and `response`), where it keeps state
+   * from answers; `send(method, path, headers, body)` formats a request with the token. Without it, wrk
+   * sends requests made ahead by `next`.
+   */
+  wrk?: string;
 }
 
 /** autocannon against the gateway at `base`, with the caller's token; `cpu` reads the gateway's CPU time (µs). */

@@ -1,4 +1,4 @@
-// `npm run bench [-- --rows 100000 --duration 8 --connections 10 --only read]`: installs the publishing
+// `npm run bench [-- --rows 100000 --duration 8 --connections 10 --only read --load wrk|autocannon]`: installs the publishing
 // example in a PostgreSQL of its own (embedded, or DATABASE_URL's server), seeds it, starts the gateway,
 // and measures each workload through the gateway, as direct api.dispatch calls, and against its floor.
 import { randomBytes } from 'node:crypto';
@@ -15,13 +15,14 @@ import { freePort } from '../test/harness/net.ts';
 import { startGateway } from './gateway.ts';
 import { cannon, loop, type Result } from './load.ts';
 import { keep, printTable, ratios } from './report.ts';
+import { wrkPath, wrkRun } from './wrk.ts';
 import { BENCH_CLAIMS, seedPublishing } from './seed.ts';
 import { workloads } from './workloads.ts';
 
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '10' }, only: { type: 'string' },
+    connections: { type: 'string', default: '10' }, only: { type: 'string' }, load: { type: 'string' },
   },
 });
 const rows = Number(values.rows), seconds = Number(values.duration), connections = Number(values.connections);
@@ -58,10 +59,16 @@ async function main(): Promise<void> {
     gateway = await startGateway(url, await freePort(), secret);
     const token = await new SignJWT({ roles: BENCH_CLAIMS.roles, email: BENCH_CLAIMS.email })
       .setProtectedHeader({ alg: 'HS256' }).setSubject(BENCH_CLAIMS.sub).setExpirationTime('2h').sign(new TextEncoder().encode(secret));
+    // The HTTP load generator: wrk where installed (--load autocannon to choose the other).
+    const wrk = values.load === 'autocannon' ? undefined : wrkPath();
+    if (values.load === 'wrk' && !wrk) throw new Error('--load wrk: wrk is not on the PATH (Debian: apt-get install wrk)');
+    console.log(`HTTP load: ${wrk ? `wrk (${wrk})` : 'autocannon'}`);
     const results: Result[] = [];
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
       await w.setup?.(sql);
-      results.push(await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
+      results.push(wrk
+        ? await wrkRun(wrk, w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros)
+        : await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
       results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
       if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
       if (w.hand) results.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
     }
     printTable(results);
     console.log(`\n${ratios(results)}`);
-    console.log(`(${rows} posts, ${connections} connections, ${seconds} s per row; kept in ${keep(results, { rows, connections, seconds })})`);
+    console.log(`(${rows} posts, ${connections} connections, ${seconds} s per row, HTTP load by ${wrk ? 'wrk' : 'autocannon'}; kept in ${keep(results, { rows, connections, seconds, load: wrk ? 'wrk' : 'autocannon' })})`);
     await sql.end();
   } finally {
     await gateway?.stop();

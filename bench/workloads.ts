@@ -46,7 +46,9 @@ export function workloads(rows: number): Workload[] {
   const published = Math.floor(rows / 4);
   const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
   const versions = new Map<string, number>();
-  const free = Array.from({ length: 10 }, (_, worker) => ownPost(0, worker));
+  // Twice as many posts as connections (paths 0 and 3 of ownPost): a load generator that asks for a request
+  // it then drops (wrk does so once at its start) still finds a post no other request holds.
+  const free = Array.from({ length: 20 }, (_, i) => ownPost(i < 10 ? 0 : 3, i % 10));
   const versionOf = (id: string) => versions.get(id) ?? 1;
   // A deep page of everything the bench user sees, by offset and by the cursor of the page before it (count=none:
   // the same total would otherwise dominate both). 2,000 pages of 25 need 1,000,000 posts (--rows 1000000).
@@ -128,6 +130,24 @@ export function workloads(rows: number): Workload[] {
           const id = answer.data?.id ?? decodeURIComponent(answer.instance?.split('/').pop() ?? '');
           if (answer.data) versions.set(id, answer.data.version);
           if (id) free.push(id);
+        },
+        // The same in Lua: the post is named by the answer's id (or a problem's instance), its version by the ETag.
+        get wrk() {
+          return `local free, version = {}, {}
+for _, id in ipairs({${free.map((id) => `"${id}"`).join(', ')}}) do table.insert(free, id) end
+${free.map((id) => `version["${id}"] = ${versionOf(id)}`).join('\n')}
+request = function()
+  local id = table.remove(free, 1) or "${free[free.length - 1]}"
+  return send("PATCH", "${API}/posts/" .. id, { ["If-Match"] = '"' .. version[id] .. '"' }, '{"title":"t' .. os.clock() .. '"}')
+end
+response = function(status, headers, body)
+  local id = body:match('"id":"([^"]+)"') or body:match('"instance":"[^"]*/posts/([^"]+)"')
+  if not id then return end
+  local etag = headers["ETag"] or headers["etag"]
+  if status == 200 and etag then version[id] = tonumber(etag:match('(%d+)')) end
+  table.insert(free, id)
+end
+`;
         },
       },
       direct: async (sql, worker) => {
