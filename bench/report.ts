@@ -28,9 +28,16 @@ export function ratios(results: Result[]): string {
   for (const w of ['patch if-match', 'create']) {
     if (get(w, 'direct') && get(w, 'hand')) parts.push(`${w} direct/hand ${ratio(get(w, 'direct'), get(w, 'hand'))} (target >= 0.5)`);
   }
-  const offset = results.find((r) => r.path === 'direct' && / offset$/.test(r.workload));
-  const cursor = results.find((r) => r.path === 'direct' && / cursor$/.test(r.workload));
-  if (offset && cursor) parts.push(`${cursor.workload}/offset direct ${ratio(cursor, offset)}`);
+  // Each depth's cursor page against its offset page, and how each kind's rate changes from the shallowest depth.
+  const pages = (kind: string) => results.filter((r) => r.path === 'direct' && new RegExp(`^page \\d+ ${kind}$`).test(r.workload));
+  for (const cursor of pages('cursor')) {
+    const offset = get(cursor.workload.replace(/cursor$/, 'offset'), 'direct');
+    if (offset) parts.push(`${cursor.workload}/offset direct ${ratio(cursor, offset)}`);
+  }
+  for (const kind of ['offset', 'cursor']) {
+    const all = pages(kind);
+    if (all.length > 1) parts.push(`${kind} paging, direct req/s by depth: ${all.map((r) => `${r.workload.split(' ')[1]}: ${r.rps.toFixed(0)}`).join(', ')}`);
+  }
   for (const w of [...new Set(results.map((r) => r.workload))]) {
     const [g, d] = [get(w, 'gateway')?.cpuUs, get(w, 'direct')?.cpuUs];
     if (g !== undefined && d !== undefined) parts.push(`${w} gateway CPU ${g.toFixed(0)} µs/request (postgres.js alone ${d.toFixed(0)})`);

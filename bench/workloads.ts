@@ -53,7 +53,7 @@ export function workloads(rows: number): Workload[] {
   // A deep page of everything the bench user sees, by offset and by the cursor of the page before it (count=none:
   // the same total would otherwise dominate both). 2,000 pages of 25 need 1,000,000 posts (--rows 1000000).
   const deep = Math.max(2, Math.min(2000, Math.floor(published / 25 / 2)));
-  let cursor = '';
+  const depths = [...new Set([Math.ceil(deep / 100), Math.ceil(deep / 10), deep].map((d) => Math.max(2, d)))];
   const shaped = () => {
     const subset = 1 + pick(90); // 90 of the 127 subsets of ALWAYS
     return { project: `p${1 + pick(projects)}`, extra: ALWAYS.filter((_, i) => subset & (1 << i)) };
@@ -96,19 +96,22 @@ export function workloads(rows: number): Workload[] {
       http: { method: 'GET', next: () => ({ path: `${API}/posts?status=published&per_page=25` }) },
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'published' }, page: 1, per_page: 25, sort: [] }),
     },
-    {
-      name: `page ${deep} offset`,
-      http: { method: 'GET', next: () => ({ path: `${API}/posts?page=${deep}&per_page=25&count=none` }) },
-      direct: (sql) => dispatch(sql, 'posts_list', { page: deep, per_page: 25, sort: [], count: 'none' }),
-    },
-    {
-      name: `page ${deep} cursor`,
-      setup: async (sql) => {
-        cursor = (await dispatch(sql, 'posts_list', { page: deep - 1, per_page: 25, sort: [], count: 'none' })).meta.next;
-      },
-      http: { method: 'GET', next: () => ({ path: `${API}/posts?after=${cursor}&per_page=25&count=none` }) },
-      direct: (sql) => dispatch(sql, 'posts_list', { after: cursor, per_page: 25, sort: [], count: 'none' }),
-    },
+    // The same deep page by offset and by cursor, at three depths: the cursor's cost stays flat, the offset's grows.
+    ...depths.flatMap((page): Workload[] => {
+      let cursor = '';
+      return [{
+        name: `page ${page} offset`,
+        http: { method: 'GET', next: () => ({ path: `${API}/posts?page=${page}&per_page=25&count=none` }) },
+        direct: (sql) => dispatch(sql, 'posts_list', { page, per_page: 25, sort: [], count: 'none' }),
+      }, {
+        name: `page ${page} cursor`,
+        setup: async (sql) => {
+          cursor = (await dispatch(sql, 'posts_list', { page: page - 1, per_page: 25, sort: [], count: 'none' })).meta.next;
+        },
+        http: { method: 'GET', next: () => ({ path: `${API}/posts?after=${cursor}&per_page=25&count=none` }) },
+        direct: (sql) => dispatch(sql, 'posts_list', { after: cursor, per_page: 25, sort: [], count: 'none' }),
+      }];
+    }),
     {
       name: 'create',
       http: { method: 'POST', next: () => ({ path: `${API}/posts`, body: { project_id: `p${1 + pick(OWN_PROJECTS)}`, title: 'Bench post' } }) },
