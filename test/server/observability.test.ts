@@ -1,9 +1,9 @@
 // Operations around every request: X-Request-Id (kept when the client sends a sane one), one JSON access
-// log line naming the route template, CORS preflights for configured origins, gzip of large JSON.
+// log line naming the route template, CORS preflights for configured origins, brotli or gzip of large JSON.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
 import { Metrics } from '../../server/http/metrics.ts';
@@ -127,7 +127,7 @@ test('an API list over 1 KB says Vary: Accept-Encoding to every client, and is g
   assert.match(plain.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   const body = await plain.text();
   assert.ok(Buffer.byteLength(body) > 1024, `${Buffer.byteLength(body)} bytes`);
-  const zipped = await app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': 'br;q=1, gzip;q=0.5', 'x-request-id': 'zip-1' } });
+  const zipped = await app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': 'deflate;q=1, gzip;q=0.5', 'x-request-id': 'zip-1' } });
   assert.is(zipped.headers.get('content-encoding'), 'gzip');
   assert.equal(varies(zipped).filter((v) => v === 'accept-encoding'), ['accept-encoding'], 'said once');
   assert.is(zipped.headers.get('x-request-id'), 'zip-1');
@@ -136,6 +136,57 @@ test('an API list over 1 KB says Vary: Accept-Encoding to every client, and is g
   assert.is(refused.headers.get('content-encoding'), null, 'gzip;q=0 refuses gzip');
   const small = await app.request(`${BASE}/tags?per_page=1`, { headers });
   assert.not.ok(varies(small).includes('accept-encoding'), 'a small list is never compressed');
+});
+
+test('brotli for a client that weighs br highest (br on a tie with gzip), with its Content-Length; gzip when gzip weighs more', async () => {
+  const headers = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin', 'editor'] })}`, 'content-type': 'application/json' };
+  for (let i = 0; i < 12; i++) await app.request(`${BASE}/tags`, { method: 'POST', headers, body: JSON.stringify({ slug: `brotli${i}`, label: 'b'.repeat(100) }) });
+  const list = (encoding: string, more: Record<string, string> = {}) =>
+    app.request(`${BASE}/tags?per_page=100`, { headers: { ...headers, 'accept-encoding': encoding, ...more } });
+  const plain = await list('identity');
+  const body = await plain.text();
+  assert.ok(Buffer.byteLength(body) > 1024, `${Buffer.byteLength(body)} bytes`);
+  for (const encoding of ['br, gzip', 'gzip;q=0.5, br']) {
+    const res = await list(encoding, { 'x-request-id': 'br-1' });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('content-encoding'), 'br', encoding);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.is(res.headers.get('content-length'), String(bytes.byteLength), 'the length of the brotli bytes');
+    assert.ok(bytes.byteLength < Buffer.byteLength(body));
+    assert.is(brotliDecompressSync(bytes).toString('utf8'), body, 'decompresses to the identity body exactly');
+    assert.equal(varies(res).filter((v) => v === 'accept-encoding'), ['accept-encoding'], 'said once');
+    assert.is(res.headers.get('x-request-id'), 'br-1');
+  }
+  const zipped = await list('gzip, br;q=0.1');
+  assert.is(zipped.headers.get('content-encoding'), 'gzip');
+  assert.is(gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString('utf8'), body);
+  const refused = await list('br;q=0');
+  assert.is(refused.headers.get('content-encoding'), null, 'br;q=0 refuses br');
+  assert.is(await refused.text(), body);
+  assert.equal(varies(refused).filter((v) => v === 'accept-encoding'), ['accept-encoding']);
+  const head = await app.request(`${BASE}/tags?per_page=100`, { method: 'HEAD', headers: { ...headers, 'accept-encoding': 'br' } });
+  assert.is(head.headers.get('content-encoding'), null, 'a HEAD is never compressed');
+  const docs = await app.request(`${BASE}/openapi.json`, { headers: { 'accept-encoding': 'br' } });
+  assert.is(docs.headers.get('content-encoding'), 'br', 'a body without Content-Length too');
+  const text = await (await app.request(`${BASE}/openapi.json`)).text();
+  assert.is(brotliDecompressSync(Buffer.from(await docs.arrayBuffer())).toString('utf8'), text);
+});
+
+test('an ETagged read over 1 KB is never sent in br', async () => {
+  const headers = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}`, 'content-type': 'application/json' };
+  const project = (await (await app.request(`${BASE}/projects`, { method: 'POST', headers, body: '{"name":"Brotli"}' })).json()).data.id as string;
+  const created = await app.request(`${BASE}/posts`, { method: 'POST', headers, body: JSON.stringify({ id: 'br-etag', project_id: project, title: 'Long', body: 'x'.repeat(2000) }) });
+  assert.is(created.status, 201);
+  for (const encoding of ['br', 'br, gzip']) {
+    const read = await app.request(`${BASE}/posts/br-etag`, { headers: { ...headers, 'accept-encoding': encoding } });
+    assert.is(read.status, 200);
+    assert.match(read.headers.get('etag') ?? '', /^"[^"]+"$/, 'the ETag stays strong');
+    assert.is(read.headers.get('content-encoding'), null, encoding);
+    assert.ok(Number(read.headers.get('content-length')) > 1024, 'over the threshold: only the ETag keeps it as it is');
+    assert.is(read.headers.get('cache-control'), null, 'and carries no header of ours');
+    assert.not.ok(varies(read).includes('accept-encoding'));
+    assert.is(JSON.parse(await read.text()).data.body, 'x'.repeat(2000));
+  }
 });
 
 test.run();
