@@ -7,6 +7,7 @@ import { wireRowDeep } from '../plan/embeds.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText } from '../query/json.ts';
 import { compressible } from '../http/compression.ts';
+import { readConditions } from './conditions.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
@@ -41,9 +42,11 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   const etag = typeof single.etag === 'string' || typeof single.etag === 'number' ? `"${single.etag}"` : undefined;
   if (etag) headers.ETag = etag;
   if (action === 'read' || action === 'subRead') {
-    const modified = typeof single.last_modified === 'string' ? new Date(single.last_modified) : undefined;
-    if (modified && !Number.isNaN(modified.getTime())) headers['Last-Modified'] = modified.toUTCString();
-    if (etag && matchesNoneMatch(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
+    const stamp = typeof single.last_modified === 'string' ? new Date(single.last_modified) : undefined;
+    const modified = stamp && !Number.isNaN(stamp.getTime()) ? stamp : undefined;
+    if (modified) headers['Last-Modified'] = modified.toUTCString();
+    const entity = action === 'subRead' ? `${resource.entity} ${plan.endpoint.relation?.name ?? ''}`.trim() : resource.entity;
+    if (readConditions(req.headers, etag, modified, entity) === 'not-modified') return new Response(null, { status: 304, headers });
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
@@ -59,11 +62,4 @@ function json(status: number, body: unknown, source: unknown, headers: Record<st
   const all: Record<string, string> = { ...JSON_TYPE, 'Content-Length': String(length), ...headers };
   if (compressible(JSON_TYPE['Content-Type'], length, 'ETag' in headers)) all.Vary = 'Accept-Encoding';
   return new Response(text, { status, headers: all });
-}
-
-/** If-None-Match (weak comparison, RFC 9110 13.1.2): `*` or any listed tag equal to ours. */
-function matchesNoneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }

@@ -103,6 +103,27 @@ for (const kind of ['post', 'project'] as const) {
   });
 }
 
+test('reads judge their preconditions too (RFC 9110 13.2.2): If-Match, If-Unmodified-Since (412), If-Modified-Since (304)', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  const tag = etagOf(created);
+  const read = await api.call('GET', path);
+  const modified = read.headers.get('last-modified')!;
+  assert.is((await api.call('GET', path, { headers: { 'If-Match': tag } })).status, 200);
+  assert.is((await api.call('GET', path, { headers: { 'If-Match': '*' } })).status, 200);
+  assertPrecondition(await api.call('GET', path, { headers: { 'If-Match': '"7"' } }), '"7"');
+  assertPrecondition(await api.call('GET', path, { headers: { 'If-Match': `W/${tag}` } }), 'W/');
+  const earlier = new Date(Date.parse(modified) - 60_000).toUTCString();
+  assertPrecondition(await api.call('GET', path, { headers: { 'If-Unmodified-Since': earlier } }), 'If-Unmodified-Since');
+  assert.is((await api.call('GET', path, { headers: { 'If-Unmodified-Since': modified } })).status, 200);
+  assert.is((await api.call('GET', path, { headers: { 'If-Match': tag, 'If-Unmodified-Since': earlier } })).status, 200, 'If-Match decides alone');
+  const since = await api.call('GET', path, { headers: { 'If-Modified-Since': modified } });
+  assert.is(since.status, 304);
+  assert.is(etagOf(since), tag);
+  assert.is((await api.call('GET', path, { headers: { 'If-Modified-Since': earlier } })).status, 200);
+  assert.is((await api.call('GET', path, { headers: { 'If-None-Match': '"other"', 'If-Modified-Since': modified } })).status, 200, 'If-None-Match decides alone');
+});
+
 test('If-Match * on a soft-deleted record is 412: it no longer exists for the API', async () => {
   const created = await kinds.post.create();
   const path = kinds.post.path(created.body.data.id);
