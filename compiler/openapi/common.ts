@@ -103,6 +103,8 @@ export function commonComponents(): Schema {
         description: 'Makes a retry safe: the first successful answer is kept for the caller and replayed (Idempotent-Replayed: true) to a retry of the same request; the key with another request is 422, while the first runs 409.' },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
         description: '`*` or entity-tags; a match answers 304 Not Modified without a body.' },
+      IfModifiedSince: { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' },
+        description: 'HTTP date; 304 Not Modified when the record has not changed since (to the second). Ignored when If-None-Match is present.' },
       Page: { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 } },
       PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
         description: 'At most 100 (more is 400).' },

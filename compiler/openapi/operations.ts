@@ -61,7 +61,7 @@ export function success(description: string, schema?: string, headers: string[] 
   };
 }
 
-export const notModified = { '304': { description: 'Not Modified: the If-None-Match tag matches.', headers: { ETag: header('ETag') } } };
+export const notModified = { '304': { description: 'Not Modified: the If-None-Match tag matches, or nothing changed since If-Modified-Since.', headers: { ETag: header('ETag') } } };
 export const noContent = (what: string) => ({ [status('delete')]: { description: `${what}; no body.` } });
 
 /** A path parameter holding a record key of the given key property. */
@@ -71,6 +71,8 @@ export function keyParameter(name: string, key: PropertyManifest | undefined, de
 }
 
 export const preconditions = [paramRef('IfMatch'), paramRef('IfUnmodifiedSince')];
+/** A read's preconditions (RFC 9110 13.2.2): the write ones (412), then If-None-Match / If-Modified-Since (304). */
+export const readPreconditions = [...preconditions, paramRef('IfNoneMatch'), paramRef('IfModifiedSince')];
 /** Writes sent with POST or PATCH (server/request/idempotency.ts). */
 export const idempotent = [paramRef('IdempotencyKey')];
 export const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');

@@ -1,8 +1,8 @@
 // The paths of one entity: its collection at the top level and, for children, nested under every chain
 // of parent records (`/projects/{project_id}/posts/{post_id}/comments`), with every action the router routes.
 import type { Manifest, ResourceManifest } from '../manifest/types.ts';
-import { paramRef, type Schema } from './common.ts';
-import { idempotent, keyParameter, noContent, notModified, operation, preconditions, success } from './operations.ts';
+import type { Schema } from './common.ts';
+import { idempotent, keyParameter, noContent, notModified, operation, preconditions, readPreconditions, success } from './operations.ts';
 import { listParameters, projectionParameters } from './query.ts';
 import { status, verb } from './verbs.ts';
 
@@ -49,7 +49,7 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
         success: { [status('search')]: success(`A page of matching ${r.collection}.`, `${e}List`) } }),
     },
     [`${base}/{id}`]: {
-      [verb('read')]: operation({ summary: `Read a ${e}`, operationId: opId('read'), tag, parameters: [...item, ...projection, paramRef('IfNoneMatch')],
+      [verb('read')]: operation({ summary: `Read a ${e}`, operationId: opId('read'), tag, parameters: [...item, ...projection, ...readPreconditions], errors: ['412'],
         success: { [status('read')]: success(`The ${e}.`, `${e}Single`, ['ETag', 'LastModified']), ...notModified } }),
       [verb('replace')]: operation({ summary: `Replace a ${e}`, operationId: opId('replace'), tag, parameters: [...item, ...preconditions, ...projection],
         description: 'Omitted writable properties go back to their default (or null).' + versionNote(r),

@@ -3,7 +3,7 @@
 import { status, verb } from './verbs.ts';
 import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from '../manifest/types.ts';
 import { paramRef, ref, type Schema } from './common.ts';
-import { keyParameter, noContent, notModified, operation, pascal, preconditions, success } from './operations.ts';
+import { keyParameter, noContent, notModified, operation, pascal, preconditions, readPreconditions, success } from './operations.ts';
 import { projectionParameters } from './query.ts';
 import { pathPrefixes, type PathPrefix } from './paths.ts';
 import { listOf, shape, single } from './schemas.ts';
@@ -32,7 +32,7 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
       },
       paths: {
         [base]: {
-          [verb('subRead')]: operation({ summary: `Read the ${name} of a ${e}`, operationId: op('read'), tag, parameters: [...id, ...projection, paramRef('IfNoneMatch')],
+          [verb('subRead')]: operation({ summary: `Read the ${name} of a ${e}`, operationId: op('read'), tag, parameters: [...id, ...projection, ...readPreconditions], errors: ['412'],
             description: 'Every property is null until the sub-resource is first written. ETag and Last-Modified are the owner\'s.',
             success: { [status('subRead')]: success(`The ${name}.`, `${c}Single`, ['ETag', 'LastModified']), ...notModified } }),
           [verb('subReplace')]: operation({ summary: `Replace the ${name} of a ${e}`, operationId: op('replace'), tag, parameters: [...id, ...preconditions, ...projection],
