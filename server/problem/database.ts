@@ -77,6 +77,7 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
   if (status === 503) {
     const detail = code === '57014' ? 'The request ran out of time (STATEMENT_TIMEOUT_MS); try again.'
       : code === '55P03' ? 'The record is locked by another request (LOCK_TIMEOUT_MS ran out); try again.'
+      : code.startsWith('28') ? 'The gateway cannot log in to the database; try again later.'
       : 'The database is busy; try again.';
     return busy(detail, err);
   }

@@ -31,6 +31,7 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case '22': return 400; // data_exception: invalid text representation, datetime format, out of range, …
     case '54': return 413; // program_limit_exceeded class (statement too complex, stack depth)
     case '08': return 503; // connection_exception
+    case '28': return 503; // invalid_authorization_specification: the gateway's own login refused (its password, pg_hba)
     case '53': return 503; // insufficient_resources
     case '57': return 503; // operator_intervention (admin shutdown, cannot connect now)
   }

@@ -126,4 +126,19 @@ test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () =>
   }
 });
 
+test('a gateway whose own login is refused (wrong password) answers 503, not 500, and /health says 503 too', async () => {
+  const wrong = new URL(own);
+  wrong.password = 'not-the-password';
+  const pools = openPools({ primaryUrl: wrong.toString(), limits: DEFAULT_LIMITS });
+  opened.push(pools);
+  const app = createApp({ sql: pools.primary.sql, pools, manifest, jwtSecret: SECRET, log: () => {} });
+  app.route('/', healthRoutes(pools.probe));
+  const res = await app.request(`${BASE}/projects`, { headers: { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}` } });
+  const body = await res.json() as any;
+  assert.is(res.status, 503, JSON.stringify(body));
+  assert.is(body.code, 'E_UNAVAILABLE');
+  assert.match(body.detail, 'cannot log in');
+  assert.is((await app.request('/health')).status, 503);
+});
+
 test.run();
