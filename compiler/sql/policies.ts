@@ -53,8 +53,9 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const name = pgName(`${key} [${command}]`);
       const tree = treeSql(placed.scenario.predicate, ctx, command === 'select' ? 'select' : 'row');
       // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
-      const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())))`;
-      const cond = tree === 'true' ? `(${winner} = ${literal(key)})` : `(${winner} = ${literal(key)} AND ${tree})`;
+      // One boolean sub-select, once per statement, which the planner weighs as a half (compiler/access/rules.ts).
+      const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;
+      const cond = tree === 'true' ? `(${winner})` : `(${winner} AND ${tree})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
       const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
       out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${ROLES} ${clause};`,

@@ -1384,32 +1384,32 @@ ALTER TABLE "app"."accounts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts');
 CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'link' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Accounts manage themselves' WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'link' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'unlink' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Admins [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."accounts" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
-CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Accounts manage themselves [insert]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; create (entity)';
-CREATE POLICY "Admins [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [insert]" ON "app"."accounts" IS 'Scenario "Admins"; create (api)';
-CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
 COMMENT ON POLICY "Accounts manage themselves [update]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; update (entity)';
-CREATE POLICY "Admins [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Admins [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."accounts" IS 'Scenario "Admins"; update (api)';
-CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Accounts manage themselves' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
-CREATE POLICY "Admins [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 
@@ -1427,24 +1427,24 @@ ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('labels');
 CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'list' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'search' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
     WHEN 'read' THEN 'Everyone reads labels'
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'create' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'update' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
+    WHEN 'delete' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Admins [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Everyone reads labels [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Everyone reads labels');
+CREATE POLICY "Everyone reads labels [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Everyone reads labels'));
 COMMENT ON POLICY "Everyone reads labels [select]" ON "app"."labels" IS 'Scenario "Everyone reads labels"; read (action)';
-CREATE POLICY "Admins [insert]" ON "app"."labels" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [insert]" ON "app"."labels" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [insert]" ON "app"."labels" IS 'Scenario "Admins"; create (api)';
-CREATE POLICY "Admins [update]" ON "app"."labels" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Admins [update]" ON "app"."labels" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
-CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action()))) = 'Admins' AND ((SELECT auth.roles()) && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
@@ -1473,7 +1473,7 @@ COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data ru
 
 CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Accounts manage themselves' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
+    WHEN 'Accounts manage themselves' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
     WHEN 'Admins' THEN ''
   END
   FROM "app"."accounts" WHERE "id" = _key

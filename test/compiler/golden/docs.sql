@@ -1272,22 +1272,22 @@ ALTER TABLE "app"."folders" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('folders');
 CREATE OR REPLACE FUNCTION "app"."folders_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
+    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Signed-in users [select]" ON "app"."folders" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Signed-in users [select]" ON "app"."folders" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders" IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Signed-in users [insert]" ON "app"."folders" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Signed-in users [insert]" ON "app"."folders" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [insert]" ON "app"."folders" IS 'Scenario "Signed-in users"; create (entity)';
-CREATE POLICY "Signed-in users [update]" ON "app"."folders" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL)) WITH CHECK (true);
+CREATE POLICY "Signed-in users [update]" ON "app"."folders" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL)) WITH CHECK (true);
 COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
-CREATE POLICY "Signed-in users [delete]" ON "app"."folders" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action()))) = 'Signed-in users' AND ((SELECT auth.uid()) IS NOT NULL));
+CREATE POLICY "Signed-in users [delete]" ON "app"."folders" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 
@@ -1295,25 +1295,25 @@ ALTER TABLE "app"."docs" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('docs');
 CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.roles()) && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'restore' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'read' THEN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
+    WHEN 'restore' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Editors read all [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Editors read all' AND ((SELECT auth.roles()) && ARRAY['editor']::text[]));
+CREATE POLICY "Editors read all [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
-CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [insert]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; create (entity)';
-CREATE POLICY "Owners edit drafts [update]" ON "app"."docs" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[])))))) WITH CHECK (true);
+CREATE POLICY "Owners edit drafts [update]" ON "app"."docs" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))) WITH CHECK (true);
 COMMENT ON POLICY "Owners edit drafts [update]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action()))) = 'Owners edit drafts' AND (((SELECT auth.uid()) IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
 CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
@@ -1418,7 +1418,7 @@ COMMENT ON FUNCTION "app"."docs_scenario"(text) IS 'Label, level and data rules 
 
 CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Owners edit drafts' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(((SELECT lib.action()) = ANY (ARRAY['create']::text[]) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END)
+    WHEN 'Owners edit drafts' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END)
     WHEN 'Editors read all' THEN ''
   END
   FROM "app"."docs" WHERE "id" = _key::bigint

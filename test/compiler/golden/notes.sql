@@ -546,13 +546,13 @@ CREATE OR REPLACE FUNCTION "app"."notes_access"(action text) RETURNS text LANGUA
   END
 $fn$;
 COMMENT ON FUNCTION "app"."notes_access"(text) IS 'PRE_FETCH for Note: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone [select]" ON "app"."notes" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+CREATE POLICY "Everyone [select]" ON "app"."notes" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [select]" ON "app"."notes" IS 'Scenario "Everyone"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Everyone [insert]" ON "app"."notes" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+CREATE POLICY "Everyone [insert]" ON "app"."notes" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [insert]" ON "app"."notes" IS 'Scenario "Everyone"; create (api)';
-CREATE POLICY "Everyone [update]" ON "app"."notes" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone') WITH CHECK (true);
+CREATE POLICY "Everyone [update]" ON "app"."notes" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone')) WITH CHECK (true);
 COMMENT ON POLICY "Everyone [update]" ON "app"."notes" IS 'Scenario "Everyone"; update (api)';
-CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action()))) = 'Everyone');
+CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [delete]" ON "app"."notes" IS 'Scenario "Everyone"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
 

@@ -1612,24 +1612,24 @@ ALTER TABLE "app"."teams" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams');
 CREATE OR REPLACE FUNCTION "app"."teams_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'link' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.uid()) IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'link' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
+    WHEN 'unlink' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders [select]" ON "app"."teams" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders [select]" ON "app"."teams" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams" IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Stakeholders [insert]" ON "app"."teams" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders [insert]" ON "app"."teams" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [insert]" ON "app"."teams" IS 'Scenario "Stakeholders"; create (entity)';
-CREATE POLICY "Stakeholders [update]" ON "app"."teams" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))) WITH CHECK (true);
+CREATE POLICY "Stakeholders [update]" ON "app"."teams" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))) WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
-CREATE POLICY "Stakeholders [delete]" ON "app"."teams" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action()))) = 'Stakeholders' AND (((SELECT auth.uid()) IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders [delete]" ON "app"."teams" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 
@@ -1642,22 +1642,22 @@ ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tasks');
 CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
   SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'search' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'read' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'create' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'update' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'delete' THEN CASE WHEN (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR ((SELECT auth.uid()) IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'list' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'search' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'read' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'create' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
+    WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
   END
 $fn$;
 COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [insert]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; create (entity)';
-CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))) WITH CHECK (true);
+CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))) WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
-CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action()))) = 'Stakeholders or readers' AND (((SELECT auth.roles()) && ARRAY['reader']::text[]) OR (((SELECT auth.uid()) IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
@@ -1756,7 +1756,7 @@ COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules
 
 CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Stakeholders' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Stakeholders' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
   END
   FROM "app"."teams" WHERE "id" = _key
 $fn$;
@@ -1830,7 +1830,7 @@ COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules
 
 CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Stakeholders or readers' THEN concat_ws(', ', CASE WHEN (NOT (((SELECT auth.uid()) IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Stakeholders or readers' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
   END
   FROM "app"."tasks" WHERE "id" = _key
 $fn$;
