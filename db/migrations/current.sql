@@ -960,6 +960,9 @@ BEGIN
     EXECUTE format('DROP POLICY %I ON app.%I', r.policyname, tbl);
   END LOOP;
 END $$;
+-- As kit.sql does for the other meta functions (created after its blanket REVOKE): the same privileges on a
+-- first install and on an upgrade, which `npm run commit` compares.
+REVOKE EXECUTE ON FUNCTION meta.drop_policies(text) FROM PUBLIC;
 
 -- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
 -- Definer: it sees past RLS, and says only that.
