@@ -1,0 +1,39 @@
+// The reference page works offline with a pinned Scalar (issue 14): the page names no absolute address and turns the
+// web fonts off, and its script is byte for byte the browser bundle of the exact version package.json and the lock pin.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { root } from '../harness/child.ts';
+import { call, startApi, type Api } from '../server/setup.ts';
+
+let api: Api;
+test.before(async () => {
+  api = await startApi();
+});
+test.after(async () => api?.close());
+
+const json = (path: string) => JSON.parse(readFileSync(join(root, path), 'utf8'));
+
+test('the page loads nothing from another origin and asks for no web fonts', async () => {
+  const page = await call(api.app, 'GET', '/api/publishing/v1/docs');
+  assert.is(page.status, 200);
+  assert.equal(page.text.match(/(?:src|href)\s*=\s*"[^"]*"/g), ['src="/api/publishing/v1/docs/scalar.js"']);
+  assert.not.match(page.text, /https?:\/\//, 'no absolute address in the page');
+  assert.match(page.text, /"withDefaultFonts":\s*false/);
+});
+
+test('the script is the pinned @scalar/api-reference browser bundle, served as it is installed', async () => {
+  const pinned = json('package.json').devDependencies['@scalar/api-reference'];
+  assert.match(pinned, /^\d+\.\d+\.\d+$/, `an exact version, not a range: ${pinned}`);
+  assert.is(json('package-lock.json').packages['node_modules/@scalar/api-reference'].version, pinned, 'the lock agrees');
+  const main = fileURLToPath(import.meta.resolve('@scalar/api-reference'));
+  const installedDir = join(dirname(main), '..');
+  assert.is(JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8')).version, pinned, 'node_modules holds the pinned version');
+  const script = await call(api.app, 'GET', '/api/publishing/v1/docs/scalar.js');
+  assert.is(script.status, 200);
+  assert.is(script.text, readFileSync(join(dirname(main), 'browser/standalone.js'), 'utf8'));
+});
+
+test.run();
