@@ -2,6 +2,8 @@
 // migration with graphile-migrate: the engine as its own migration when it changed, then what the model changed.
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
+import { releaseMigratePools } from '../pg/admin.ts';
 import { resolveDatabase } from '../pg/resolve.ts';
 import { withDatabase } from '../pg/admin.ts';
 import { commitModel, ProofError } from '../commit.ts';
@@ -37,6 +39,8 @@ async function main(): Promise<number> {
     console.error(describeFailure(err));
     return 1;
   } finally {
+    // graphile-migrate ends its pools without waiting; the embedded database must outlive their connections.
+    if (db.embedded) await releaseMigratePools([db.url], clearAllPools);
     await db.stop();
   }
 }
