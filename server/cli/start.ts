@@ -40,7 +40,8 @@ async function main(): Promise<void> {
       banner: (base, manifest) => [
         `Serving ${model.api.title} at ${base}`,
         `API: ${base}${manifest.api.basePath} (collections: ${Object.values(manifest.resources).map((r) => r.collection).join(', ')})`,
-        `Token: npm run -s token -- --sub u1 --roles editor  (then: curl -H "Authorization: Bearer <token>" …)`,
+        // Under organization strategies every row belongs to the token's org, and roles are the org's.
+        `Token: npm run -s token -- --sub u1 ${model.api.strategy === 'RBAC' ? '--roles editor' : '--org o1 --org-roles owner'}  (then: curl -H "Authorization: Bearer <token>" …)`,
         ...(manifest.identity ? [`Sign in: POST ${base}${manifest.api.basePath}/auth/token {"email", "password"} (sign up: POST …/${manifest.identity.collection})`] : []),
       ],
     });
