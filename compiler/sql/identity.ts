@@ -102,5 +102,9 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
     `CREATE TRIGGER identity_revoke AFTER UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION lib.identity_revoke(${literal(pk)}, ${literal(password)});`,
     `COMMENT ON TRIGGER identity_revoke ON ${table} IS 'api.identity: a password change or a deletion revokes the user''s refresh tokens.';`,
   ].join('\n');
-  return [claimsFn, token, refresh, logout, revoke].join('\n\n');
+  // Granted here, not only by the API part's GRANT ON ALL FUNCTIONS, which runs before these exist: a
+  // migration that installs them afresh gives them the same privileges as a database the script built twice.
+  const sig = (fn: string) => `${qname('api', fn)}(jsonb)`;
+  const grant = `GRANT EXECUTE ON FUNCTION ${Object.values(AUTH_FUNCTIONS).map(sig).join(', ')} TO anon, authenticated;`;
+  return [claimsFn, token, refresh, logout, revoke, grant].join('\n\n');
 }

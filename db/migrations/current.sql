@@ -6473,6 +6473,8 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."users";
 CREATE TRIGGER identity_revoke AFTER UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.identity_revoke('id', 'password');
 COMMENT ON TRIGGER identity_revoke ON "app"."users" IS 'api.identity: a password change or a deletion revokes the user''s refresh tokens.';
 
+GRANT EXECUTE ON FUNCTION "api"."auth_token"(jsonb), "api"."auth_refresh"(jsonb), "api"."auth_logout"(jsonb) TO anon, authenticated;
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
