@@ -29,15 +29,25 @@ let s3: S3rver | undefined;
 let s3dir = '';
 let storage: S3Storage | undefined;
 const gateways: ServedGateway[] = [];
-/** Requests the bucket received, by object key: what was written (PUT: uploads and copies) and deleted. */
+/**
+ * Requests the bucket received, by object key: what was written (PUT: uploads and copies) and deleted. A
+ * call the AWS SDK retried (a reset connection under load) reaches the bucket twice with one
+ * `amz-sdk-invocation-id`: it counts once, as the one deletion the gateway asked for.
+ */
 const written = new Map<string, number>();
 const deleted = new Map<string, number>();
+const seen = new Set<string>();
 
 function count(req: IncomingMessage): void {
   const path = decodeURIComponent(new URL(req.url ?? '/', 'http://s3').pathname);
   if (!path.startsWith(`/${BUCKET}/`) || path.length <= BUCKET.length + 2) return;
   const key = path.slice(BUCKET.length + 2);
   const into = req.method === 'PUT' ? written : req.method === 'DELETE' ? deleted : undefined;
+  const invocation = req.headers['amz-sdk-invocation-id'];
+  if (typeof invocation === 'string') {
+    if (seen.has(`${req.method} ${invocation}`)) return;
+    seen.add(`${req.method} ${invocation}`);
+  }
   into?.set(key, (into.get(key) ?? 0) + 1);
 }
 
