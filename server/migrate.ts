@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Logger, migrate, watch, type Settings } from 'graphile-migrate';
 import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
+import { withAdminClient, withDatabase } from './pg/admin.ts';
 
 export interface MigrateOptions {
   connectionString: string;
@@ -92,4 +93,20 @@ export function collectingLogger(messages: string[]): Logger {
 
 function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/**
+ * Closes graphile-migrate's idle pools and waits (at most `ms`) until the cluster behind `url` (the
+ * embedded one, which the caller stops next) has no other client: graphile-migrate ends its pools without
+ * waiting, and a connection of theirs still open when the database stops makes their error handler exit 1.
+ */
+export async function releaseMigratePools(url: string, ms = 3000): Promise<void> {
+  clearAllPools();
+  await withAdminClient(withDatabase(url, 'postgres'), async (sql) => {
+    for (const until = Date.now() + ms; Date.now() < until;) {
+      const [row] = await sql`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and backend_type = 'client backend'`;
+      if (!row?.n) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }).catch(() => {}); // the database is already gone: nothing is left to wait for
 }

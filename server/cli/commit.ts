@@ -2,12 +2,10 @@
 // migration with graphile-migrate: the engine as its own migration when it changed, then what the model changed.
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
-import { releaseMigratePools } from '../pg/admin.ts';
 import { resolveDatabase } from '../pg/resolve.ts';
 import { withDatabase } from '../pg/admin.ts';
 import { commitModel, ProofError } from '../commit.ts';
-import { describeFailure } from '../migrate.ts';
+import { describeFailure, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, defaultMigrations, EXAMPLE_MODEL } from './model-script.ts';
 
 async function main(): Promise<number> {
@@ -40,7 +38,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     // graphile-migrate ends its pools without waiting; the embedded database must outlive their connections.
-    if (db.embedded) await releaseMigratePools([db.url], clearAllPools);
+    if (db.embedded) await releaseMigratePools(db.url);
     await db.stop();
   }
 }

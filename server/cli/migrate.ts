@@ -5,10 +5,8 @@ import { existsSync } from 'node:fs';
 import { hasCommitted } from '../../compiler/delta.ts';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
-import { releaseMigratePools } from '../pg/admin.ts';
 import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
-import { describeFailure, migrateDatabase } from '../migrate.ts';
+import { describeFailure, migrateDatabase, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, writeScript } from './model-script.ts';
 
 async function main(): Promise<number> {
@@ -37,7 +35,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     // graphile-migrate ends its pools without waiting; the embedded database must outlive their connections.
-    if (db.embedded) await releaseMigratePools([db.url], clearAllPools);
+    if (db.embedded) await releaseMigratePools(db.url);
     await db.stop();
   }
 }

@@ -42,19 +42,3 @@ export function quoteIdent(name: string): string {
   if (name.includes('\0')) throw new Error('identifier contains NUL');
   return '"' + name.replace(/"/g, '""') + '"';
 }
-
-/**
- * Closes graphile-migrate's idle pools and waits (at most `ms`) until the cluster behind `urls` (the
- * embedded one, which the caller stops next) has no other client: graphile-migrate ends its pools without
- * waiting, and a connection of theirs still open when the database stops makes their error handler exit 1.
- */
-export async function releaseMigratePools(urls: string[], clear: () => void, ms = 3000): Promise<void> {
-  clear();
-  await withAdminClient(withDatabase(urls[0]!, 'postgres'), async (sql) => {
-    for (const until = Date.now() + ms; Date.now() < until;) {
-      const [row] = await sql`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and backend_type = 'client backend'`;
-      if (!row?.n) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }).catch(() => {}); // the database is already gone: nothing is left to wait for
-}
