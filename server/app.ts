@@ -16,7 +16,7 @@ import { requestProblem } from './problem/request.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
 import { idempotencyKey, idempotencyOf } from './request/idempotency.ts';
-import { wireRow } from './request/wire.ts';
+import { resultRow } from './request/wire.ts';
 import { argsText, responseText } from './query/json.ts';
 import { batchRunner } from './batch/run.ts';
 import { endpointAt } from './plan/endpoint.ts';
@@ -115,7 +115,7 @@ export function createApp(opts: AppOptions): Hono {
       const merged = plan.merged;
       const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, call.ip, plan, limits.idempotencyTtlSeconds);
       const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
-      const check = merged && ((r: unknown) => documents.verify(merged, wireRow(plan!.wire, r)));
+      const check = merged && ((r: unknown) => documents.verify(merged, resultRow(r)));
       const run = () => check || once ? dispatchGuarded(pool, call, { ...(check ? { check } : {}), ...(once ? { once } : {}) }) : dispatch(pool, call);
       // A retry of a kept write is answered before its files are attached again.
       const kept = once ? await keptAnswer(pool, once) : undefined;

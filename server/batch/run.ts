@@ -19,7 +19,7 @@ import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query
 import { exactCopy, parseResult, responseText } from '../query/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
-import { wireRow } from '../request/wire.ts';
+import { resultRow } from '../request/wire.ts';
 import { routeSegments } from '../request/path.ts';
 import { respond } from '../response/respond.ts';
 import { readOperations, type Operation } from './envelope.ts';
@@ -121,7 +121,7 @@ export function batchRunner(d: BatchDeps): Batch {
       const attached = await d.files?.attach(plan, c);
       if (attached) attachments.push(attached);
       let result = await call(c);
-      if (plan.merged) d.documents.verify(plan.merged, wireRow(plan.wire, result));
+      if (plan.merged) d.documents.verify(plan.merged, resultRow(result));
       const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
       if (d.files) result = await d.files.present(plan, result, caller.requestUrl);
       const res = respond(plan, result, req, basePath);

@@ -15,14 +15,18 @@ export function normalizeType(type: string): string {
 /** The media type without parameters (what allowedMimeTypes lists). */
 export const essence = (type: string) => normalizeType(type).split(';')[0]!;
 
-/** By column: file work happens on bodies and rows in SQL's names (server/request/wire.ts). */
-function filesOf(props: Record<string, PropertyManifest>): Record<string, FileSpec> {
-  let files = found.get(props);
-  if (!files) found.set(props, files = Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[p.column ?? name, p.file]] : []))));
+/**
+ * The file properties of a property map, by column (`in`: bodies reach SQL in its names) or by wire name
+ * (`out`: rows leave SQL in those), server/request/wire.ts.
+ */
+function filesOf(props: Record<string, PropertyManifest>, names: 'in' | 'out' = 'in'): Record<string, FileSpec> {
+  const seen = found[names];
+  let files = seen.get(props);
+  if (!files) seen.set(props, files = Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.file ? [[names === 'in' ? p.column ?? name : name, p.file]] : []))));
   return files;
 }
 /** filesOf by the manifest's property maps (they live as long as the gateway): worked out once each. */
-const found = new WeakMap<Record<string, PropertyManifest>, Record<string, FileSpec>>();
+const found = { in: new WeakMap<Record<string, PropertyManifest>, Record<string, FileSpec>>(), out: new WeakMap<Record<string, PropertyManifest>, Record<string, FileSpec>>() };
 
 /** File properties in the body an endpoint writes (create, replace, patch, sub-resource PUT). */
 export function writtenFiles(e: Endpoint): Record<string, FileSpec> {
@@ -34,9 +38,9 @@ export function writtenFiles(e: Endpoint): Record<string, FileSpec> {
 export function returnedFiles(manifest: Manifest, e: Endpoint): Record<string, FileSpec> {
   const rel = e.relation?.def;
   if (e.action === 'link' || e.action === 'unlink' || e.action === 'delete') return {};
-  if (rel?.kind === 'oneToOne') return filesOf(rel.properties);
-  if (rel?.kind === 'manyToMany') return filesOf(manifest.resources[rel.target]?.properties ?? {});
-  return filesOf(e.resource.properties);
+  if (rel?.kind === 'oneToOne') return filesOf(rel.properties, 'out');
+  if (rel?.kind === 'manyToMany') return filesOf(manifest.resources[rel.target]?.properties ?? {}, 'out');
+  return filesOf(e.resource.properties, 'out');
 }
 
 /** Every file property of the model. */

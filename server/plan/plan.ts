@@ -16,7 +16,7 @@ import type { Call } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
 import { wireOf, type Wire } from '../request/wire.ts';
-import { planEmbeds, type EmbedWires } from './embeds.ts';
+import { planEmbeds } from './embeds.ts';
 
 export interface Plan {
   endpoint: Endpoint;
@@ -27,10 +27,8 @@ export interface Plan {
   merged?: MergedCheck;
   /** Bulk create (a JSON array body): the arguments of each record's call, all run in one statement. */
   each?: Array<Record<string, unknown>>;
-  /** Wire names and columns of the rows the endpoint reads and writes (web.name). */
+  /** Wire names and columns of the bodies the endpoint writes (web.name); rows come out of SQL with wire names. */
   wire: Wire;
-  /** Those of each embedded level's rows. */
-  embedWires?: EmbedWires;
 }
 
 export interface Planner {
@@ -57,8 +55,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
     const asked = proj.embed?.length ? planEmbeds(p.manifest, r, proj.embed, p.limits.maxEmbedDepth) : undefined;
-    const embedded = asked ? { args: { ...args, embed: asked.tree, embed_limit: p.limits.maxEmbedRows }, embedWires: asked.wires } : { args };
-    return { endpoint: e, fn, projection: proj, wire, ...embedded };
+    return { endpoint: e, fn, projection: proj, wire, args: asked ? { ...args, embed: asked, embed_limit: p.limits.maxEmbedRows } : args };
   };
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
   const body = async () => {

@@ -3,7 +3,6 @@
 // bodies; a bulk create answers its records as a list. Every header is set here, once.
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
-import { wireRowDeep } from '../plan/embeds.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText } from '../query/json.ts';
 import { compressible } from '../http/compression.ts';
@@ -16,9 +15,8 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /** `always`: headers every response carries (the request id). */
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string, always: Record<string, string> = {}): Response {
-  const projection = projector(plan.projection);
-  // Column keys to wire names (an embedded record's by its own entity), then the projection.
-  const project = (row: unknown) => projection(wireRowDeep(row, plan.wire, plan.embedWires));
+  // Rows come with wire names (an embedded record's by its own entity); the projection picks from them.
+  const project = projector(plan.projection);
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent

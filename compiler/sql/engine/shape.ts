@@ -4,6 +4,7 @@ import type { ColumnIR, TableIR } from '../../ir/types.ts';
 import { serverManaged } from '../../ir/columns.ts';
 import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
+import { wireName } from '../../model/names.ts';
 
 export interface Writable {
   name: string;
@@ -29,6 +30,8 @@ export interface Shape {
   parent?: { column: string; type: string; table: string };
   /** Readable columns, in model order. */
   output: string[];
+  /** The key of each column in a row as the API shows it: the property's wire name (web.name), else the column's. */
+  keys: Record<string, string>;
   /** Columns a body sets (neither readOnly nor managed by the server). */
   writable: Writable[];
   /** Server-managed columns a body may name without setting them (a Version for the version lock). */
@@ -82,6 +85,7 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
     version: t.kind === 'entity' ? Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version)?.[0] : undefined,
     parent: parentRef ? { column: parentRef.property, type: col(parentRef.property).sqlType, table: entityTable(parentRef.entity).name } : undefined,
     output: props.filter(readable).map((c) => c.name),
+    keys: Object.fromEntries(props.map((c) => [c.name, c.prop ? wireName(c.name, c.prop) : c.name])),
     writable: props.filter((c) => !readOnly(c) && !managed(c)).map((c) => ({
       name: c.name, json: c.prop?.type === 'JSON', primary: c.name === pk, immutable: Boolean(c.prop?.immutable),
       fallback: c.defaultSql ?? 'NULL',
@@ -115,9 +119,12 @@ function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]):
   return out;
 }
 
+/** `'key', alias."column"` of each readable column: rows leave SQL with wire names, so the gateway passes them on. */
+const rowPairs = (s: Shape, alias: string) => s.output.map((c) => `${literal(s.keys[c] ?? c)}, ${alias}.${ident(c)}`);
+
 /** A row as the API shows it: jsonb_build_object over the readable columns of `alias` (100 arguments at most per call). */
 export function rowJson(s: Shape, alias = 't'): string {
-  const pairs = s.output.map((c) => `${literal(c)}, ${alias}.${ident(c)}`);
+  const pairs = rowPairs(s, alias);
   const chunks: string[] = [];
   for (let i = 0; i < pairs.length; i += 40) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
   return chunks.length ? chunks.join(' || ') : "'{}'::jsonb";
@@ -126,12 +133,12 @@ export function rowJson(s: Shape, alias = 't'): string {
 /** The row as json text, keys in the model's order (jsonb's own build, made json, past 50 columns). */
 export function rowJsonText(s: Shape, alias = 't'): string {
   if (s.output.length > 50) return `(${rowJson(s, alias)})::json`;
-  return `json_build_object(${s.output.map((c) => `${literal(c)}, ${alias}.${ident(c)}`).join(', ')})`;
+  return `json_build_object(${rowPairs(s, alias).join(', ')})`;
 }
 
 /** A sub-resource never written: every property null but its owner's key. */
 export function emptyRow(s: Shape, key: string): string {
-  return `jsonb_build_object(${s.output.map((c) => `${literal(c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.pk)}, ${key})`;
+  return `jsonb_build_object(${s.output.map((c) => `${literal(s.keys[c] ?? c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.keys[s.pk] ?? s.pk)}, ${key})`;
 }
 
 /** The ETag of a row: its Version when the entity has one, else its revision token. */
