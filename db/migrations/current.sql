@@ -2409,7 +2409,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -2457,7 +2457,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -2985,7 +2985,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -3036,7 +3036,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -4764,7 +4764,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -4821,7 +4821,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5433,7 +5433,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5493,7 +5493,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5875,7 +5875,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5923,7 +5923,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 

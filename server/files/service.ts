@@ -10,6 +10,7 @@ import { attachFiles, type Attachment } from './attach.ts';
 import { maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
+import { RowsText } from '../query/json.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
 
@@ -108,6 +109,12 @@ export class Files {
   /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
   async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
     const files = returnedFiles(this.o.manifest, plan.endpoint);
+    const data = (result as { data?: unknown } | null)?.data;
+    if (data instanceof RowsText) {
+      // Rows as text hold no stored block unless the text names one's location: only then are they parsed.
+      if (Object.keys(files).length === 0 || !data.text.includes('"location"')) return result;
+      (result as { data: unknown }).data = data.parse();
+    }
     let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer
     const sign = () => (signing ??= this.sign(this.origin(requestUrl)));
     const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];

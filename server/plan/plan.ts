@@ -128,7 +128,10 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
 
 /** The database call of a plan, as `identity` from `ip`. */
 export function callOf(plan: Plan, identity: Identity, ip: string | null): Call {
-  return { identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}) };
+  const { action } = plan.endpoint, { include, exclude } = plan.projection;
+  // A page's rows go out as SQL wrote them unless a projection picks from them.
+  const rowsAsText = (action === 'list' || action === 'search') && !include && !exclude;
+  return { identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(rowsAsText ? { rowsAsText } : {}) };
 }
 
 /** A bulk create holds at least one record and at most MAX_BATCH_OPERATIONS (413 past it, as a batch). */

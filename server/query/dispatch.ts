@@ -6,7 +6,7 @@ import type { Pool } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
 import type { Once } from '../request/idempotency.ts';
-import { argsText, parseResult } from './json.ts';
+import { argsText, parseResult, parseWithRowsText } from './json.ts';
 
 export interface Call {
   identity: Identity;
@@ -15,6 +15,8 @@ export interface Call {
   args: Record<string, unknown>;
   /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
   each?: Array<Record<string, unknown>>;
+  /** A list or search: its rows stay JSON text (RowsText), not parsed (server/query/json.ts). */
+  rowsAsText?: boolean;
 }
 
 /** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
@@ -66,7 +68,8 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   const timer = bounds ? setTimeout(() => void query.cancel(), Math.max(bounds.cancelAfterMs, 1)) : undefined;
   let result: unknown;
   try {
-    result = parseResult((await query)[0]?.result ?? null);
+    const text = (await query)[0]?.result ?? null;
+    result = call.rowsAsText ? parseWithRowsText(text) : parseResult(text);
   } finally {
     clearTimeout(timer);
   }

@@ -103,6 +103,84 @@ export function parseResult(text: string | null): unknown {
   return value;
 }
 
+/**
+ * A page's rows as SQL wrote them: JSON text with wire names and every digit, sent on without being
+ * parsed and written again. `parse` gives the rows as values for work that changes them (signed links).
+ */
+export class RowsText {
+  constructor(readonly text: string) {}
+  parse(): unknown[] { return parseResult(this.text) as unknown[] }
+}
+
+/**
+ * Parses a list's result, keeping its `data` member's text as RowsText: only the members before it are
+ * read. The compiled list functions put `data` last, and the text is taken on that word (an array there
+ * that ends the object); a result that ends otherwise (an older function's, whose last member is the
+ * scenario) is parsed whole.
+ */
+export function parseWithRowsText(text: string | null): unknown {
+  const at = text === null ? undefined : lastMember(text, 'data');
+  if (!at) return parseResult(text);
+  const head = (at.before < 0 ? {} : parseResult(`${text!.slice(0, at.before)}}`)) as Record<string, unknown>;
+  head.data = new RowsText(text!.slice(at.value, text!.lastIndexOf('}')).trim());
+  return head;
+}
+
+/**
+ * Where the object's member `name` is, when its value is an array that ends the object: `value`, where
+ * that array begins, and `before`, where the comma before the member is (-1 when it is the first).
+ * Reads member by member: strings (with their escapes) and values before it are stepped over, not parsed.
+ */
+function lastMember(text: string, name: string): { value: number; before: number } | undefined {
+  let i = skipSpace(text, 0), before = -1;
+  if (text[i] !== '{') return undefined;
+  for (i = skipSpace(text, i + 1); text[i] === '"';) {
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd < 0) return undefined;
+    const key = text.slice(i + 1, keyEnd - 1);
+    i = skipSpace(text, keyEnd);
+    if (text[i] !== ':') return undefined;
+    i = skipSpace(text, i + 1);
+    if (key === name) return text[i] === '[' && text.trimEnd().endsWith(']}') ? { value: i, before } : undefined;
+    i = skipSpace(text, valueEnd(text, i));
+    if (text[i] !== ',') return undefined;
+    before = i;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+const skipSpace = (text: string, i: number) => {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\t' || text[i] === '\r')) i++;
+  return i;
+};
+
+/** The index after the string that opens at `i` (escapes honoured), or -1. */
+function stringEnd(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === '"') return j + 1;
+  }
+  return -1;
+}
+
+/** The index after the value that starts at `i`: a string, an object or array (nesting counted), or a scalar. */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') return stringEnd(text, i);
+  if (text[i] !== '{' && text[i] !== '[') {
+    while (i < text.length && text[i] !== ',' && text[i] !== '}') i++;
+    return i;
+  }
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"') { j = stringEnd(text, j) - 1; if (j < 0) return text.length; continue; }
+    if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return j + 1;
+  }
+  return text.length;
+}
+
 /** Serializes a response body, writing exact numbers back as they came. */
 export function responseText(value: unknown, source?: unknown): string {
   if (source !== undefined && !(source && typeof source === 'object' && exact.has(source))) return JSON.stringify(value) ?? 'null';

@@ -4,7 +4,7 @@
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
-import { responseText } from '../query/json.ts';
+import { responseText, RowsText } from '../query/json.ts';
 import { compressible } from '../http/compression.ts';
 import { readConditions } from './conditions.ts';
 
@@ -26,6 +26,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
+      if (data instanceof RowsText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, always);
       return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, always);
     }
     case 'delete': case 'unlink':
@@ -53,9 +54,12 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   return json(status, { data: project(single.data) }, result, headers);
 }
 
-/** `source` is the function's parsed result: when it holds no exact number, the native serializer writes the body. */
+/**
+ * `source` is the function's parsed result: when it holds no exact number, the native serializer writes the
+ * body. A body given as text is sent as it is.
+ */
 function json(status: number, body: unknown, source: unknown, headers: Record<string, string>): Response {
-  const text = responseText(body, source);
+  const text = typeof body === 'string' ? body : responseText(body, source);
   const length = Buffer.byteLength(text);
   const all: Record<string, string> = { ...JSON_TYPE, 'Content-Length': String(length), ...headers };
   if (compressible(JSON_TYPE['Content-Type'], length, 'ETag' in headers)) all.Vary = 'Accept-Encoding';

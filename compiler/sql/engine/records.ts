@@ -124,7 +124,8 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN",
     "  _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));",
     'END IF;',
-    `RETURN json_build_object('data', _rows, 'meta', _meta, 'scenario', ${h.scenarioLabel});`,
+    // The rows last: the gateway reads the members before them and sends the rows' text on as it is.
+    `RETURN json_build_object('meta', _meta, 'scenario', ${h.scenarioLabel}, 'data', _rows);`,
   ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
 }
 
