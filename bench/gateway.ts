@@ -15,23 +15,30 @@ export interface Gateway {
 
 export async function startGateway(databaseUrl: string, port: number, jwtSecret: string): Promise<Gateway> {
   const migrations = mkdtempSync(join(tmpdir(), 'modelapi-bench-migrations-'));
+  const server = await startServer(['server/cli/start.ts', '--migrations', migrations], { DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret }, port);
+  return { ...server, stop: async () => { await server.stop(); rmSync(migrations, { recursive: true, force: true }); } };
+}
+
+/**
+ * Runs `args` (a TypeScript file and its arguments) in a Node process of its own, from the project's folder, and
+ * resolves once it prints "Serving "; its output is drained from then on.
+ */
+export async function startServer(args: string[], env: Record<string, string>, port: number): Promise<Gateway> {
   // BENCH_GATEWAY_NODE_ARGS: extra Node flags for the gateway alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-  const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', 'server/cli/start.ts', '--migrations', migrations], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const extra = args[0] === 'server/cli/start.ts' ? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) : [];
+  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', ...args], {
+    cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway did not start within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start within 60 s:\n${output}`)), 60_000);
     const seen = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       if (output.includes('Serving ')) { clearTimeout(timer); resolve(); }
     };
     child.stdout!.on('data', seen);
     child.stderr!.on('data', seen);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the gateway exited (${code}):\n${output}`)); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${args[0]} exited (${code}):\n${output}`)); });
   });
   child.removeAllListeners('exit');
   // From here on the access log is drained, not kept.
@@ -46,7 +53,6 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      rmSync(migrations, { recursive: true, force: true });
     },
   };
 }

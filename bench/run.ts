@@ -12,7 +12,7 @@ import { compileFile } from '../compiler/index.ts';
 import { migrateDatabase } from '../server/migrate.ts';
 import { startTestCluster } from '../test/harness/cluster.ts';
 import { freePort } from '../test/harness/net.ts';
-import { startGateway } from './gateway.ts';
+import { startGateway, startServer } from './gateway.ts';
 import { cannon, loop, type Result } from './load.ts';
 import { keep, printTable, ratios } from './report.ts';
 import { wrkPath, wrkRun } from './wrk.ts';
@@ -48,7 +48,7 @@ async function install(adminUrl: string): Promise<string> {
 async function main(): Promise<void> {
   const cluster = await startTestCluster();
   const secret = randomBytes(32).toString('hex');
-  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined, floor: typeof gateway;
   try {
     const url = await install(cluster.adminUrl);
     // The table owner (the cluster's superuser): the raw floor runs as it, and api.dispatch switches role itself.
@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     await seedPublishing(sql, rows);
     console.log(`PostgreSQL: ${cluster.kind}; seeded ${rows} posts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     gateway = await startGateway(url, await freePort(), secret);
+    const floorPort = await freePort();
+    floor = await startServer(['bench/floor-server.ts', url, String(floorPort)], {}, floorPort);
     const token = await new SignJWT({ roles: BENCH_CLAIMS.roles, email: BENCH_CLAIMS.email })
       .setProtectedHeader({ alg: 'HS256' }).setSubject(BENCH_CLAIMS.sub).setExpirationTime('2h').sign(new TextEncoder().encode(secret));
     // The HTTP load generator: wrk where installed (--load autocannon to choose the other).
@@ -70,6 +72,11 @@ async function main(): Promise<void> {
         ? await wrkRun(wrk, w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros)
         : await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
       results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
+      if (w.floor) {
+        results.push({ ...await (wrk
+          ? wrkRun(wrk, w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)
+          : cannon(w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)), path: 'floor' });
+      }
       if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
       if (w.hand) results.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
       console.log(`  measured ${w.name}`);
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
     await sql.end();
   } finally {
     await gateway?.stop();
+    await floor?.stop();
     await cluster.stop();
   }
 }

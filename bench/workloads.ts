@@ -1,6 +1,6 @@
 // The measured workloads, each written for every path it is measured on: the gateway (HTTP), the same
-// api.dispatch call made directly, the raw owner query (the floor), and the statement written by hand
-// as the request role (what a hand-written CRUD service would run).
+// api.dispatch call made directly, the raw owner query (the floor), the statement written by hand as the
+// request role (what a hand-written CRUD service would run), and for some the bare HTTP floor.
 import type postgres from 'postgres';
 import type { HttpWork } from './load.ts';
 import { BENCH_CLAIMS, OWN_PROJECTS, publishedPostId } from './seed.ts';
@@ -11,6 +11,8 @@ export interface Workload {
   direct: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
   raw?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
   hand?: (sql: postgres.Sql, worker: number, n: number) => Promise<unknown>;
+  /** Also measured against the HTTP floor (bench/floor-server.ts), which serves its requests. */
+  floor?: true;
   /** Runs once before the workload is measured. */
   setup?: (sql: postgres.Sql) => Promise<void>;
 }
@@ -61,12 +63,14 @@ export function workloads(rows: number): Workload[] {
   return [
     {
       name: 'read by id',
+      floor: true,
       http: { method: 'GET', next: () => ({ path: `${API}/posts/${publishedPostId(pick(published))}` }) },
       direct: (sql) => dispatch(sql, 'posts_read', { id: publishedPostId(pick(published)) }),
       raw: (sql) => sql`select * from app.posts where id = ${publishedPostId(pick(published))}`,
     },
     {
       name: 'list indexed',
+      floor: true,
       http: { method: 'GET', next: () => ({ path: `${API}/posts?project_id=p${1 + pick(projects)}&per_page=25` }) },
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'project_id', op: 'eq', value: `p${1 + pick(projects)}` }, page: 1, per_page: 25, sort: [] }),
     },

@@ -59,10 +59,16 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Whether the operation only reads (a replica may serve it). */
 export const onlyReads = (name: OperationName): boolean => (OPERATIONS[name] as Operation).reads === true;
 
-/** The operations at a path shape (and relation kind), in the table's order. */
-export function operationsAt(path: PathShape, relation?: 'manyToMany' | 'oneToOne'): OperationName[] {
-  return OPERATION_NAMES.filter((n) => {
-    const o: Operation = OPERATIONS[n];
-    return o.path === path && o.relation === relation;
-  });
+/** The operations at a path shape (and relation kind), in the table's order (the router asks on every request). */
+export function operationsAt(path: PathShape, relation?: 'manyToMany' | 'oneToOne'): readonly OperationName[] {
+  const key = `${path} ${relation ?? ''}`;
+  let found = AT.get(key);
+  if (!found) {
+    AT.set(key, found = OPERATION_NAMES.filter((n) => {
+      const o: Operation = OPERATIONS[n];
+      return o.path === path && o.relation === relation;
+    }));
+  }
+  return found;
 }
+const AT = new Map<string, OperationName[]>();

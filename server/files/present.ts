@@ -22,11 +22,10 @@ export async function presentFiles(storage: Storage, files: Record<string, FileS
   const data = (result as { data?: unknown } | null)?.data;
   if (names.length === 0 || !data || typeof data !== 'object') return result;
   const rows = (Array.isArray(data) ? data : [data]) as Array<Record<string, unknown>>;
-  await Promise.all(rows.flatMap((row) => names.map(async (name) => {
-    const block = row?.[name];
-    if (!isBlock(block)) return;
+  const stored = rows.flatMap((row) => names.flatMap((name) => (isBlock(row?.[name]) ? [{ row, name, block: row[name] as Block }] : [])));
+  await Promise.all(stored.map(async ({ row, name, block }) => {
     const url = await storage.signGet(block.location, { name: block.name, mime: block.mime }, sign());
     row[name] = { id: block.id, name: block.name, mime: block.mime, url };
-  })));
+  }));
   return result;
 }

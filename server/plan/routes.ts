@@ -41,43 +41,48 @@ export function indexRoutes(manifest: Manifest): RouteIndex {
 export function matchRoute(index: RouteIndex, segments: string[]): Endpoints {
   const out: Endpoints = new Map();
   let resource = segments[0] === undefined ? undefined : index.byCollection.get(segments[0]);
-  let rest = segments.slice(1);
   const chain: Array<{ resource: ResourceManifest; id: string }> = [];
   // Down the parent chain (finite: the model refuses parent cycles), two segments a level: <id>/<child collection>.
-  while (resource) {
-    collectionRoutes(out, resource, rest, chain);
-    const [id, child] = rest;
+  for (let at = 1; resource; at += 2) {
+    collectionRoutes(out, resource, segments, at, chain);
+    const id = segments[at], child = segments[at + 1];
     if (id === undefined || child === undefined) break;
     chain.push({ resource, id });
     resource = index.children.get(resource.entity)?.get(child);
-    rest = rest.slice(2);
   }
   return out;
 }
 
-function collectionRoutes(out: Endpoints, resource: ResourceManifest, rest: string[], chain: Array<{ resource: ResourceManifest; id: string }>): void {
-  const parent = chain.at(-1);
-  const above = chain.length > 1 ? { ancestors: chain.slice(0, -1) } : {};
-  /** Every operation of the table at this path shape (compiler/query/operations.ts). */
-  const addAt = (shape: PathShape, e: Omit<Endpoint, 'resource' | 'action'> = {}, relation?: 'manyToMany' | 'oneToOne') => {
-    for (const action of operationsAt(shape, relation)) {
-      const method = OPERATIONS[action].method;
-      if (!out.has(method)) out.set(method, { resource, ...(parent ? { parent: { ...parent } } : {}), ...above, action, ...e });
-    }
-  };
-  const [id, sub, target, ...more] = rest;
-  if (more.length > 0) return;
-  if (id === undefined) return addAt('collection');
+/** The endpoints of `resource` at `segments[at…]` (at most three: id, sub-path, target), added to `out`. */
+function collectionRoutes(out: Endpoints, resource: ResourceManifest, segments: string[], at: number, chain: Array<{ resource: ResourceManifest; id: string }>): void {
+  if (segments.length > at + 3) return;
+  const id = segments[at], sub = segments[at + 1], target = segments[at + 2];
+  const where: Where = { out, resource, chain };
+  if (id === undefined) return addAt(where, 'collection');
   if (sub === undefined) {
-    if (id === 'search') addAt('search');
-    return addAt('item', { id });
+    if (id === 'search') addAt(where, 'search');
+    return addAt(where, 'item', { id });
   }
-  if (sub === 'restore' && target === undefined && resource.functions.restore) addAt('restore', { id });
+  if (sub === 'restore' && target === undefined && resource.functions.restore) addAt(where, 'restore', { id });
   const def = Object.hasOwn(resource.relations, sub) ? resource.relations[sub] : undefined;
   if (!def) return;
   const relation = { name: sub, def };
-  if (target === undefined) addAt('relation', { id, relation }, def.kind);
-  else if (def.kind === 'manyToMany') addAt('relationTarget', { id, relation, target }, def.kind);
+  if (target === undefined) addAt(where, 'relation', { id, relation }, def.kind);
+  else if (def.kind === 'manyToMany') addAt(where, 'relationTarget', { id, relation, target }, def.kind);
+}
+
+interface Where { out: Endpoints; resource: ResourceManifest; chain: Array<{ resource: ResourceManifest; id: string }> }
+
+/** Every operation of the table at this path shape (compiler/query/operations.ts), for each method not yet taken. */
+function addAt(w: Where, shape: PathShape, e: Omit<Endpoint, 'resource' | 'action'> = {}, relation?: 'manyToMany' | 'oneToOne'): void {
+  const parent = w.chain.at(-1);
+  for (const action of operationsAt(shape, relation)) {
+    const method = OPERATIONS[action].method;
+    if (w.out.has(method)) continue;
+    w.out.set(method, {
+      resource: w.resource, ...(parent ? { parent: { ...parent } } : {}), ...(w.chain.length > 1 ? { ancestors: w.chain.slice(0, -1) } : {}), action, ...e,
+    });
+  }
 }
 
 /** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics. */

@@ -6,7 +6,7 @@
  * it, has an empty segment (`//`, a trailing `/`) or holds a malformed escape.
  */
 export function routeSegments(pathname: string, basePath: string): string[] | undefined {
-  const base = basePath.replace(/\/+$/, '');
+  const base = basePath.endsWith('/') ? basePath.replace(/\/+$/, '') : basePath;
   if (pathname !== base && !pathname.startsWith(base + '/')) return undefined;
   const rest = pathname.slice(base.length);
   if (rest === '' || rest === '/') return [];
@@ -14,6 +14,10 @@ export function routeSegments(pathname: string, basePath: string): string[] | un
   const segments: string[] = [];
   for (const part of raw) {
     if (part === '') return undefined;
+    if (!part.includes('%')) {
+      segments.push(part);
+      continue;
+    }
     try {
       segments.push(decodeURIComponent(part));
     } catch {
