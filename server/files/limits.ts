@@ -1,6 +1,7 @@
 // What the manifest says about files: the file properties an endpoint writes or returns, the largest
 // upload the model allows, and the one way MIME types are compared (lowercase, `; ` between parameters).
-import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import type { Manifest, PropertyManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
+import type { EmbedTree } from '../plan/embeds.ts';
 import type { Endpoint } from '../plan/routes.ts';
 
 export type FileSpec = NonNullable<PropertyManifest['file']>;
@@ -41,6 +42,34 @@ export function returnedFiles(manifest: Manifest, e: Endpoint): Record<string, F
   if (rel?.kind === 'oneToOne') return filesOf(rel.properties, 'out');
   if (rel?.kind === 'manyToMany') return filesOf(manifest.resources[rel.target]?.properties ?? {}, 'out');
   return filesOf(e.resource.properties, 'out');
+}
+
+/** The file properties of returned rows by wire name, and those of each embedded level below them (`include`). */
+export interface FileTree { files: Record<string, FileSpec>; below: Record<string, FileTree> }
+
+/** The rows an endpoint returns, with the embeds a request asked for (`args.embed`), as a FileTree. */
+export function returnedFileTree(manifest: Manifest, e: Endpoint, embed: EmbedTree | undefined): FileTree {
+  return { files: returnedFiles(manifest, e), below: embed ? embeddedFiles(manifest, e.resource, embed) : {} };
+}
+
+/** Whether any level of the tree has a file property. */
+export const holdsFiles = (tree: FileTree): boolean =>
+  Object.keys(tree.files).length > 0 || Object.values(tree.below).some(holdsFiles);
+
+function embeddedFiles(manifest: Manifest, r: ResourceManifest, embed: EmbedTree): Record<string, FileTree> {
+  const below: Record<string, FileTree> = {};
+  for (const [name, deeper] of Object.entries(embed)) {
+    const def = r.embeds?.[name];
+    if (!def) continue;
+    if (def.kind === 'oneToOne') {
+      const rel = r.relations[def.relation];
+      below[name] = { files: rel?.kind === 'oneToOne' ? filesOf(rel.properties, 'out') : {}, below: {} };
+      continue;
+    }
+    const target = manifest.resources[def.target];
+    if (target) below[name] = { files: filesOf(target.properties, 'out'), below: embeddedFiles(manifest, target, deeper) };
+  }
+  return below;
 }
 
 /** Every file property of the model. */

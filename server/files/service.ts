@@ -7,7 +7,8 @@ import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call } from '../query/dispatch.ts';
 import type { Pool } from '../pg/pools.ts';
 import { attachFiles, type Attachment } from './attach.ts';
-import { maxUploadBytes, returnedFiles, normalizeType } from './limits.ts';
+import { holdsFiles, maxUploadBytes, returnedFileTree, normalizeType } from './limits.ts';
+import type { EmbedTree } from '../plan/embeds.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
 import { RowsText } from '../query/json.ts';
@@ -108,17 +109,18 @@ export class Files {
 
   /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
   async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
-    const files = returnedFiles(this.o.manifest, plan.endpoint);
+    const tree = returnedFileTree(this.o.manifest, plan.endpoint, plan.args.embed as EmbedTree | undefined);
+    if (!holdsFiles(tree)) return result;
     const data = (result as { data?: unknown } | null)?.data;
     if (data instanceof RowsText) {
       // Rows as text hold no stored block unless the text names one's location: only then are they parsed.
-      if (Object.keys(files).length === 0 || !data.text.includes('"location"')) return result;
+      if (!data.text.includes('"location"')) return result;
       (result as { data: unknown }).data = data.parse();
     }
     let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer
     const sign = () => (signing ??= this.sign(this.origin(requestUrl)));
     const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];
-    await Promise.all(results.map((r) => presentFiles(this.storage, files, r, sign)));
+    await Promise.all(results.map((r) => presentFiles(this.storage, tree, r, sign)));
     return result;
   }
 

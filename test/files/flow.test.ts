@@ -154,6 +154,21 @@ function flow(driver: 'local' | 's3') {
     assert.is(await storage().head(avatar.location), undefined, 'deleting the user deletes the profile\'s avatar');
   });
 
+  t('embedded records show their files as {id, name, mime, url} too: a read and a list with include', async () => {
+    const user = dataOf(await api.post('/users', { email: `bo-${driver}@example.com`, password: 'pw' }, { token: null }), 201).id;
+    const self = await api.token({ sub: user });
+    const up = await upload(api, { name: 'bo.png', token: self });
+    dataOf(await api.put(`/users/${user}/profile`, { bio: 'Bo', avatar: up.ref }, { token: self }));
+    const read = dataOf(await api.get(`/users/${user}?include=profile`, { token: self }));
+    const listed = dataOf(await api.get(`/users?id=${user}&include=profile`, { token: self }))[0];
+    for (const [where, row] of [['read', read], ['list', listed]] as const) {
+      const avatar = row.profile.avatar;
+      assert.equal(Object.keys(avatar).sort(), ['id', 'mime', 'name', 'url'], `${where}: ${JSON.stringify(avatar)}`);
+      assert.equal([avatar.id, avatar.name, avatar.mime], [up.ref, 'bo.png', 'image/png'], where);
+      assert.is((await download(avatar.url)).status, 200, `${where}: the link downloads the file`);
+    }
+  });
+
   t('no request caused a server error', () => {
     assert.equal(api.serverErrors, []);
   });
