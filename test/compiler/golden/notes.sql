@@ -8,6 +8,8 @@ SELECT meta.ensure_column('notes', 'title', 'character varying(255)', true, NULL
 COMMENT ON COLUMN "app"."notes"."title" IS 'required';
 SELECT meta.ensure_column('notes', 'pinned', 'boolean', false, 'false::boolean', false);
 COMMENT ON COLUMN "app"."notes"."pinned" IS NULL;
+SELECT meta.ensure_column('notes', 'body_text', 'character varying(255)', false, NULL, false);
+COMMENT ON COLUMN "app"."notes"."body_text" IS NULL;
 SELECT meta.ensure_column('notes', '_rev', 'uuid', true, 'gen_random_uuid()', false);
 COMMENT ON COLUMN "app"."notes"."_rev" IS 'Revision token, new on every write (the ETag where there is no Version property).';
 SELECT meta.ensure_column('notes', '_modified_at', 'timestamp with time zone', true, 'now()', false);
@@ -44,7 +46,7 @@ DROP FUNCTION IF EXISTS "app"."notes_files_gone"();
 -- Privileges of the request roles ---------------------------------------------------------------
 
 REVOKE ALL ON "app"."notes" FROM anon, authenticated;
-GRANT SELECT ("id", "title", "pinned", "_rev", "_modified_at") ON "app"."notes" TO anon, authenticated;
+GRANT SELECT ("id", "title", "pinned", "body_text", "_rev", "_modified_at") ON "app"."notes" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."notes" TO anon, authenticated;
 
 -- API functions: compiled per table and action, filter fields, the manifest ---------------------
@@ -71,6 +73,14 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
     "pinned": {
       "type": "boolean",
       "kind": "Boolean",
+      "multiple": false,
+      "json": false,
+      "readable": true,
+      "search": false
+    },
+    "body_text": {
+      "type": "character varying(255)",
+      "kind": "String",
       "multiple": false,
       "json": false,
       "readable": true,
@@ -120,6 +130,18 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
       "searchIndexed": false,
       "hidden": false,
       "defaultValue": false
+    },
+    "bodyText": {
+      "type": "String",
+      "multiple": false,
+      "required": false,
+      "primary": false,
+      "readOnly": false,
+      "immutable": false,
+      "writeOnly": false,
+      "searchIndexed": false,
+      "hidden": false,
+      "column": "body_text"
     }
   },
   "relations": {},
@@ -149,6 +171,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
               "type": "null"
             }
           ]
+        },
+        "bodyText": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       },
       "required": [
@@ -167,6 +200,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
           "anyOf": [
             {
               "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "bodyText": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
             },
             {
               "type": "null"
@@ -195,6 +239,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
               "type": "null"
             }
           ]
+        },
+        "bodyText": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       },
       "additionalProperties": false
@@ -215,6 +270,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
           "anyOf": [
             {
               "type": "boolean"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "bodyText": {
+          "anyOf": [
+            {
+              "type": "string",
+              "maxLength": 255
             },
             {
               "type": "null"
@@ -263,8 +329,8 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    FROM (SELECT t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
   _rows := _page_rows.rows;
@@ -311,8 +377,8 @@ BEGIN
   PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."title", t."pinned", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    FROM (SELECT t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
     || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
     || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
   _rows := _page_rows.rows;
@@ -338,7 +404,7 @@ DECLARE
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
+  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
@@ -352,14 +418,15 @@ DECLARE
   _result jsonb;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   BEGIN
-    INSERT INTO "app"."notes" AS t ("title", "pinned")
+    INSERT INTO "app"."notes" AS t ("title", "pinned", "body_text")
     SELECT CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END
+    CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
+    CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."notes", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."notes_scenario"(_scenario);
@@ -383,7 +450,7 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -393,12 +460,13 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."notes" t SET
     "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
+    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."notes", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -422,7 +490,7 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['title', 'pinned']::text[], ARRAY['id']::text[]);
+  PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -432,12 +500,13 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."notes" t SET
     "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END,
+    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE t."body_text" END
   FROM jsonb_populate_record(NULL::"app"."notes", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -640,7 +709,7 @@ COMMENT ON FUNCTION "app"."notes_within"(text, jsonb) IS 'Nested paths: Note _ke
 -- Removed from the model ------------------------------------------------------------------------
 
 SELECT meta.drop_stale('notes', ARRAY['notes_pkey']::text[], ARRAY[]::text[]);
-SELECT meta.drop_stale_columns('notes', ARRAY['id', 'title', 'pinned', '_rev', '_modified_at']::text[]);
+SELECT meta.drop_stale_columns('notes', ARRAY['id', 'title', 'pinned', 'body_text', '_rev', '_modified_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['notes']::text[]);
 
