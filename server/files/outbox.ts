@@ -1,6 +1,7 @@
 // Deletes what lib.file_outbox queues (replaced and deleted files, attached tmp/ objects, swept intents)
 // after commit: drained after a write that queued files and on an interval, by any number of gateways.
-import type { Sql } from 'postgres';
+// Its statements wait for a place of the pool's gate like requests do, one at a time.
+import { gated, type Target } from '../pg/pools.ts';
 import type { Storage } from './storage.ts';
 
 export interface DrainReport { deleted: number; failed: number }
@@ -11,7 +12,7 @@ export class Outbox {
   #timers: NodeJS.Timeout[] = [];
 
   constructor(
-    private readonly sql: Sql,
+    private readonly target: Target,
     private readonly storage: Storage,
     private readonly clock: () => number,
     private readonly log: (message: string, err: unknown) => void,
@@ -36,7 +37,7 @@ export class Outbox {
 
   /** Intents never attached and past their window: their tmp/ objects go to the outbox, then a drain. */
   async sweep(): Promise<number> {
-    const [row] = await this.sql`select lib.files_sweep() as n`;
+    const [row] = await gated(this.target, (sql) => sql`select lib.files_sweep() as n`);
     const n = Number(row?.n ?? 0);
     if (n > 0) await this.drain();
     return n;
@@ -60,20 +61,21 @@ export class Outbox {
     const report: DrainReport = { deleted: 0, failed: 0 };
     for (;;) {
       const now = new Date(this.clock());
-      const due = await this.sql<Array<{ id: string; location: string }>>`select * from lib.files_due(${now}, 50)`;
-      const done: string[] = [];
+      const due = await gated(this.target, (sql) => sql<Array<{ id: string; location: string }>>`select * from lib.files_due(${now}, 50)`);
+      const done: string[] = [], failed: Array<{ id: string; message: string }> = [];
       await Promise.all(due.map(async ({ id, location }) => {
         try {
           await this.storage.delete(location);
           done.push(id);
-          report.deleted++;
         } catch (err) {
-          report.failed++;
-          await this.sql`select lib.files_retry(${id}, ${String((err as Error)?.message ?? err)}, ${now})`;
+          failed.push({ id, message: String((err as Error)?.message ?? err) });
         }
       }));
+      report.deleted += done.length;
+      report.failed += failed.length;
+      for (const f of failed) await gated(this.target, (sql) => sql`select lib.files_retry(${f.id}, ${f.message}, ${now})`);
       // The rows go only now that their objects are gone.
-      if (done.length) await this.sql`select lib.files_done(${done}::bigint[])`;
+      if (done.length) await gated(this.target, (sql) => sql`select lib.files_done(${done}::bigint[])`);
       if (due.length < 50) return report;
     }
   }

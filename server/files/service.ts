@@ -42,7 +42,7 @@ export class Files {
     this.storage = o.storage;
     this.clock = o.clock ?? Date.now;
     this.maxUploadBytes = o.maxUploadBytes ?? maxUploadBytes(o.manifest);
-    this.outbox = new Outbox(o.sql, o.storage, this.clock, o.log ?? ((m, err) => console.error(m, err)));
+    this.outbox = new Outbox(o.pool ?? o.sql, o.storage, this.clock, o.log ?? ((m, err) => console.error(m, err)));
   }
 
   get manifest(): Manifest { return this.o.manifest; }

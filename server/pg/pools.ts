@@ -33,6 +33,15 @@ export interface PoolOptions {
   prepare?: boolean;
 }
 
+/** Where statements run: a bare client (tests, one-off tools), or a pool with its gate and time limits. */
+export type Target = Sql | Pool;
+export const isPool = (t: Target): t is Pool => typeof t !== 'function';
+
+/** Runs `work` on the target's client, holding a place of the pool's gate when it is a pool (503 past POOL_TIMEOUT_MS). */
+export function gated<T>(target: Target, work: (sql: Sql) => Promise<T>): Promise<T> {
+  return isPool(target) ? target.gate.run(() => work(target.sql)) : work(target);
+}
+
 export function poolOver(name: string, sql: Sql, limits: RequestLimits): Pool {
   return { name, sql, gate: new Gate(limits.poolMax, limits.poolTimeoutMs), limits };
 }

@@ -2,7 +2,7 @@
 // the role and the transaction-local claims and IP, then runs api.<fn>(args), all in one statement.
 // Arguments go as text (cast to jsonb in SQL) and the result comes back as text, so numbers keep their digits.
 import type { PendingQuery, Row, Sql } from 'postgres';
-import type { Pool } from '../pg/pools.ts';
+import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
 import type { Once } from '../request/idempotency.ts';
@@ -31,9 +31,7 @@ export class ElementFailure extends Error {
   }
 }
 
-/** Where a call runs: a bare client, or a pool with its gate and time limits. */
-export type Target = Sql | Pool;
-const isPool = (t: Target): t is Pool => typeof t !== 'function';
+export type { Target };
 
 /** What one statement is held to: the lock timeout (transaction-local) and when the gateway cancels it. */
 interface Bounds { lockTimeoutMs: number; cancelAfterMs: number }
@@ -149,9 +147,7 @@ export async function dispatchGuarded(target: Target, call: Call, guard: Guard):
 
 /** The answer kept for an Idempotency-Key, marked `replayed`; another request with the key is 422. */
 export async function keptAnswer(target: Target, once: Once): Promise<unknown> {
-  const sql = isPool(target) ? target.sql : target;
-  const look = () => sql`select fingerprint, result::text as result from lib.idempotency_kept(${once.caller}, ${once.key})`;
-  const [row] = isPool(target) ? await target.gate.run(look) : await look();
+  const [row] = await gated(target, (sql) => sql`select fingerprint, result::text as result from lib.idempotency_kept(${once.caller}, ${once.key})`);
   if (!row) return undefined;
   if (row.fingerprint !== once.fingerprint) {
     throw new ApiError('idempotencyKeyReused', 'This Idempotency-Key was used for another request; use a new key for a new request.');

@@ -48,7 +48,7 @@ function gateway(limits: Partial<RequestLimits>) {
     const res = await app.request(BASE + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     return { res, ms: Date.now() - started, body: await res.json().catch(() => undefined) as any };
   };
-  return { app, call };
+  return { app, call, files };
 }
 
 /** Holds a row lock on the project in a superuser transaction until release(). */
@@ -120,6 +120,11 @@ test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () =>
     assert.ok(second.ms < 2000, `answered in ${second.ms} ms`);
     const intent = await g.call('POST', '/.well-known/upload', { filename: 'a.png', contentType: 'image/png' });
     busy(intent, 'an upload intent waits for the same pool', 'POOL_TIMEOUT_MS');
+    // The file outbox's statements wait for a place too: a drain gives up at POOL_TIMEOUT_MS, never queues past it.
+    const drainStarted = Date.now();
+    const drained = await g.files.drain().then(() => 'drained', (err: Error) => err.message);
+    assert.match(drained, 'POOL_TIMEOUT_MS', 'the drain waited for the pool and gave up');
+    assert.ok(Date.now() - drainStarted < 2000, `the drain gave up in ${Date.now() - drainStarted} ms`);
     busy(await first, 'the writer behind the lock', 'LOCK_TIMEOUT_MS');
   } finally {
     await release();
