@@ -31,9 +31,10 @@ BEGIN
     HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
--- A visible, writable record whose write matched no row: which precondition failed, from its current
--- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
-CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+-- If-Match, else If-Unmodified-Since, against a record's current ETag and modification time: 412 when
+-- the one that applies fails (RFC 9110 13.2.2). A read calls it on the record it found; a write whose
+-- statement matched no row, through lib.precondition_failed.
+CREATE OR REPLACE FUNCTION lib.precondition_check(entity text, etag text, modified timestamptz, args jsonb)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   supplied text;
@@ -52,6 +53,14 @@ BEGIN
         to_char(lib.if_unmodified_since(args) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), etag),
       DETAIL = jsonb_build_object('current', etag, 'modified', modified)::text, HINT = hint;
   END IF;
+END $$;
+
+-- A visible, writable record whose write matched no row: which precondition failed, from its current
+-- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
+CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM lib.precondition_check(entity, etag, modified, args);
   -- What remains is the body version lock (or a change that landed between the write and this read).
   RAISE EXCEPTION USING ERRCODE = 'PT409',
     MESSAGE = format('The %s was modified by another user: its current version is %s, the request expected %s',

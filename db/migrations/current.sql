@@ -920,9 +920,10 @@ BEGIN
     HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
--- A visible, writable record whose write matched no row: which precondition failed, from its current
--- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
-CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+-- If-Match, else If-Unmodified-Since, against a record's current ETag and modification time: 412 when
+-- the one that applies fails (RFC 9110 13.2.2). A read calls it on the record it found; a write whose
+-- statement matched no row, through lib.precondition_failed.
+CREATE OR REPLACE FUNCTION lib.precondition_check(entity text, etag text, modified timestamptz, args jsonb)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   supplied text;
@@ -941,6 +942,14 @@ BEGIN
         to_char(lib.if_unmodified_since(args) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), etag),
       DETAIL = jsonb_build_object('current', etag, 'modified', modified)::text, HINT = hint;
   END IF;
+END $$;
+
+-- A visible, writable record whose write matched no row: which precondition failed, from its current
+-- ETag and modification time (412 If-Match, 412 If-Unmodified-Since, else 409 for the body version).
+CREATE OR REPLACE FUNCTION lib.precondition_failed(entity text, etag text, modified timestamptz, args jsonb, expected numeric)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM lib.precondition_check(entity, etag, modified, args);
   -- What remains is the body version lock (or a change that landed between the write and this read).
   RAISE EXCEPTION USING ERRCODE = 'PT409',
     MESSAGE = format('The %s was modified by another user: its current version is %s, the request expected %s',
@@ -2477,6 +2486,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
@@ -2642,6 +2652,7 @@ PERFORM "app"."users_require"(_key, 'read');
   -- Never written: every property null.
   _row := coalesce(_row, jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', _key));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _etag, _modified, args); END IF;
   RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource User.profile';
@@ -3059,6 +3070,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
@@ -4850,6 +4862,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
@@ -5525,6 +5538,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
@@ -5938,6 +5952,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';

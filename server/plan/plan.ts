@@ -75,7 +75,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, referencesOf(p.manifest, e));
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
-    case 'read': return plan(r.functions.read, { id: e.id, ...parent });
+    case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions });
     case 'create': {
       const b = await readJsonObjects(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
       if (!b) throw badRequest('This request needs a JSON object body, or an array of them to create several records.');
@@ -115,7 +115,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent });
     }
     case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target, ...parent });
-    case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent });
+    case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent, ...preconditions });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;
       const b = await body();
@@ -162,7 +162,7 @@ function readableProps(manifest: Manifest, e: Endpoint): Record<string, Property
 }
 
 /**
- * If-Match and If-Unmodified-Since, passed on for the SQL to compare (RFC 9110 13.1.1, 13.1.4):
+ * If-Match and If-Unmodified-Since, passed on for the SQL to compare, on writes and reads (RFC 9110 13.1.1, 13.1.4):
  * If-Match is `*` or a list of entity-tags, compared strongly, so a weak tag (W/"…") never matches;
  * an invalid If-Unmodified-Since date is ignored.
  */

@@ -6,7 +6,7 @@ import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
 import { responseText, RowsText } from '../query/json.ts';
 import { compressible } from '../http/compression.ts';
-import { readConditions } from './conditions.ts';
+import { notModified } from './conditions.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
@@ -44,8 +44,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
     const stamp = typeof single.last_modified === 'string' ? new Date(single.last_modified) : undefined;
     const modified = stamp && !Number.isNaN(stamp.getTime()) ? stamp : undefined;
     if (modified) headers['Last-Modified'] = modified.toUTCString();
-    const entity = action === 'subRead' ? `${resource.entity} ${plan.endpoint.relation?.name ?? ''}`.trim() : resource.entity;
-    if (readConditions(req.headers, etag, modified, entity) === 'not-modified') return new Response(null, { status: 304, headers });
+    if (notModified(req.headers, etag, modified)) return new Response(null, { status: 304, headers });
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;

@@ -167,6 +167,11 @@ test('a sub-resource PUT advances its owner\'s ETag; a stale owner ETag is 412',
   assert.is(etagOf(put), after);
   assertPrecondition(await api.call('PUT', `/users/${user.body.data.id}/profile`, { body: { bio: 'again' }, token, headers: { 'If-Match': before } }),
     after.slice(1, -1));
+  // Its read judges the same ETag: the owner's.
+  const profile = `/users/${user.body.data.id}/profile`;
+  assert.is((await api.call('GET', profile, { token, headers: { 'If-Match': after } })).status, 200);
+  assertPrecondition(await api.call('GET', profile, { token, headers: { 'If-Match': before } }), before);
+  assert.is((await api.call('GET', profile, { token, headers: { 'If-None-Match': after } })).status, 304);
 });
 
 test('race: 20 concurrent PATCHes with the same If-Match: one 200, nineteen 412, version +1; without: +20', async () => {

@@ -145,8 +145,14 @@ function read(s: Shape): string {
       'END IF;',
     ] : [`SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
+    readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
     `RETURN _result || ${h.scenario};`,
   ], `read one ${s.entity}`);
+}
+
+/** A read's If-Match / If-Unmodified-Since, judged on the record it found (412); If-None-Match and If-Modified-Since are the gateway's (304). */
+export function readPreconditions(s: Shape, etag: string, modified: string): string {
+  return `IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check(${literal(s.entity)}, ${etag}, ${modified}, args); END IF;`;
 }
 
 /** `CASE WHEN body ? c THEN r.c ELSE <fallback> END` for each column a create may set. */

@@ -3,7 +3,7 @@
 // target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
 import { ident, literal, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
-import { explainMiss, head, ownerParentCheck, type Head } from './records.ts';
+import { explainMiss, head, ownerParentCheck, readPreconditions, type Head } from './records.ts';
 import {
   emptyRow, etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
@@ -76,9 +76,10 @@ function unlink(j: JoinShape): string {
 }
 
 /** The sub-resource's answer: its row with the owner's ETag and Last-Modified. */
-function ownerSingle(owner: Shape, h: Head): string[] {
+function ownerSingle(owner: Shape, h: Head, preconditions = false): string[] {
   return [
     `SELECT ${etagSql(owner)}, t._modified_at INTO _etag, _modified FROM ${owner.rel} t WHERE ${keyEquals(`t.${ident(owner.pk)}`, owner.keyType, '_key')};`,
+    ...(preconditions ? [readPreconditions(owner, '_etag', '_modified')] : []),
     `RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || ${h.scenario};`,
   ];
 }
@@ -90,7 +91,7 @@ function subRead(s: Shape, owner: Shape): string {
     `SELECT ${rowJson(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
     '-- Never written: every property null.',
     `_row := coalesce(_row, ${emptyRow(s, '_key')});`,
-    ...ownerSingle(owner, h),
+    ...ownerSingle(owner, h, true),
   ], `read the sub-resource ${s.entity}`);
 }
 

@@ -617,6 +617,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
@@ -841,6 +842,7 @@ PERFORM "app"."accounts_require"(_key, 'read');
   -- Never written: every property null.
   _row := coalesce(_row, jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', _key));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _etag, _modified, args); END IF;
   RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_settings_read"(jsonb) IS 'read the sub-resource Account.settings';
@@ -1174,6 +1176,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';

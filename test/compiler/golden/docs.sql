@@ -375,6 +375,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
@@ -1015,6 +1016,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';

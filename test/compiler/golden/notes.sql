@@ -406,6 +406,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';

@@ -401,6 +401,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   SELECT jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
@@ -850,6 +851,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_read"(jsonb) IS 'read one Team';
@@ -1359,6 +1361,7 @@ BEGIN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_read"(jsonb) IS 'read one Task';
