@@ -115,7 +115,7 @@ export class Files {
     if (data instanceof RowsText) {
       // Rows as text hold no stored block unless the text names one's location: only then are they parsed.
       if (!data.text.includes('"location"')) return result;
-      (result as { data: unknown }).data = data.parse();
+      data.parseInto(result as { data: unknown });
     }
     let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer
     const sign = () => (signing ??= this.sign(this.origin(requestUrl)));

@@ -2,7 +2,7 @@
 // on as they are, and a result in any other shape (an older compiled function's) is parsed whole.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isLosslessNumber, parseWithRowsText, RowsText } from '../../server/query/json.ts';
+import { isLosslessNumber, parseWithRowsText, responseText, RowsText } from '../../server/query/json.ts';
 
 const ROWS = '[{"id" : "p1", "rating" : 4.50, "big" : 9007199254740993}, \n {"id" : "p2", "note" : "a \\"data\\" : [1]}"}]';
 
@@ -12,7 +12,14 @@ test('the members before data are parsed; the rows stay text, exactly as written
   assert.is(r.scenario, 'editor');
   assert.instance(r.data, RowsText);
   assert.is((r.data as RowsText).text, ROWS);
-  assert.equal(((r.data as RowsText).parse() as Array<Record<string, unknown>>).map((x) => x.id), ['p1', 'p2']);
+});
+
+test('rows parsed for work on them (signed links) keep every digit when written again', () => {
+  const r = parseWithRowsText(`{"meta" : {"total": 2}, "data" : ${ROWS}}`) as { data: unknown; meta: unknown };
+  (r.data as RowsText).parseInto(r);
+  const rows = r.data as Array<Record<string, unknown>>;
+  assert.equal(rows.map((x) => x.id), ['p1', 'p2']);
+  assert.is(responseText({ data: rows, meta: r.meta }, r), '{"data":[{"id":"p1","rating":4.5,"big":9007199254740993},{"id":"p2","note":"a \\"data\\" : [1]}"}],"meta":{"total":2}}');
 });
 
 test('strings before the rows may hold quotes, brackets and the word data', () => {
