@@ -15,6 +15,31 @@ export function printTable(results: Result[]): void {
   }
 }
 
+/**
+ * One row per workload and path, in the order first measured: the median of its rounds' req/s, p50, p99 and
+ * CPU per request (each on its own), with every round's errors added up.
+ */
+export function combineRounds(measured: Result[]): Result[] {
+  const groups = new Map<string, Result[]>();
+  for (const r of measured) {
+    const key = `${r.workload}\n${r.path}`;
+    groups.set(key, [...groups.get(key) ?? [], r]);
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b), m = Math.floor(s.length / 2);
+    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+  return [...groups.values()].map((rs) => {
+    const cpu = rs.flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
+    const sample = rs.find((r) => r.sample)?.sample;
+    return {
+      workload: rs[0]!.workload, path: rs[0]!.path, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0),
+      ...(cpu.length ? { cpuUs: median(cpu) } : {}), ...(sample ? { sample } : {}),
+    };
+  });
+}
+
 /** The ratios of issue 15's targets, from results of the same run. */
 export function ratios(results: Result[]): string {
   const get = (w: string, p: string) => results.find((r) => r.workload === w && r.path === p);

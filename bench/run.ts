@@ -1,4 +1,4 @@
-// `npm run bench [-- --rows 100000 --duration 8 --connections 10 --only read --load wrk|autocannon]`: installs the publishing
+// `npm run bench [-- --rows 100000 --duration 8 --connections 10 --rounds 1 --only read --load wrk|autocannon]`: installs the publishing
 // example in a PostgreSQL of its own (embedded, or DATABASE_URL's server), seeds it, starts the gateway,
 // and measures each workload through the gateway, as direct api.dispatch calls, and against its floor.
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ import { startTestCluster } from '../test/harness/cluster.ts';
 import { freePort } from '../test/harness/net.ts';
 import { startGateway, startServer } from './gateway.ts';
 import { cannon, loop, type Result } from './load.ts';
-import { keep, printTable, ratios } from './report.ts';
+import { combineRounds, keep, printTable, ratios } from './report.ts';
 import { wrkPath, wrkRun } from './wrk.ts';
 import { BENCH_CLAIMS, seedPublishing } from './seed.ts';
 import { workloads } from './workloads.ts';
@@ -22,12 +22,12 @@ import { workloads } from './workloads.ts';
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '10' }, only: { type: 'string' }, load: { type: 'string' },
+    connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '1' }, only: { type: 'string' }, load: { type: 'string' },
   },
 });
-const rows = Number(values.rows), seconds = Number(values.duration), connections = Number(values.connections);
-if (![rows, seconds, connections].every((x) => Number.isInteger(x) && x > 0) || connections > 10) {
-  throw new Error('--rows, --duration and --connections take positive whole numbers (at most 10 connections)');
+const rows = Number(values.rows), seconds = Number(values.duration), connections = Number(values.connections), rounds = Number(values.rounds);
+if (![rows, seconds, connections, rounds].every((x) => Number.isInteger(x) && x > 0) || connections > 10) {
+  throw new Error('--rows, --duration, --connections and --rounds take positive whole numbers (at most 10 connections)');
 }
 
 async function install(adminUrl: string): Promise<string> {
@@ -65,25 +65,32 @@ async function main(): Promise<void> {
     const wrk = values.load === 'autocannon' ? undefined : wrkPath();
     if (values.load === 'wrk' && !wrk) throw new Error('--load wrk: wrk is not on the PATH (Debian: apt-get install wrk)');
     console.log(`HTTP load: ${wrk ? `wrk (${wrk})` : 'autocannon'}`);
-    const results: Result[] = [];
+    const measured: Result[] = [];
+    // Each round measures every path of the workload once, one after the other, so a change in the machine's
+    // speed (it is shared) falls on all of them alike; the table shows each path's median over the rounds.
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
       await w.setup?.(sql);
-      results.push(wrk
-        ? await wrkRun(wrk, w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros)
-        : await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
-      results.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
-      if (w.floor) {
-        results.push({ ...await (wrk
-          ? wrkRun(wrk, w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)
-          : cannon(w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)), path: 'floor' });
+      for (let round = 0; round < rounds; round++) {
+        await w.beforeRound?.(sql);
+        measured.push(wrk
+          ? await wrkRun(wrk, w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros)
+          : await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
+        measured.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
+        if (w.floor) {
+          measured.push({ ...await (wrk
+            ? wrkRun(wrk, w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)
+            : cannon(w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)), path: 'floor' });
+        }
+        if (w.raw) measured.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
+        if (w.hand) measured.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
+        console.log(`  measured ${w.name}${rounds > 1 ? `, round ${round + 1} of ${rounds}` : ''}`);
       }
-      if (w.raw) results.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
-      if (w.hand) results.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
-      console.log(`  measured ${w.name}`);
     }
+    const results = combineRounds(measured);
     printTable(results);
     console.log(`\n${ratios(results)}`);
-    console.log(`(${rows} posts, ${connections} connections, ${seconds} s per row, HTTP load by ${wrk ? 'wrk' : 'autocannon'}; kept in ${keep(results, { rows, connections, seconds, load: wrk ? 'wrk' : 'autocannon' })})`);
+    console.log(`(${rows} posts, ${connections} connections, ${seconds} s per row${rounds > 1 ? `, median of ${rounds} rounds` : ''}, HTTP load by ${wrk ? 'wrk' : 'autocannon'}; `
+      + `kept in ${keep(measured, { rows, connections, seconds, rounds, load: wrk ? 'wrk' : 'autocannon' })})`);
     await sql.end();
   } finally {
     await gateway?.stop();

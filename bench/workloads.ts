@@ -15,6 +15,8 @@ export interface Workload {
   floor?: true;
   /** Runs once before the workload is measured. */
   setup?: (sql: postgres.Sql) => Promise<void>;
+  /** Runs before each round (`--rounds`). */
+  beforeRound?: (sql: postgres.Sql) => Promise<void>;
 }
 
 const API = '/api/publishing/v1';
@@ -125,6 +127,10 @@ export function workloads(rows: number): Workload[] {
     },
     {
       name: 'patch if-match',
+      // wrk keeps the versions it saw in its own script: the next round's script starts from the database's.
+      beforeRound: async (sql) => {
+        for (const r of await sql<Array<{ id: string; version: number }>>`select id, version from app.posts where id in ${sql(free)}`) versions.set(r.id, Number(r.version));
+      },
       http: {
         // Each in-flight request takes a post of its own from the free list and gives it back with its new version.
         method: 'PATCH',
