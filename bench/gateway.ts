@@ -59,12 +59,14 @@ export async function startServer(args: string[], env: Record<string, string>, p
 
 let ticksPerSecond: number | undefined;
 
+/** Clock ticks per second, the unit of CPU times in /proc (getconf CLK_TCK, usually 100). */
+export const clockTicks = (): number => (ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100);
+
 /** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks), in µs. */
 function cpuMicros(pid: number | undefined): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-    return (Number(fields[11]) + Number(fields[12])) * 1e6 / ticksPerSecond;
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / clockTicks();
   } catch {
     return undefined;
   }

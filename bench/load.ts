@@ -14,6 +14,8 @@ export interface Result {
    * row, this process's (postgres.js) for the others. Absent where it cannot be read.
    */
   cpuUs?: number;
+  /** PostgreSQL's CPU time per request (µs) while this row ran, where the server is a process of this machine. */
+  pgUs?: number;
   /** The first failure seen, to print when errors is not 0. */
   sample?: string;
 }

@@ -8,9 +8,9 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const num = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-').padStart(9);
 
 export function printTable(results: Result[]): void {
-  console.log(`\n${pad('workload', 26)}${pad('path', 10)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'cpu µs'.padStart(9)}`);
+  console.log(`\n${pad('workload', 26)}${pad('path', 10)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}${'cpu µs'.padStart(9)}${'pg µs'.padStart(9)}`);
   for (const r of results) {
-    console.log(`${pad(r.workload, 26)}${pad(r.path, 10)}${num(r.rps, 0)}${num(r.p50, 2)}${num(r.p99, 2)}${String(r.errors).padStart(8)}${num(r.cpuUs ?? NaN, 0)}`);
+    console.log(`${pad(r.workload, 26)}${pad(r.path, 10)}${num(r.rps, 0)}${num(r.p50, 2)}${num(r.p99, 2)}${String(r.errors).padStart(8)}${num(r.cpuUs ?? NaN, 0)}${num(r.pgUs ?? NaN, 0)}`);
     if (r.errors > 0) console.log(`  !! ${r.errors} failed requests, first: ${r.sample}`);
   }
 }
@@ -31,11 +31,12 @@ export function combineRounds(measured: Result[]): Result[] {
   };
   return [...groups.values()].map((rs) => {
     const cpu = rs.flatMap((r) => (r.cpuUs === undefined ? [] : [r.cpuUs]));
+    const pg = rs.flatMap((r) => (r.pgUs === undefined ? [] : [r.pgUs]));
     const sample = rs.find((r) => r.sample)?.sample;
     return {
       workload: rs[0]!.workload, path: rs[0]!.path, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)),
       p99: median(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0),
-      ...(cpu.length ? { cpuUs: median(cpu) } : {}), ...(sample ? { sample } : {}),
+      ...(cpu.length ? { cpuUs: median(cpu) } : {}), ...(pg.length ? { pgUs: median(pg) } : {}), ...(sample ? { sample } : {}),
     };
   });
 }

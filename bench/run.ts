@@ -12,7 +12,8 @@ import { compileFile } from '../compiler/index.ts';
 import { migrateDatabase } from '../server/migrate.ts';
 import { startTestCluster } from '../test/harness/cluster.ts';
 import { freePort } from '../test/harness/net.ts';
-import { startGateway, startServer } from './gateway.ts';
+import { clockTicks, startGateway, startServer } from './gateway.ts';
+import { serverCpu } from './server-cpu.ts';
 import { cannon, loop, type Result } from './load.ts';
 import { combineRounds, keep, printTable, ratios } from './report.ts';
 import { wrkPath, wrkRun } from './wrk.ts';
@@ -66,23 +67,28 @@ async function main(): Promise<void> {
     if (values.load === 'wrk' && !wrk) throw new Error('--load wrk: wrk is not on the PATH (Debian: apt-get install wrk)');
     console.log(`HTTP load: ${wrk ? `wrk (${wrk})` : 'autocannon'}`);
     const measured: Result[] = [];
+    const pgCpu = await serverCpu(sql, clockTicks());
+    /** A row with PostgreSQL's CPU per request while it ran, when the server is a process of this machine. */
+    const withServerCpu = async (measure: () => Promise<Result>): Promise<Result> => {
+      const before = pgCpu?.();
+      const r = await measure();
+      const after = pgCpu?.();
+      return before === undefined || after === undefined ? r : { ...r, pgUs: (after - before) / Math.max(r.rps * seconds, 1) };
+    };
     // Each round measures every path of the workload once, one after the other, so a change in the machine's
     // speed (it is shared) falls on all of them alike; the table shows each path's median over the rounds.
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
       await w.setup?.(sql);
       for (let round = 0; round < rounds; round++) {
         await w.beforeRound?.(sql);
-        measured.push(wrk
-          ? await wrkRun(wrk, w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros)
-          : await cannon(w.name, gateway.base, token, connections, seconds, w.http, gateway.cpuMicros));
-        measured.push(await loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n)));
-        if (w.floor) {
-          measured.push({ ...await (wrk
-            ? wrkRun(wrk, w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)
-            : cannon(w.name, floor.base, token, connections, seconds, w.http, floor.cpuMicros)), path: 'floor' });
-        }
-        if (w.raw) measured.push(await loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n)));
-        if (w.hand) measured.push(await loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n)));
+        const http = (base: string, cpu: () => number | undefined) => (wrk
+          ? wrkRun(wrk, w.name, base, token, connections, seconds, w.http, cpu)
+          : cannon(w.name, base, token, connections, seconds, w.http, cpu));
+        measured.push(await withServerCpu(() => http(gateway!.base, gateway!.cpuMicros)));
+        measured.push(await withServerCpu(() => loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n))));
+        if (w.floor) measured.push({ ...await withServerCpu(() => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
+        if (w.raw) measured.push(await withServerCpu(() => loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n))));
+        if (w.hand) measured.push(await withServerCpu(() => loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n))));
         console.log(`  measured ${w.name}${rounds > 1 ? `, round ${round + 1} of ${rounds}` : ''}`);
       }
     }
