@@ -2,7 +2,8 @@
 // caller's intent, its uploaded object checked (exists, type, size) and copied from tmp/ to uploads/.
 import { ApiError } from '../problem/types.ts';
 import type { Plan } from '../plan/plan.ts';
-import { dispatch, type Call, type Target } from '../query/dispatch.ts';
+import type { Target } from '../pg/pools.ts';
+import { dispatch, type Call } from '../query/dispatch.ts';
 import { setBodyValue } from '../query/json.ts';
 import { essence, normalizeType, writtenFiles, type FileSpec } from './limits.ts';
 import type { Storage, StoredObject } from './storage.ts';

@@ -85,18 +85,8 @@ function addAt(w: Where, shape: PathShape, e: Omit<Endpoint, 'resource' | 'actio
   }
 }
 
-/** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics; made once per shape. */
+/** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics. */
 export function routeTemplate(e: Endpoint): string {
-  const shape = `${e.action} ${e.relation?.name ?? ''} ${e.ancestors?.map((a) => a.resource.collection).join('/') ?? ''} ${e.parent?.resource.collection ?? ''}`;
-  let made = templates.get(e.resource);
-  if (!made) templates.set(e.resource, made = new Map());
-  let template = made.get(shape);
-  if (template === undefined) made.set(shape, template = templateOf(e));
-  return template;
-}
-const templates = new WeakMap<ResourceManifest, Map<string, string>>();
-
-function templateOf(e: Endpoint): string {
   const levels = [...e.ancestors ?? [], ...(e.parent ? [e.parent] : [])].map((a) => a.resource);
   const keyName = (child: ResourceManifest) => child.parent?.property ?? 'parent';
   const base = levels.map((r, i) => `/${r.collection}/{${keyName(levels[i + 1] ?? e.resource)}}`).join('') + `/${e.resource.collection}`;

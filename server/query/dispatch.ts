@@ -31,8 +31,6 @@ export class ElementFailure extends Error {
   }
 }
 
-export type { Target };
-
 /** What one statement is held to: the lock timeout (transaction-local) and when the gateway cancels it. */
 interface Bounds { lockTimeoutMs: number; cancelAfterMs: number }
 
