@@ -1,6 +1,7 @@
 // Helpers of the file suites: an s3rver started in the test process (stoppable and restartable on the same
 // port), a movable clock, and the two-phase upload (intent, then PUT of the bytes) done as a client.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -22,14 +23,34 @@ export interface FakeS3 {
   close(): Promise<void>;
 }
 
+/**
+ * The key prefixes the gateway writes under (`tmp/<uuid>`, `uploads/<uuid>`). s3rver keeps a prefix as a
+ * folder and removes the folder when a DELETE leaves it empty, racing a concurrent PUT into it that has made
+ * the folder but not yet opened its file (ENOENT, thrown from a stream nobody listens to: the test process
+ * dies). A file s3rver does not list as an object keeps each folder from ever being empty.
+ */
+const PINNED_PREFIXES = ['tmp', 'uploads'];
+
+export interface S3Options {
+  bucket?: string;
+  /** Sees every request the bucket receives, before s3rver handles it. */
+  onRequest?: (req: IncomingMessage) => void;
+}
+
 /** s3rver on a free loopback port with one bucket; its credentials are s3rver's defaults. */
-export async function startS3(): Promise<FakeS3> {
+export async function startS3(options: S3Options = {}): Promise<FakeS3> {
+  const bucket = options.bucket ?? BUCKET;
   const directory = mkdtempSync(join(tmpdir(), 'modelapi-s3-'));
+  for (const prefix of PINNED_PREFIXES) {
+    mkdirSync(join(directory, bucket, prefix), { recursive: true });
+    writeFileSync(join(directory, bucket, prefix, '.pinned'), '');
+  }
   const port = await freePort();
   let server: S3rver | undefined;
   const start = async () => {
-    server = new S3rver({ port, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: BUCKET, configs: [] }] });
+    server = new S3rver({ port, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
     await server.run();
+    if (options.onRequest) (server as unknown as { httpServer: Server }).httpServer.prependListener('request', options.onRequest);
   };
   const stop = async () => {
     const s = server;
@@ -42,7 +63,7 @@ export async function startS3(): Promise<FakeS3> {
   await start();
   const endpoint = `http://127.0.0.1:${port}`;
   const storage = new S3Storage({
-    bucket: BUCKET, region: 'us-east-1', endpoint, forcePathStyle: true, maxAttempts: 1,
+    bucket, region: 'us-east-1', endpoint, forcePathStyle: true, maxAttempts: 1,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   return { storage, endpoint, start, stop, async close() { await stop(); storage.client.destroy(); rmSync(directory, { recursive: true, force: true }); } };

@@ -2,15 +2,10 @@
 // shared file outbox deletes every replaced, removed or temporary object exactly once, and nothing still in use.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage, Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import S3rver from 's3rver';
-import { S3Storage } from '../../server/files/s3.ts';
+import type { IncomingMessage } from 'node:http';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 import { testApi } from '../harness/fixtures.ts';
-import { freePort } from '../harness/net.ts';
+import { startS3, type FakeS3 } from '../files/support.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
 import { dataOf, expectStatus, type Reply } from '../e2e/support/http.ts';
 import { gatewayUrl } from '../../server/pg/gateway-role.ts';
@@ -22,12 +17,9 @@ const MODEL = {
   entities: { Doc: { collection: 'docs', properties: { id: { type: 'String', primary: true }, scan: { type: 'Binary', modules: { FileURL: {} } } } } },
 };
 const DOCS = 16; // each: created with a file, its file replaced 3 times through alternating gateways; a third deleted
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 let db: TestDatabase;
-let s3: S3rver | undefined;
-let s3dir = '';
-let storage: S3Storage | undefined;
+let s3: FakeS3 | undefined;
 const gateways: ServedGateway[] = [];
 /**
  * Requests the bucket received, by object key: what was written (PUT: uploads and copies) and deleted. A
@@ -55,15 +47,9 @@ test.before(async () => {
   try {
     db = await freshDatabase();
     await installModel(db, MODEL);
-    s3dir = mkdtempSync(join(tmpdir(), 'modelapi-fleet-s3-'));
-    const port = await freePort();
-    s3 = new S3rver({ port, address: '127.0.0.1', directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET, configs: [] }] });
-    await s3.run();
-    (s3 as unknown as { httpServer: Server }).httpServer.prependListener('request', count);
-    const endpoint = `http://127.0.0.1:${port}`;
-    storage = new S3Storage({ bucket: BUCKET, region: 'us-east-1', endpoint, forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    s3 = await startS3({ bucket: BUCKET, onRequest: count });
     const env = {
-      GATEWAY_DATABASE_URL: await gatewayUrl(db.url, {}), STORAGE_DRIVER: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: endpoint, S3_REGION: 'us-east-1',
+      GATEWAY_DATABASE_URL: await gatewayUrl(db.url, {}), STORAGE_DRIVER: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
       S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', S3_FORCE_PATH_STYLE: 'true', FILES_SECRET: '', LOG_LEVEL: 'silent',
     };
     gateways.push(await startServe(env), await startServe(env));
@@ -75,12 +61,7 @@ test.before(async () => {
 
 test.after(async () => {
   for (const g of gateways) await g.stop();
-  storage?.client.destroy();
-  if (s3) {
-    (s3 as unknown as { httpServer?: { closeAllConnections?: () => void } }).httpServer?.closeAllConnections?.();
-    await s3.close();
-  }
-  if (s3dir) rmSync(s3dir, { recursive: true, force: true });
+  await s3?.close();
   await db?.close();
 });
 
@@ -126,7 +107,7 @@ test('two gateways, one database, one bucket: concurrent writes with files, no 5
   assert.is(created.filter((k) => k.startsWith('tmp/')).length, DOCS * 4, 'every upload went to tmp/');
   assert.is(created.filter((k) => k.startsWith('uploads/')).length, DOCS * 4, 'and was copied to uploads/');
   for (const key of created) {
-    const exists = (await storage!.head(key)) !== undefined;
+    const exists = (await s3!.storage.head(key)) !== undefined;
     assert.is(exists, live.has(key), `${key}: ${live.has(key) ? 'in use, must stay' : 'unused, must be gone'}`);
     assert.is(deleted.get(key) ?? 0, live.has(key) ? 0 : 1, `${key}: deleted ${deleted.get(key) ?? 0} times`);
   }
