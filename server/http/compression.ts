@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
 import type { Context, MiddlewareHandler } from 'hono';
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/compress';
+import Negotiator from 'negotiator';
 import { SHAPED } from './observe.ts';
 
 const THRESHOLD = 1024;
@@ -14,8 +15,6 @@ const THRESHOLD = 1024;
 const BROTLI_MAX = 8 * 1024 * 1024;
 const VARIES = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
-const Q_PARAM = /^\s*q\s*=(.*)$/i;
-const WEIGHT = /^\s*(?:\d+\.?\d*|\.\d+)\s*$/;
 const brotli = promisify(brotliCompress);
 
 /**
@@ -25,28 +24,16 @@ const brotli = promisify(brotliCompress);
 export const compressible = (type: string | null | undefined, length: number, etagged: boolean): boolean =>
   !etagged && length >= THRESHOLD && !!type && COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type);
 
+const CODINGS = ['br', 'gzip'] as const;
+
 /**
- * The coding this Accept-Encoding prefers among ours (RFC 9110 12.5.3): br when its weight is the highest
- * (br on a tie with gzip), else gzip; `*` weighs for a coding the header does not name, q=0 refuses it.
+ * The coding this Accept-Encoding prefers among ours (RFC 9110 12.5.3, weighed by negotiator): the
+ * highest weight wins, br on a tie with gzip; `*` weighs for a coding the header does not name, q=0 refuses it.
  */
 function preferredEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
   if (!header) return undefined;
-  const weights = new Map<string, number>();
-  for (const item of header.split(',')) {
-    const [name = '', ...params] = item.split(';');
-    const coding = name.trim().toLowerCase();
-    if (!coding || weights.has(coding)) continue;
-    let q = 1;
-    for (const param of params) {
-      const value = Q_PARAM.exec(param)?.[1];
-      if (value !== undefined) q = WEIGHT.test(value) ? Number(value) : NaN;
-    }
-    weights.set(coding, q >= 0 && q <= 1 ? q : 0); // a malformed weight takes nothing
-  }
-  const weight = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
-  const br = weight('br');
-  const gzip = weight('gzip');
-  return br > 0 && br >= gzip ? 'br' : gzip > 0 ? 'gzip' : undefined;
+  const [best] = new Negotiator({ headers: { 'accept-encoding': header } }).encodings(CODINGS, { preferred: CODINGS });
+  return best as 'br' | 'gzip' | undefined;
 }
 
 export function compression(): MiddlewareHandler {
