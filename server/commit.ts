@@ -35,6 +35,18 @@ export class ProofError extends Error {
   }
 }
 
+/**
+ * The development database holds neither the committed migrations nor them plus this delta (another model,
+ * or a migration run halfway): graphile-migrate would run the commit on it and could stop halfway.
+ */
+export class DevelopmentDatabaseError extends Error {
+  constructor(readonly differences: string[]) {
+    super('The development database holds neither the committed migrations nor them plus this change, so the commit '
+      + `cannot run on it (lines of the model's database it lacks '-', or holds besides '+'):\n${differences.join('\n')}`);
+    this.name = 'DevelopmentDatabaseError';
+  }
+}
+
 /** Commits what changed; returns the new files of committed/ (none when nothing changed). */
 export async function commitModel(o: CommitOptions): Promise<string[]> {
   const folder = resolve(o.folder);
@@ -43,7 +55,15 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
   const engine = engineDelta(state);
   const model = modelDelta(o.model, o.full ? new Map() : state, false);
   if (!engine.sql && !model.sql) return [];
-  await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model));
+  const shapes = await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model));
+  // Checked before anything is written: the commit runs on this database, which must be where the chain is.
+  const dev = await withAdminClient(o.databaseUrl, schemaShape);
+  if (shapeDifference(shapes.committed, dev, 1).length && shapeDifference(shapes.whole, dev, 1).length) {
+    // The tables that differ, when some do: they say which model the database holds.
+    const all = shapeDifference(shapes.whole, dev, Infinity);
+    const tables = all.filter((l) => /^[-+] relation /.test(l));
+    throw new DevelopmentDatabaseError((tables.length ? tables : all).slice(0, 20));
+  }
   const before = new Set(committedFiles(folder));
   const settings: Settings = {
     connectionString: o.databaseUrl, shadowConnectionString: o.shadowUrl, rootConnectionString: o.rootUrl,
@@ -71,25 +91,32 @@ const bodyOf = (text: string) => text.replace(/^(--! .*\n)+\n?/, '');
 
 /**
  * Builds one throwaway database from the committed migrations and the new scripts, another from the whole
- * script, and compares what they hold; any difference refuses the commit.
+ * script, and compares what they hold; any difference refuses the commit. Returns what the committed
+ * migrations alone build, and what the whole script builds.
  */
-async function prove(rootUrl: string, folder: string, scripts: string[], whole: string): Promise<void> {
+async function prove(rootUrl: string, folder: string, scripts: string[], whole: string): Promise<{ committed: string[]; whole: string[] }> {
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const chainDb = `modelapi_proof_chain_${suffix}`, wholeDb = `modelapi_proof_whole_${suffix}`;
-  const run = async (database: string, bodies: string[]) => {
+  /** The shape after each step: a step is the scripts run one after the other. */
+  const run = async (database: string, steps: string[][]) => {
     await ensureDatabase(rootUrl, database);
     return withAdminClient(withDatabase(rootUrl, database), async (sql) => {
-      for (const body of bodies) await sql.begin((tx) => tx.unsafe(body));
-      return schemaShape(sql);
+      const shapes: string[][] = [];
+      for (const step of steps) {
+        for (const body of step) await sql.begin((tx) => tx.unsafe(body));
+        shapes.push(await schemaShape(sql));
+      }
+      return shapes;
     });
   };
   try {
     const committed = committedFiles(folder).map((f) => bodyOf(readFileSync(join(folder, 'committed', f), 'utf8')));
     // One after the other: the engine creates cluster-wide roles, which two sessions would race to create.
-    const full = await run(wholeDb, [whole]);
-    const chain = await run(chainDb, [...committed, ...scripts]);
-    const differences = shapeDifference(full, chain);
+    const [full] = await run(wholeDb, [[whole]]);
+    const [before, chain] = await run(chainDb, [committed, scripts]);
+    const differences = shapeDifference(full!, chain!);
     if (differences.length) throw new ProofError(differences);
+    return { committed: before!, whole: full! };
   } finally {
     await Promise.all([dropDatabase(rootUrl, chainDb), dropDatabase(rootUrl, wholeDb)]);
   }

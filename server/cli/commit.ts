@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveDatabase } from '../pg/resolve.ts';
 import { withDatabase } from '../pg/admin.ts';
-import { commitModel, ProofError } from '../commit.ts';
+import { commitModel, DevelopmentDatabaseError, ProofError } from '../commit.ts';
 import { describeFailure, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, defaultMigrations, EXAMPLE_MODEL } from './model-script.ts';
 
@@ -32,6 +32,11 @@ async function main(): Promise<number> {
   } catch (err) {
     if (err instanceof ProofError) {
       console.error(`${err.message}\nNothing was committed. Commit every table again with --full.`);
+      return 1;
+    }
+    if (err instanceof DevelopmentDatabaseError) {
+      console.error(`${err.message}\nNothing was committed. Bring the development database to this model first, then commit again:\n`
+        + `  npm run migrate -- --model ${relative(process.cwd(), modelPath) || modelPath} --migrations ${relative(process.cwd(), folder) || folder}`);
       return 1;
     }
     console.error(describeFailure(err));

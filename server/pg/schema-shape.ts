@@ -35,12 +35,13 @@ export async function schemaShape(sql: Sql): Promise<string[]> {
     union all
     select 'function ' || ns.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') '
          || md5(pg_get_functiondef(p.oid)) || ' acl=' || coalesce(p.proacl::text, '') || ' comment=' || coalesce(obj_description(p.oid, 'pg_proc'), '')
-      from pg_proc p join ns on ns.oid = p.pronamespace where p.prokind in ('f', 'p')
-    union all
-    select 'fields ' || f.tbl || ' ' || f.fields::text from lib.fields f
-    union all
-    select 'manifest ' || api.manifest()::text`;
-  return rows.map((r) => r.line).sort();
+      from pg_proc p join ns on ns.oid = p.pronamespace where p.prokind in ('f', 'p')`;
+  const lines = rows.map((r) => r.line);
+  // The compiler's own rows, once it has installed them (a database that holds no model has neither).
+  const [own] = await sql`select to_regclass('lib.fields') is not null as fields, to_regprocedure('api.manifest()') is not null as manifest`;
+  if (own?.fields) lines.push(...(await sql`select 'fields ' || f.tbl || ' ' || f.fields::text as line from lib.fields f`).map((r) => r.line as string));
+  if (own?.manifest) lines.push(...(await sql`select 'manifest ' || api.manifest()::text as line`).map((r) => r.line as string));
+  return lines.sort();
 }
 
 /** Lines of `a` missing from `b` ('-') and of `b` missing from `a` ('+'), at most `limit`. */
