@@ -1,12 +1,15 @@
-// The HTTP floor of the benchmark: a bare node:http server that turns `GET /posts/<id>` and `GET
-// /posts?project_id=<p>&per_page=<n>` into the same api.dispatch call the gateway makes, and answers its text.
-// No token, routing table, plan, log or metrics: what HTTP in Node and the call cost on this machine.
-// `tsx bench/floor-server.ts <database url> <port>`; prints "Serving " once it listens.
-import { createServer } from 'node:http';
+// The HTTP floors of the benchmark: a server that turns `GET /posts/<id>` and `GET /posts?project_id=<p>&per_page=<n>`
+// into the same api.dispatch call the gateway makes, and answers its text. No token, routing table, plan, log or
+// metrics: what HTTP and the call cost on this machine, on bare node:http (`node`), or through the gateway's own
+// HTTP parts, Hono on @hono/node-server (`hono`).
+// `tsx bench/floor-server.ts <database url> <port> [node|hono]`; prints "Serving " once it listens.
+import { createServer, type RequestListener } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
 import postgres from 'postgres';
 import { BENCH_CLAIMS } from './seed.ts';
 
-const [url, port] = process.argv.slice(2);
+const [url, port, kind = 'node'] = process.argv.slice(2);
 const sql = postgres(url!, { max: 10, onnotice: () => {} });
 const CLAIMS = JSON.stringify(BENCH_CLAIMS);
 const POSTS = '/api/publishing/v1/posts';
@@ -20,15 +23,32 @@ function callOf(target: string): [string, Record<string, unknown>] | undefined {
   return ['posts_list', { filter: { field: 'project_id', op: 'eq', value: q.get('project_id') }, page: 1, per_page: Number(q.get('per_page') ?? 25), sort: [] }];
 }
 
-createServer(async (req, res) => {
+/** The call's answer as the function wrote it (JSON text). */
+async function answer(call: [string, Record<string, unknown>]): Promise<string> {
+  const [row] = await sql`select api.dispatch('authenticated', ${CLAIMS}::text::jsonb, '127.0.0.1', ${call[0]}, ${JSON.stringify(call[1])}::text::jsonb)::text as r`;
+  return row!.r as string;
+}
+
+const bare: RequestListener = async (req, res) => {
   const call = callOf(req.url ?? '');
   if (!call) return void res.writeHead(404).end();
   try {
-    const [row] = await sql`select api.dispatch('authenticated', ${CLAIMS}::text::jsonb, '127.0.0.1', ${call[0]}, ${JSON.stringify(call[1])}::text::jsonb)::text as r`;
-    const body = row!.r as string;
+    const body = await answer(call);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
   } catch (err) {
     res.writeHead(500).end(String(err));
   }
-}).listen(Number(port), '127.0.0.1', () => console.log(`Serving the floor on ${port}`));
+};
+
+/** The same through Hono's router and node adapter: one route, its text answered with a plain header object. */
+function hono(): RequestListener {
+  const app = new Hono();
+  app.get(`${POSTS}/*`, async (c) => {
+    const call = callOf(c.req.url.slice(c.req.url.indexOf('/', 'http://'.length)));
+    return call ? c.body(await answer(call), 200, { 'Content-Type': 'application/json' }) : c.body(null, 404);
+  });
+  return getRequestListener(app.fetch);
+}
+
+createServer(kind === 'hono' ? hono() : bare).listen(Number(port), '127.0.0.1', () => console.log(`Serving the ${kind} floor on ${port}`));
 process.on('SIGTERM', () => void sql.end({ timeout: 1 }).then(() => process.exit(0)));

@@ -51,9 +51,12 @@ export function ratios(results: Result[]): string {
   for (const w of [...new Set(results.map((r) => r.workload))]) {
     if (get(w, 'gateway') && get(w, 'direct')) parts.push(`${w} gateway/direct ${ratio(get(w, 'gateway'), get(w, 'direct'))}`);
   }
-  // The bare HTTP floor (bench/floor-server.ts): how near a gateway of any kind could come to direct on this machine.
+  // The HTTP floors (bench/floor-server.ts): how near a gateway of any kind (bare node:http), and one built on the
+  // gateway's HTTP parts (Hono on @hono/node-server), could come to direct on this machine.
   for (const w of [...new Set(results.map((r) => r.workload))]) {
-    if (get(w, 'floor') && get(w, 'direct')) parts.push(`${w} floor/direct ${ratio(get(w, 'floor'), get(w, 'direct'))}, gateway/floor ${ratio(get(w, 'gateway'), get(w, 'floor'))}`);
+    if (!get(w, 'floor') || !get(w, 'direct')) continue;
+    parts.push(`${w} floor/direct ${ratio(get(w, 'floor'), get(w, 'direct'))}, hono floor/direct ${ratio(get(w, 'hono floor'), get(w, 'direct'))}, `
+      + `gateway/hono floor ${ratio(get(w, 'gateway'), get(w, 'hono floor'))}`);
   }
   for (const w of ['patch if-match', 'create']) {
     if (get(w, 'direct') && get(w, 'hand')) parts.push(`${w} direct/hand ${ratio(get(w, 'direct'), get(w, 'hand'))} (target >= 0.5)`);

@@ -49,7 +49,7 @@ async function install(adminUrl: string): Promise<string> {
 async function main(): Promise<void> {
   const cluster = await startTestCluster();
   const secret = randomBytes(32).toString('hex');
-  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined, floor: typeof gateway;
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined, floor: typeof gateway, honoFloor: typeof gateway;
   try {
     const url = await install(cluster.adminUrl);
     // The table owner (the cluster's superuser): the raw floor runs as it, and api.dispatch switches role itself.
@@ -58,8 +58,9 @@ async function main(): Promise<void> {
     await seedPublishing(sql, rows);
     console.log(`PostgreSQL: ${cluster.kind}; seeded ${rows} posts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     gateway = await startGateway(url, await freePort(), secret);
-    const floorPort = await freePort();
-    floor = await startServer(['bench/floor-server.ts', url, String(floorPort)], {}, floorPort);
+    const [floorPort, honoPort] = [await freePort(), await freePort()];
+    floor = await startServer(['bench/floor-server.ts', url, String(floorPort), 'node'], {}, floorPort);
+    honoFloor = await startServer(['bench/floor-server.ts', url, String(honoPort), 'hono'], {}, honoPort);
     const token = await new SignJWT({ roles: BENCH_CLAIMS.roles, email: BENCH_CLAIMS.email })
       .setProtectedHeader({ alg: 'HS256' }).setSubject(BENCH_CLAIMS.sub).setExpirationTime('2h').sign(new TextEncoder().encode(secret));
     // The HTTP load generator: wrk where installed (--load autocannon to choose the other).
@@ -86,7 +87,10 @@ async function main(): Promise<void> {
           : cannon(w.name, base, token, connections, seconds, w.http, cpu));
         measured.push(await withServerCpu(() => http(gateway!.base, gateway!.cpuMicros)));
         measured.push(await withServerCpu(() => loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n))));
-        if (w.floor) measured.push({ ...await withServerCpu(() => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
+        if (w.floor) {
+          measured.push({ ...await withServerCpu(() => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
+          measured.push({ ...await withServerCpu(() => http(honoFloor!.base, honoFloor!.cpuMicros)), path: 'hono floor' });
+        }
         if (w.raw) measured.push(await withServerCpu(() => loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n))));
         if (w.hand) measured.push(await withServerCpu(() => loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n))));
         console.log(`  measured ${w.name}${rounds > 1 ? `, round ${round + 1} of ${rounds}` : ''}`);
@@ -101,6 +105,7 @@ async function main(): Promise<void> {
   } finally {
     await gateway?.stop();
     await floor?.stop();
+    await honoFloor?.stop();
     await cluster.stop();
   }
 }
