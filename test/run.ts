@@ -1,7 +1,7 @@
 // `npm test [-- <dir or file>]`: starts one PostgreSQL for the run, runs every test/**/*.test.ts (or <dir>/**, or one file)
-// with uvu in one child process, and ends with `N passed, N failed[, N skipped]` (exit 0: all passed).
+// with uvu in one child process (a new one for the files after a crash), and ends with `N passed, N failed[, N skipped]`.
 import { spawn } from 'node:child_process';
-import { uvuTarget } from './harness/target.ts';
+import { crashReport, onlySuites, suitesOf, uvuTarget } from './harness/target.ts';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster, type TestCluster } from './harness/cluster.ts';
 
@@ -28,8 +28,9 @@ function countResults(output: string, exitCode: number | null): Counts {
   return { passed, failed, skipped };
 }
 
-function runUvu(adminUrl: string, target: string): Promise<Counts> {
-  const [dir, pattern] = uvuTarget(target);
+interface UvuRun { counts: Counts; output: string; reported: boolean }
+
+function runUvu(adminUrl: string, dir: string, pattern: string): Promise<UvuRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_ADMIN_URL: adminUrl };
   delete env.DATABASE_URL; // tests reach the cluster through TEST_ADMIN_URL and their own databases only
   const color = process.stdout.isTTY && !process.env.CI ? [] : ['--no-color'];
@@ -53,14 +54,38 @@ function runUvu(adminUrl: string, target: string): Promise<Counts> {
   return new Promise((resolve) => {
     child.on('error', (err) => {
       console.error(`Could not run uvu: ${err.message}`);
-      resolve({ passed: 0, failed: 1, skipped: 0 });
+      resolve({ counts: { passed: 0, failed: 1, skipped: 0 }, output, reported: false });
     });
     child.on('close', (code) => {
       clearTimeout(lingerTimer);
       // A child killed for lingering after reporting is judged by what it reported.
-      resolve(countResults(output, finished && code === null ? 0 : code));
+      resolve({ counts: countResults(output, finished && code === null ? 0 : code), output, reported: finished });
     });
   });
+}
+
+const add = (a: Counts, b: Counts): Counts => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped });
+
+/**
+ * Runs a target's files. A process that dies before its totals (an uncaught error from a test's leftovers)
+ * counts its finished suites and one failure for the file it died in, and the files after that one run in a
+ * new process, so one crash hides no other result.
+ */
+async function runTarget(adminUrl: string, target: string): Promise<Counts> {
+  const [dir, pattern] = uvuTarget(target);
+  let names = await suitesOf(dir, pattern);
+  let counts: Counts = { passed: 0, failed: 0, skipped: 0 };
+  for (let only = pattern; ;) {
+    const run = await runUvu(adminUrl, dir, only);
+    if (run.reported) return add(counts, run.counts);
+    const crash = crashReport(run.output, names);
+    counts = add(counts, { passed: crash.passed, failed: crash.failed + 1, skipped: 0 });
+    const rest = crash.stoppedIn ? names.slice(names.indexOf(crash.stoppedIn) + 1) : [];
+    if (rest.length === 0) return counts;
+    console.error(`\nThe test process died in ${crash.stoppedIn}; a new one runs the files after it (${rest.length}).\n`);
+    names = rest;
+    only = onlySuites(rest);
+  }
 }
 
 async function main(): Promise<number> {
@@ -75,8 +100,7 @@ async function main(): Promise<number> {
     const targets = process.argv.length > 2 ? process.argv.slice(2) : ['test'];
     counts = { passed: 0, failed: 0, skipped: 0 };
     for (const target of targets) { // several files or folders run one after another, counted together
-      const one = await runUvu(cluster.adminUrl, target);
-      counts = { passed: counts.passed + one.passed, failed: counts.failed + one.failed, skipped: counts.skipped + one.skipped };
+      counts = add(counts, await runTarget(cluster.adminUrl, target));
     }
   } catch (err) {
     console.error(`Test run failed: ${(err as Error).stack ?? String(err)}`);
