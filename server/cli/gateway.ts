@@ -65,7 +65,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     }
     process.exit(code);
   };
-  const server = listen(drain.wrap(app.fetch), { port: o.port, maxHeaderBytes: limits.maxHeaderBytes, docsUrl: manifest.api.docsUrl }, (info) => {
+  const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl }, (info) => {
     const base = `http://localhost:${info.port}`;
     for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
     console.log(`Health: ${base}/health`);

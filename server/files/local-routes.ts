@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { ApiError, notFound } from '../problem/types.ts';
+import { ApiError, badRequest, notFound } from '../problem/types.ts';
 import { isLocalKey, type LocalStorage, type Signed } from './local.ts';
 import { normalizeType } from './limits.ts';
 
@@ -21,6 +21,8 @@ export interface LocalRouteOptions {
 
 const forbidden = (detail: string) => new ApiError('forbidden', detail);
 class TooLarge extends Error {}
+/** The request's bytes stopped before their end (the client closed, or the server's request time ran out). */
+class BodyEnded extends Error {}
 
 export function localRoutes(o: LocalRouteOptions): Hono {
   const app = new Hono();
@@ -47,18 +49,27 @@ export function localRoutes(o: LocalRouteOptions): Hono {
       part = await o.storage.partFile(s.key);
       let total = 0;
       const body = c.req.raw.body ? Readable.fromWeb(c.req.raw.body as import('node:stream/web').ReadableStream) : Readable.from([]);
+      const out = createWriteStream(part);
+      // Which side failed first: pipeline then destroys the other with the same error.
+      let failed: 'request' | 'file' | undefined;
+      body.once('error', () => { failed ??= 'request'; });
+      out.once('error', () => { failed ??= 'file'; });
       await pipeline(body, async function* (source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           total += chunk.length;
           if (total > o.maxBytes) throw new TooLarge();
           yield chunk;
         }
-      }, createWriteStream(part));
+      }, out).catch((err: unknown) => {
+        // The request's bytes stopped (the client went away, or ran out of time): not the file's fault.
+        throw failed === 'request' && !(err instanceof TooLarge) ? new BodyEnded() : err;
+      });
       await o.storage.store(s.key, part, type);
       part = undefined;
       return c.body(null, 200);
     } catch (err) {
       if (err instanceof TooLarge) return o.fail(c, new ApiError('payloadTooLarge', `A file may have at most ${o.maxBytes} bytes.`));
+      if (err instanceof BodyEnded) return o.fail(c, badRequest('The file ended before all of its bytes arrived.'));
       return o.fail(c, err);
     } finally {
       if (part) await rm(part, { force: true }).catch(() => {});

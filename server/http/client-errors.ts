@@ -1,15 +1,16 @@
-// Requests Node's HTTP parser refuses before the app sees them (headers past the limit, malformed
-// request lines) still get a problem document where the socket can take one, never a bare status.
+// Requests Node's HTTP server refuses before the app sees them (headers past the limit, malformed request
+// lines, a request not received in time) still get a problem document where the socket can take one.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemBody } from '../problem/render.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
+import type { ServerLimits } from './listen.ts';
 
 /** How long a refused client may go on sending (its bytes are read and dropped) before the socket closes. */
 const LINGER_MS = 5_000;
 
-export function answerClientErrors(server: Server, docsUrl: string, maxHeaderBytes: number): void {
+export function answerClientErrors(server: Server, docsUrl: string, limits: ServerLimits): void {
   const answered = new WeakSet<Socket>();
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     if (answered.has(socket)) return; // Node reports later chunks of a refused request again
@@ -20,8 +21,11 @@ export function answerClientErrors(server: Server, docsUrl: string, maxHeaderByt
       return;
     }
     const problem = err.code === 'HPE_HEADER_OVERFLOW'
-      ? new ApiError('headersTooLarge', `The request line and headers exceed ${maxHeaderBytes} bytes (${LIMITS.maxHeaderBytes.env}); send a shorter URL, filter with POST …/search, or a shorter token.`)
-      : badRequest('The request could not be parsed as HTTP/1.1.');
+      ? new ApiError('headersTooLarge', `The request line and headers exceed ${limits.maxHeaderBytes} bytes (${LIMITS.maxHeaderBytes.env}); send a shorter URL, filter with POST …/search, or a shorter token.`)
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('requestTimeout', `The request did not arrive in time: its headers are due within ${limits.headersTimeoutMs} ms (${LIMITS.headersTimeoutMs.env}), `
+          + `all of it within ${limits.requestTimeoutMs} ms (${LIMITS.requestTimeoutMs.env}).`)
+        : badRequest('The request could not be parsed as HTTP/1.1.');
     const body = JSON.stringify(problemBody(problem, { docsUrl, instance: '' }));
     socket.end([
       `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json',

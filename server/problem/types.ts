@@ -28,6 +28,7 @@ export const PROBLEMS = {
   uniqueViolation: [409, 'E_UNIQUE_VIOLATION', 'unique-violation', 'Unique Violation'],
   referenced: [409, 'E_REFERENCED', 'referenced', 'Record Still Referenced'],
   idempotencyInProgress: [409, 'E_IDEMPOTENCY_IN_PROGRESS', 'idempotency-in-progress', 'Request In Progress'],
+  requestTimeout: [408, 'E_REQUEST_TIMEOUT', 'request-timeout', 'Request Timeout'],
   preconditionFailed: [412, 'E_PRECONDITION_FAILED', 'precondition-failed', 'Precondition Failed'],
   payloadTooLarge: [413, 'E_PAYLOAD_TOO_LARGE', 'payload-too-large', 'Payload Too Large'],
   unsupportedMediaType: [415, 'E_UNSUPPORTED_MEDIA_TYPE', 'unsupported-media-type', 'Unsupported Media Type'],

@@ -98,6 +98,15 @@ function nestingDepth(text: string): number {
  * without a web stream); otherwise (chunked) it is counted as it streams in and cut off past the limit.
  */
 async function readLimited(req: Request, maxBytes: number, declared: number): Promise<Uint8Array | 'too-large'> {
+  try {
+    return await readBytes(req, maxBytes, declared);
+  } catch {
+    // The client went away, or the server closed its request for taking too long (answered 408 there).
+    throw badRequest('The request body ended before all of it arrived.');
+  }
+}
+
+async function readBytes(req: Request, maxBytes: number, declared: number): Promise<Uint8Array | 'too-large'> {
   if (Number.isSafeInteger(declared) && declared >= 0 && declared <= maxBytes) {
     // A Request made in-process is framed by no parser: its Content-Length is checked against what came.
     const bytes = new Uint8Array(await req.arrayBuffer());

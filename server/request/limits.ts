@@ -15,6 +15,10 @@ export interface RequestLimits {
   maxFilterNodes: number;
   /** Bytes of the request line and headers together (431); Node's own limit is 16 KB. */
   maxHeaderBytes: number;
+  /** Milliseconds a client has to send the request line and headers (408 past it). */
+  headersTimeoutMs: number;
+  /** Milliseconds a client has to send the whole request, body included (408 past it). */
+  requestTimeoutMs: number;
   /** Milliseconds a request's statement may run (503 with Retry-After past it). */
   statementTimeoutMs: number;
   /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
@@ -41,6 +45,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
   maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
+  headersTimeoutMs: { env: 'HEADERS_TIMEOUT_MS', fallback: 20_000 },
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', fallback: 300_000 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
   poolMax: { env: 'POOL_MAX', fallback: 10 },
@@ -63,6 +69,9 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): RequestLimi
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
     if (max !== undefined && n > max) throw new Error(`${name} is at most ${max}, got ${n}`);
     out[key] = n;
+  }
+  if (out.headersTimeoutMs > out.requestTimeoutMs) {
+    throw new Error(`${LIMITS.headersTimeoutMs.env} (${out.headersTimeoutMs}) may not exceed ${LIMITS.requestTimeoutMs.env} (${out.requestTimeoutMs}): the headers are part of the request`);
   }
   return out;
 }

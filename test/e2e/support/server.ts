@@ -74,8 +74,8 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
     });
     const port = await freePort();
     const server = await new Promise<Server>((resolve, reject) => {
-      const maxHeaderBytes = options.limits?.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
-      const s = listen(app.fetch, { port, hostname: '127.0.0.1', maxHeaderBytes, docsUrl: manifest.api.docsUrl }, () => resolve(s));
+      const limits = { ...DEFAULT_LIMITS, ...options.limits };
+      const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl }, () => resolve(s));
       s.once('error', reject);
     });
     const address = server.address() as AddressInfo;
