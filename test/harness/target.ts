@@ -22,7 +22,7 @@ export async function suitesOf(dir: string, pattern: string): Promise<string[]> 
 /** A pattern for exactly these files. */
 export const onlySuites = (names: string[]): string => `^(?:${names.map(escape).join('|')})$`;
 
-/** What a uvu run that ended before its totals printed: its finished files' tallies, and the file it stopped in. */
+/** What a uvu run that died before its totals leaves: its finished suites' tallies, and the file it died in. */
 export function crashReport(output: string, names: string[]): { passed: number; failed: number; stoppedIn?: string } {
   const lines = output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split('\n').map((l) => l.trim());
   let passed = 0, failed = 0, stoppedIn: string | undefined;
