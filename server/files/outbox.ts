@@ -73,7 +73,11 @@ export class Outbox {
       }));
       report.deleted += done.length;
       report.failed += failed.length;
-      for (const f of failed) await gated(this.target, (sql) => sql`select lib.files_retry(${f.id}, ${f.message}, ${now})`);
+      // Every failure's retry in one statement: an outage fails the whole batch, 50 rows at a time.
+      if (failed.length) {
+        await gated(this.target, (sql) => sql`select lib.files_retry(f.id, f.message, ${now})
+          from unnest(${failed.map((f) => f.id)}::bigint[], ${failed.map((f) => f.message)}::text[]) as f(id, message)`);
+      }
       // The rows go only now that their objects are gone.
       if (done.length) await gated(this.target, (sql) => sql`select lib.files_done(${done}::bigint[])`);
       if (due.length < 50) return report;

@@ -3,10 +3,10 @@
 // ids, claims PostgreSQL cannot hold, and concurrent links of one pair. Each answers a problem document.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect } from 'node:net';
 import { dataOf, expectStatus, type Reply } from './support/http.ts';
 import { problemIssues } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { rawHttp } from './support/raw.ts';
 
 const LIMITS = { maxJsonMembers: 50, maxFilters: 5, maxFilterNodes: 20, maxHeaderBytes: 8 * 1024 };
 let api: RunningApi;
@@ -25,25 +25,7 @@ function problem(reply: Reply, status: number, detail: RegExp): void {
   assert.match(reply.body.detail, detail);
 }
 
-/** One request written on a socket as is: the path is not normalized, headers may be any size. */
-function rawHttp(request: string): Promise<{ status: number; type: string; body: any }> {
-  const url = new URL(api.origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname);
-    let data = '';
-    socket.on('data', (d) => { data += d.toString('utf8'); });
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = data.split('\r\n\r\n');
-      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0);
-      const type = /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '';
-      let parsed: unknown;
-      try { parsed = JSON.parse(body); } catch { parsed = undefined; }
-      resolve({ status, type, body: parsed });
-    });
-    socket.write(request); // no FIN: the server answers, then closes (Connection: close, or the error)
-  });
-}
+const raw = (request: string) => rawHttp(api.origin, request);
 
 test('a member named twice in a JSON body is 400 naming it, with or without a token, nested too', async () => {
   for (const token of [undefined, null]) {
@@ -74,17 +56,17 @@ test('more filters than MAX_FILTERS in a query string, or a search tree past MAX
 
 test('headers past MAX_HEADER_BYTES (a long token, a long URL) get a 431 problem document', async () => {
   const token = 'x'.repeat(100 * 1024);
-  const long = await rawHttp(`GET ${api.basePath}/posts HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  const long = await raw(`GET ${api.basePath}/posts HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n\r\n`);
   assert.is(long.status, 431);
   assert.is(long.type, 'application/problem+json');
   assert.equal([long.body.status, long.body.code], [431, 'E_HEADERS_TOO_LARGE']);
   assert.match(long.body.detail, /MAX_HEADER_BYTES/);
-  const url = await rawHttp(`GET ${api.basePath}/posts?include=${'id,'.repeat(4000)}id HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  const url = await raw(`GET ${api.basePath}/posts?include=${'id,'.repeat(4000)}id HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
   assert.equal([url.status, url.body?.status], [431, 431]);
 });
 
 test('a Host header or request target no URL can be built from is a 400 problem document', async () => {
-  const reply = await rawHttp(`GET ${api.basePath}/tags HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n`);
+  const reply = await raw(`GET ${api.basePath}/tags HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n`);
   assert.is(reply.status, 400);
   assert.is(reply.type, 'application/problem+json');
   assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
@@ -92,7 +74,7 @@ test('a Host header or request target no URL can be built from is a 400 problem 
 
 test('%2e%2e and .. in an id are ids: matched as sent, never resolved (404), not another route', async () => {
   for (const seg of ['%2e%2e', '%2E%2E', '..', '.']) {
-    const reply = await rawHttp(`GET ${api.basePath}/posts/${seg}/tags HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const reply = await raw(`GET ${api.basePath}/posts/${seg}/tags HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     assert.is(reply.status, 404, `${seg}: ${JSON.stringify(reply.body)}`);
     assert.is(reply.type, 'application/problem+json');
   }

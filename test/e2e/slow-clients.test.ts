@@ -3,9 +3,9 @@
 // every other caller served meanwhile.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect } from 'node:net';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { rawHttp, type RawReply } from './support/raw.ts';
 import { intent } from '../files/support.ts';
 import { limitsFromEnv } from '../../server/request/limits.ts';
 
@@ -17,27 +17,11 @@ test.before(async () => {
 });
 test.after(async () => api?.close());
 
-/** Writes `head` on a raw socket and never finishes the request: resolves with what the server answered, and when. */
-function stalled(head: string): Promise<{ ms: number; status: number; type: string; body: any }> {
-  const url = new URL(api.origin);
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname);
-    let data = '';
-    socket.on('data', (d) => { data += d.toString('utf8'); });
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [top = '', body = ''] = data.split('\r\n\r\n');
-      let parsed: unknown;
-      try { parsed = JSON.parse(body); } catch { parsed = undefined; }
-      resolve({ ms: Date.now() - started, status: Number(/^HTTP\/1\.1 (\d+)/.exec(top)?.[1] ?? 0), type: /content-type: *([^\r\n]+)/i.exec(top)?.[1] ?? '', body: parsed });
-    });
-    socket.write(head);
-  });
-}
+/** Writes `head` on a raw socket and never finishes the request: what the server answered, and when. */
+const stalled = (head: string) => rawHttp(api.origin, head);
 
 /** A 408 problem document naming the limit that ran out. */
-function isTimeout(answer: { status: number; type: string; body: any }, variable: string): void {
+function isTimeout(answer: RawReply, variable: string): void {
   assert.is(answer.status, 408, JSON.stringify(answer));
   assert.is(answer.type, 'application/problem+json');
   assert.equal([answer.body?.status, answer.body?.code, answer.body?.title], [408, 'E_REQUEST_TIMEOUT', 'Request Timeout']);

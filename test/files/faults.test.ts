@@ -74,8 +74,9 @@ test('storage stops after the copy of a replacing update: the update commits, th
   const reply = await api.patch('/posts/f1', { cover: second.ref });
   assert.is(dataOf(reply).cover.name, 'two.png');
   await api.files.drain();
-  const [waiting] = await api.db.sql`select attempts from lib.file_outbox where location = ${old.location}`;
+  const [waiting] = await api.db.sql`select attempts, last_error, next_attempt_at > now() as later from lib.file_outbox where location = ${old.location}`;
   assert.ok(waiting && waiting.attempts >= 1, 'the deletion failed while storage was down and waits in the outbox');
+  assert.ok(waiting.last_error && waiting.later, `the failure is recorded and the retry put off: ${JSON.stringify(waiting)}`);
   await restartAndDrain();
   assert.is(await storage.head(old.location), undefined, 'the old file is deleted once storage is back');
   assert.equal(await outbox(), []);
