@@ -32,22 +32,24 @@ export interface Operation {
   status: 200 | 201 | 204;
   /** Changes nothing: a read replica may serve it (DATABASE_READ_URL) when it carries no precondition. */
   reads?: true;
+  /** Reads or writes one row, named by its key (or inserts one): short, so it may share a database connection (POOL_PIPELINE). */
+  keyed?: true;
 }
 
 export const OPERATIONS = {
   list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, cursor: true, sort: true, filters: true, projection: true }, status: 200, reads: true },
-  create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201 },
+  create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201, keyed: true },
   search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200, reads: true },
-  read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true },
-  replace: { method: 'PUT', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
-  patch: { method: 'PATCH', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200 },
-  delete: { method: 'DELETE', path: 'item', access: 'delete', body: 'none', query: { permanent: true }, status: 204 },
-  restore: { method: 'POST', path: 'restore', access: 'restore', body: 'none', query: { projection: true }, status: 200 },
+  read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true, keyed: true },
+  replace: { method: 'PUT', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200, keyed: true },
+  patch: { method: 'PATCH', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200, keyed: true },
+  delete: { method: 'DELETE', path: 'item', access: 'delete', body: 'none', query: { permanent: true }, status: 204, keyed: true },
+  restore: { method: 'POST', path: 'restore', access: 'restore', body: 'none', query: { projection: true }, status: 200, keyed: true },
   relationList: { method: 'GET', path: 'relation', relation: 'manyToMany', access: 'read', body: 'none', query: { paging: true, projection: true }, status: 200, reads: true },
-  link: { method: 'PUT', path: 'relationTarget', relation: 'manyToMany', access: 'link', body: 'optional', query: {}, status: 201 },
-  unlink: { method: 'DELETE', path: 'relationTarget', relation: 'manyToMany', access: 'unlink', body: 'none', query: {}, status: 204 },
-  subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true },
-  subReplace: { method: 'PUT', path: 'relation', relation: 'oneToOne', access: 'update', body: 'required', query: { projection: true }, status: 200 },
+  link: { method: 'PUT', path: 'relationTarget', relation: 'manyToMany', access: 'link', body: 'optional', query: {}, status: 201, keyed: true },
+  unlink: { method: 'DELETE', path: 'relationTarget', relation: 'manyToMany', access: 'unlink', body: 'none', query: {}, status: 204, keyed: true },
+  subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true, keyed: true },
+  subReplace: { method: 'PUT', path: 'relation', relation: 'oneToOne', access: 'update', body: 'required', query: { projection: true }, status: 200, keyed: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -58,6 +60,9 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** Whether the operation only reads (a replica may serve it). */
 export const onlyReads = (name: OperationName): boolean => (OPERATIONS[name] as Operation).reads === true;
+
+/** Whether the operation reads or writes one row by its key (it may share a database connection). */
+export const keyed = (name: OperationName): boolean => (OPERATIONS[name] as Operation).keyed === true;
 
 /** The operations at a path shape (and relation kind), in the table's order (the router asks on every request). */
 export function operationsAt(path: PathShape, relation?: 'manyToMany' | 'oneToOne'): readonly OperationName[] {

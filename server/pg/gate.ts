@@ -1,43 +1,100 @@
-// Admission to one connection pool: at most `max` requests hold a connection at once, the others wait in
-// line for at most `timeoutMs` and then get a 503 with Retry-After. Its counts feed the pool gauges.
+// Admission to one pool's connections: a request waits in line (503 past POOL_TIMEOUT_MS) for a place. Keyed
+// reads may queue on one connection behind each other (POOL_PIPELINE), anything else never has one behind it.
+import type { Sql } from 'postgres';
 import { busy } from '../problem/types.ts';
 
+/**
+ * How a statement uses its connection.
+ * - `share`: a read of one row by its key (short, takes no row lock): it may be sent on a connection behind
+ *   other such reads, so one write carries several and PostgreSQL's backend stays busy rather than waking for each.
+ * - `close`: any other single statement (a write may wait on a lock, a list may run long): it may follow reads
+ *   on a connection, but nothing is sent behind it.
+ * - `own`: a transaction: an idle connection, held until it ends.
+ */
+export type Use = 'share' | 'close' | 'own';
+
+/** A connection whose oldest statement has waited this long takes no more: its head may be slow, not just busy. */
+export const STALE_MS = 5;
+
+interface Lane {
+  sql: Sql;
+  /** When each statement on it was sent, oldest first. */
+  starts: number[];
+  /** Whether more may be sent behind them (all of them `share`, or none). */
+  open: boolean;
+}
+
+interface Waiter { use: Use; admit: (lane: Lane) => void }
+
 export class Gate {
-  #inUse = 0;
-  readonly #line: Array<() => void> = [];
+  readonly #lanes: Lane[];
+  readonly #line: Waiter[] = [];
 
-  constructor(readonly max: number, private readonly timeoutMs: number) {}
+  /**
+   * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
+   * connects on its first statement). `depth`: statements sent on one connection at most (1: none wait behind another).
+   */
+  constructor(clients: Sql[], private readonly depth: number, private readonly timeoutMs: number) {
+    this.#lanes = clients.map((sql) => ({ sql, starts: [], open: true }));
+  }
 
-  get inUse(): number { return this.#inUse; }
+  /** Connections the pool may open (POOL_MAX). */
+  get max(): number { return this.#lanes.length; }
+  /** Connections with a statement on them. */
+  get inUse(): number { return this.#lanes.reduce((n, l) => n + (l.starts.length > 0 ? 1 : 0), 0); }
   get waiting(): number { return this.#line.length; }
 
-  /** Runs `work` holding a place, after waiting for one when all are taken. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.#enter();
+  /** Runs `work` on a connection `use` may take, after waiting for one in line when none may. */
+  async run<T>(use: Use, work: (sql: Sql) => Promise<T>): Promise<T> {
+    const lane = this.#place(use) ?? await this.#wait(use);
     try {
-      return await work();
+      return await work(lane.sql);
     } finally {
-      this.#inUse--;
-      this.#line.shift()?.();
+      lane.starts.shift();
+      if (lane.starts.length === 0) lane.open = true;
+      this.#admitWaiting();
     }
   }
 
-  #enter(): Promise<void> {
-    if (this.#inUse < this.max) {
-      this.#inUse++;
-      return Promise.resolve();
-    }
+  #fits(lane: Lane, use: Use, now: number): boolean {
+    const n = lane.starts.length;
+    if (n === 0) return true;
+    return use !== 'own' && lane.open && n < this.depth && now - lane.starts[0]! < STALE_MS;
+  }
+
+  /** Takes a place for `use` on the first connection that has one. */
+  #place(use: Use): Lane | undefined {
+    const now = performance.now();
+    const lane = this.#lanes.find((l) => this.#fits(l, use, now));
+    if (!lane) return undefined;
+    lane.starts.push(now);
+    if (use !== 'share') lane.open = false;
+    return lane;
+  }
+
+  #wait(use: Use): Promise<Lane> {
     return new Promise((resolve, reject) => {
-      const admit = () => {
-        clearTimeout(timer);
-        this.#inUse++;
-        resolve();
+      const waiter: Waiter = {
+        use,
+        admit: (lane) => {
+          clearTimeout(timer);
+          resolve(lane);
+        },
       };
       const timer = setTimeout(() => {
-        this.#line.splice(this.#line.indexOf(admit), 1);
+        this.#line.splice(this.#line.indexOf(waiter), 1);
         reject(busy(`No database connection became free within POOL_TIMEOUT_MS (${this.timeoutMs} ms); try again.`));
       }, this.timeoutMs);
-      this.#line.push(admit);
+      this.#line.push(waiter);
     });
+  }
+
+  /** First come, first served: the head of the line goes first, and those behind it wait while it cannot. */
+  #admitWaiting(): void {
+    while (this.#line.length > 0) {
+      const lane = this.#place(this.#line[0]!.use);
+      if (!lane) return;
+      this.#line.shift()!.admit(lane);
+    }
   }
 }

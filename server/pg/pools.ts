@@ -2,12 +2,15 @@
 // of DATABASE_READ_URL (plain reads, in turn), and a one-connection probe that /health can always reach.
 import postgres, { type Sql } from 'postgres';
 import type { RequestLimits } from '../request/limits.ts';
-import { Gate } from './gate.ts';
+import { Gate, type Use } from './gate.ts';
 
 /** A client with its admission gate and the time limits every call on it is held to. */
 export interface Pool {
   name: string;
+  /** A client of the pool for statements outside requests (start-up); requests go through the gate. */
   sql: Sql;
+  /** Every client the pool opened (ended with it). */
+  clients: Sql[];
   gate: Gate;
   limits: Pick<RequestLimits, 'statementTimeoutMs' | 'lockTimeoutMs'>;
 }
@@ -37,22 +40,26 @@ export interface PoolOptions {
 export type Target = Sql | Pool;
 export const isPool = (t: Target): t is Pool => typeof t !== 'function';
 
-/** Runs `work` on the target's client, holding a place of the pool's gate when it is a pool (503 past POOL_TIMEOUT_MS). */
-export function gated<T>(target: Target, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return isPool(target) ? target.gate.run(() => work(target.sql)) : work(target);
-}
-
-export function poolOver(name: string, sql: Sql, limits: RequestLimits): Pool {
-  return { name, sql, gate: new Gate(limits.poolMax, limits.poolTimeoutMs), limits };
+/**
+ * Runs `work` on the target's client, or on a connection of the pool taken for `use` through its gate (503 past
+ * POOL_TIMEOUT_MS).
+ */
+export function gated<T>(target: Target, work: (sql: Sql) => Promise<T>, use: Use = 'close'): Promise<T> {
+  return isPool(target) ? target.gate.run(use, work) : work(target);
 }
 
 export function openPools(o: PoolOptions): Pools {
-  const client = (url: string, max: number) => postgres(url, {
-    max, prepare: o.prepare ?? true, connect_timeout: 5, onnotice: () => {}, connection: { application_name: 'modelapi' },
+  const client = (url: string) => postgres(url, {
+    max: 1, prepare: o.prepare ?? true, connect_timeout: 5, onnotice: () => {}, connection: { application_name: 'modelapi' },
   });
-  const primary = poolOver('primary', client(o.primaryUrl, o.limits.poolMax), o.limits);
-  const replicas = (o.readUrls ?? []).map((url, i) => poolOver(`replica${i + 1}`, client(url, o.limits.poolMax), o.limits));
-  const probe = client(o.primaryUrl, 1);
+  // A client per connection, so the gate chooses which one each statement is sent on.
+  const pool = (name: string, url: string): Pool => {
+    const clients = Array.from({ length: o.limits.poolMax }, () => client(url));
+    return { name, sql: clients[0]!, clients, gate: new Gate(clients, o.limits.poolPipeline, o.limits.poolTimeoutMs), limits: o.limits };
+  };
+  const primary = pool('primary', o.primaryUrl);
+  const replicas = (o.readUrls ?? []).map((url, i) => pool(`replica${i + 1}`, url));
+  const probe = client(o.primaryUrl);
   let next = 0;
   return {
     primary,
@@ -60,13 +67,14 @@ export function openPools(o: PoolOptions): Pools {
     read: () => (replicas.length === 0 ? primary : replicas[next++ % replicas.length]!),
     probe,
     async end(timeoutSeconds) {
-      await Promise.all([primary, ...replicas].map((p) => p.sql.end({ timeout: timeoutSeconds })).concat(probe.end({ timeout: timeoutSeconds })));
+      await Promise.all([primary, ...replicas].flatMap((p) => p.clients).concat(probe).map((c) => c.end({ timeout: timeoutSeconds })));
     },
   };
 }
 
 /** Pools over one client the caller owns (tests, and apps built without openPools): no replica, no own probe. */
 export function singlePool(sql: Sql, limits: RequestLimits): Pools {
-  const primary = poolOver('primary', sql, limits);
+  // The client keeps its own connections: a place of the gate per connection, one statement on each.
+  const primary: Pool = { name: 'primary', sql, clients: [sql], gate: new Gate(Array(limits.poolMax).fill(sql), 1, limits.poolTimeoutMs), limits };
   return { primary, replicas: [], read: () => primary, probe: sql, end: async () => {} };
 }

@@ -9,7 +9,7 @@ import { LIMITS } from '../request/limits.ts';
 import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
 import { parseQuery, refuseUnsupported } from '../request/query.ts';
-import { OPERATIONS } from '../../compiler/query/operations.ts';
+import { keyed, onlyReads, OPERATIONS } from '../../compiler/query/operations.ts';
 import { parseSearch } from '../request/search.ts';
 import type { Action, Endpoint } from './routes.ts';
 import type { Call } from '../query/dispatch.ts';
@@ -131,7 +131,10 @@ export function callOf(plan: Plan, identity: Identity, ip: string | null): Call 
   const { action } = plan.endpoint, { include, exclude } = plan.projection;
   // A page's rows go out as SQL wrote them unless a projection picks from them.
   const rowsAsText = (action === 'list' || action === 'search') && !include && !exclude;
-  return { identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(rowsAsText ? { rowsAsText } : {}) };
+  return {
+    identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(rowsAsText ? { rowsAsText } : {}),
+    ...(keyed(action) && !plan.each ? { shares: onlyReads(action) ? 'read' : 'write' } : {}),
+  };
 }
 
 /** A bulk create holds at least one record and at most MAX_BATCH_OPERATIONS (413 past it, as a batch). */

@@ -2,7 +2,7 @@
 // message (written for clients); PostgreSQL's own errors are described from their fields, never echoed.
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import { ApiError, busy, type FieldError, type ProblemKind } from './types.ts';
-import { dataExceptionDetail, statusFor } from './sqlstate.ts';
+import { dataExceptionDetail, LOCK_NOT_AVAILABLE, statusFor } from './sqlstate.ts';
 
 export interface ErrorContext {
   manifest: Manifest;
@@ -76,7 +76,7 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
   if (status === 409) return new ApiError('conflict', 'The request conflicts with existing data.');
   if (status === 503) {
     const detail = code === '57014' ? 'The request ran out of time (STATEMENT_TIMEOUT_MS); try again.'
-      : code === '55P03' ? 'The record is locked by another request (LOCK_TIMEOUT_MS ran out); try again.'
+      : code === LOCK_NOT_AVAILABLE ? 'The record is locked by another request (LOCK_TIMEOUT_MS ran out); try again.'
       : code.startsWith('28') ? 'The gateway cannot log in to the database; try again later.'
       : 'The database is busy; try again.';
     return busy(detail, err);

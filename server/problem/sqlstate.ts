@@ -1,6 +1,9 @@
 // The one table mapping a PostgreSQL SQLSTATE to an HTTP status (PostgREST's mapSQLtoHTTP): exact
 // codes first, then classes. PTnnn are our own refusals, raised by the api.* functions on purpose.
 
+/** lock_not_available: a lock not granted within lock_timeout. */
+export const LOCK_NOT_AVAILABLE = '55P03';
+
 /** HTTP status for `sqlstate`; `anonymous` splits insufficient_privilege into 401 and 403. */
 export function statusFor(sqlstate: string, anonymous: boolean): number {
   switch (sqlstate) {
@@ -23,7 +26,7 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case '42501': return anonymous ? 401 : 403; // insufficient_privilege
     case '54000': return 413; // program_limit_exceeded (e.g. index row size)
     case '57014': return 503; // query_canceled (statement timeout)
-    case '55P03': return 503; // lock_not_available (lock timeout)
+    case LOCK_NOT_AVAILABLE: return 503; // (lock timeout)
     case '40001': return 503; // serialization_failure: retry
     case '40P01': return 503; // deadlock_detected: retry
   }

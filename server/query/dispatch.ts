@@ -2,9 +2,11 @@
 // the role and the transaction-local claims and IP, then runs api.<fn>(args), all in one statement.
 // Arguments go as text (cast to jsonb in SQL) and the result comes back as text, so numbers keep their digits.
 import type { PendingQuery, Row, Sql } from 'postgres';
+import { STALE_MS } from '../pg/gate.ts';
 import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
+import { LOCK_NOT_AVAILABLE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult, parseWithRowsText } from './json.ts';
 
@@ -17,6 +19,8 @@ export interface Call {
   each?: Array<Record<string, unknown>>;
   /** A list or search: its rows stay JSON text (RowsText), not parsed (server/query/json.ts). */
   rowsAsText?: boolean;
+  /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
+  shares?: 'read' | 'write';
 }
 
 /** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
@@ -79,7 +83,20 @@ const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
 
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
-  return target.gate.run(() => run(target.sql, call, boundsOf(target)()));
+  if (call.shares !== 'write') return target.gate.run(call.shares ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()));
+  // A write others may be sent behind waits STALE_MS at most for a row lock, so they never wait longer on its
+  // account. Refused the lock in that time, it changed nothing: it runs again on a connection of its own, with
+  // the whole LOCK_TIMEOUT_MS, and the statement time counted from its first start.
+  let bounds: (() => Bounds) | undefined;
+  try {
+    return await target.gate.run('share', (sql) => {
+      bounds = boundsOf(target);
+      return run(sql, call, { ...bounds(), lockTimeoutMs: STALE_MS });
+    });
+  } catch (err) {
+    if (!bounds || (err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err;
+  }
+  return target.gate.run('close', (sql) => run(sql, call, bounds!()));
 }
 
 /** Runs one call inside a transaction (see `transaction`). */
@@ -109,11 +126,11 @@ export async function keepAnswer(tx: Sql, once: Once, result: unknown): Promise<
  */
 export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>): Promise<T> {
   const pool = isPool(target) ? target : undefined;
-  const begin = () => (pool?.sql ?? (target as Sql)).begin(async (tx) => {
+  const begin = (sql: Sql) => sql.begin(async (tx) => {
     const bounds = pool ? boundsOf(pool) : undefined;
     return work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql);
   }) as Promise<T>;
-  return pool ? pool.gate.run(begin) : begin();
+  return pool ? pool.gate.run('own', begin) : begin(target as Sql);
 }
 
 /** What a transactional dispatch does besides the call. */
@@ -145,7 +162,7 @@ export async function dispatchGuarded(target: Target, call: Call, guard: Guard):
 
 /** The answer kept for an Idempotency-Key, marked `replayed`; another request with the key is 422. */
 export async function keptAnswer(target: Target, once: Once): Promise<unknown> {
-  const [row] = await gated(target, (sql) => sql`select fingerprint, result::text as result from lib.idempotency_kept(${once.caller}, ${once.key})`);
+  const [row] = await gated(target, (sql) => sql`select fingerprint, result::text as result from lib.idempotency_kept(${once.caller}, ${once.key})`, 'share');
   if (!row) return undefined;
   if (row.fingerprint !== once.fingerprint) {
     throw new ApiError('idempotencyKeyReused', 'This Idempotency-Key was used for another request; use a new key for a new request.');

@@ -25,6 +25,8 @@ export interface RequestLimits {
   lockTimeoutMs: number;
   /** Connections the gateway opens to each database (the primary, and each replica). */
   poolMax: number;
+  /** Keyed reads sent on one connection at once, each behind the last (1: one statement per connection). */
+  poolPipeline: number;
   /** Milliseconds a request may wait for a free connection (503 with Retry-After past it). */
   poolTimeoutMs: number;
   /** Milliseconds SIGTERM waits for the requests in flight before the gateway closes their connections. */
@@ -50,6 +52,7 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
   poolMax: { env: 'POOL_MAX', fallback: 10 },
+  poolPipeline: { env: 'POOL_PIPELINE', fallback: 8, max: 100 }, // postgres.js sends at most 100 on one connection
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },

@@ -16,6 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
+import { STALE_MS } from '../../server/pg/gate.ts';
 
 let api: Api;
 let own: string;
@@ -48,7 +49,7 @@ function gateway(limits: Partial<RequestLimits>) {
     const res = await app.request(BASE + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     return { res, ms: Date.now() - started, body: await res.json().catch(() => undefined) as any };
   };
-  return { app, call, files };
+  return { app, call, files, pools };
 }
 
 /** Holds a row lock on the project in a superuser transaction until release(). */
@@ -91,6 +92,26 @@ test('a held lock: 503 at LOCK_TIMEOUT_MS for every writer, /health 200 meanwhil
     await release();
   }
   assert.is((await g.call('PATCH', `/projects/${project.id}`, { name: 'free' })).res.status, 200);
+});
+
+test(`a write held on a lock past ${STALE_MS} ms is sent again alone: it waits out the lock, reads behind it do not`, async () => {
+  const g = gateway({ lockTimeoutMs: 5000, poolMax: 3 });
+  const project = (await g.call('POST', '/projects', { name: 'Shared' })).body.data;
+  const release = await holdLock(project.id);
+  const gate = g.pools.primary.gate;
+  const started = Date.now();
+  const write = g.call('PATCH', `/projects/${project.id}`, { name: 'after the lock' });
+  while (gate.inUse === 0) await new Promise((r) => setImmediate(r));
+  // Sent behind the write on its connection: they must not wait for the lock it waits on.
+  const reads = Array.from({ length: 3 }, () => gate.run('share', (sql) => sql`select 1`).then(() => Date.now() - started));
+  const readMs = await Promise.all(reads);
+  await sleep(600);
+  await release();
+  const r = await write;
+  assert.is(r.res.status, 200, JSON.stringify(r.body));
+  assert.is(r.body.data.name, 'after the lock');
+  assert.ok(r.ms >= 550, `the write waited for the lock (${r.ms} ms)`);
+  assert.ok(readMs.every((ms) => ms < 400), `reads answered at ${readMs} ms while the lock was held`);
 });
 
 test('STATEMENT_TIMEOUT_MS cancels a request that runs longer (the lock timeout set higher); nothing is changed', async () => {

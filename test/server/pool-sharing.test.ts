@@ -1,0 +1,86 @@
+// How the gate places statements on a pool's connections (server/pg/gate.ts), on a real PostgreSQL: keyed
+// statements share a connection up to POOL_PIPELINE; nothing is sent behind a slow one, a list or a transaction.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import postgres, { type Sql } from 'postgres';
+import { Gate, STALE_MS, type Use } from '../../server/pg/gate.ts';
+import { freshDatabase, type TestDatabase } from '../harness/db.ts';
+
+let db: TestDatabase;
+const clients: Sql[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test.before(async () => { db = await freshDatabase(); });
+test.after(async () => {
+  await Promise.all(clients.map((c) => c.end({ timeout: 1 })));
+  await db?.close();
+});
+
+function gate(connections: number, depth: number, timeoutMs = 3000): Gate {
+  const own = Array.from({ length: connections }, () => postgres(db.url, { max: 1, onnotice: () => {} }));
+  clients.push(...own);
+  return new Gate(own, depth, timeoutMs);
+}
+
+/** The backend a statement ran on, after `seconds` of sleep, and when it answered (ms after `from`). */
+async function backend(g: Gate, use: Use, seconds = 0, from = performance.now()): Promise<{ pid: number; ms: number }> {
+  const [row] = await g.run(use, (sql) => sql`select pg_backend_pid() as pid, pg_sleep(${seconds})`);
+  return { pid: row!.pid as number, ms: performance.now() - from };
+}
+
+const distinct = (xs: Array<{ pid: number }>) => new Set(xs.map((x) => x.pid)).size;
+
+test('keyed statements share the first connection up to the depth, then the next one', async () => {
+  const g = gate(4, 8);
+  assert.is(distinct(await Promise.all(Array.from({ length: 8 }, () => backend(g, 'share', 0.002)))), 1, 'eight on one connection');
+  assert.is(distinct(await Promise.all(Array.from({ length: 12 }, () => backend(g, 'share', 0.002)))), 2, 'twelve on two');
+  assert.is(g.inUse, 0);
+});
+
+test('POOL_PIPELINE=1: one statement per connection, as many connections as statements', async () => {
+  const g = gate(4, 1);
+  assert.is(distinct(await Promise.all(Array.from({ length: 4 }, () => backend(g, 'share', 0.05)))), 4);
+});
+
+test('nothing is sent behind a statement that is not keyed (a list, a bulk write)', async () => {
+  const g = gate(3, 8);
+  const from = performance.now();
+  const slow = backend(g, 'close', 0.6, from);
+  const quick = await Promise.all(Array.from({ length: 4 }, () => backend(g, 'share', 0, from)));
+  const long = await slow;
+  assert.ok(quick.every((q) => q.pid !== long.pid && q.ms < 400), `keyed ones answered at ${quick.map((q) => q.ms.toFixed(0))} ms`);
+  assert.ok(long.ms >= 550);
+});
+
+test(`a keyed statement that has run ${STALE_MS} ms takes no more behind it; a transaction takes a connection alone`, async () => {
+  const g = gate(3, 8);
+  const from = performance.now();
+  const slow = backend(g, 'share', 0.6, from);
+  const tx = g.run('own', (sql) => sql.begin(async (t) => {
+    const [row] = await t`select pg_backend_pid() as pid`;
+    await t`select pg_sleep(0.6)`;
+    return row!.pid as number;
+  }));
+  await sleep(STALE_MS * 4);
+  const quick = await Promise.all(Array.from({ length: 4 }, () => backend(g, 'share', 0, from)));
+  const [long, txPid] = [await slow, await tx];
+  assert.is.not(long.pid, txPid, 'the transaction did not wait behind the slow read');
+  assert.ok(quick.every((q) => q.pid !== long.pid && q.pid !== txPid && q.ms < 400), `keyed ones answered at ${quick.map((q) => q.ms.toFixed(0))} ms`);
+});
+
+test('every connection taken: statements wait in line, in order, and give up at the pool timeout', async () => {
+  const g = gate(1, 8, 300);
+  const from = performance.now();
+  const held = backend(g, 'close', 0.15, from);
+  const next = backend(g, 'share', 0, from);
+  assert.is(g.waiting, 1);
+  assert.ok((await next).ms >= 140, 'the keyed one waited for the connection');
+  await held;
+  const blocker = backend(g, 'own', 0.6, from);
+  const refused = await backend(g, 'share').then(() => 'ran', (err: Error) => err.message);
+  assert.match(refused, 'POOL_TIMEOUT_MS (300 ms)');
+  await blocker;
+  assert.is(g.waiting, 0);
+});
+
+test.run();
