@@ -44,9 +44,9 @@ export class Gate {
   get inUse(): number { return this.#lanes.reduce((n, l) => n + (l.starts.length > 0 ? 1 : 0), 0); }
   get waiting(): number { return this.#line.length; }
 
-  /** Runs `work` on a connection `use` may take, after waiting for one in line when none may. */
+  /** Runs `work` on a connection `use` may take, after those already waiting and when one may. */
   async run<T>(use: Use, work: (sql: Sql) => Promise<T>): Promise<T> {
-    const lane = this.#place(use) ?? await this.#wait(use);
+    const lane = (this.#line.length === 0 ? this.#place(use) : undefined) ?? await this.#wait(use);
     try {
       return await work(lane.sql);
     } finally {

@@ -68,6 +68,17 @@ test(`a keyed statement that has run ${STALE_MS} ms takes no more behind it; a t
   assert.ok(quick.every((q) => q.pid !== long.pid && q.pid !== txPid && q.ms < 400), `keyed ones answered at ${quick.map((q) => q.ms.toFixed(0))} ms`);
 });
 
+test('first come, first served: keyed statements do not overtake a transaction waiting for a connection', async () => {
+  const g = gate(1, 8);
+  const order: string[] = [];
+  const done = (name: string) => () => void order.push(name);
+  const first = backend(g, 'share', 0.2).then(done('first read'));
+  const tx = g.run('own', (sql) => sql.begin((t) => t`select 1`)).then(done('transaction'));
+  const later = backend(g, 'share').then(done('later read'));
+  await Promise.all([first, tx, later]);
+  assert.equal(order, ['first read', 'transaction', 'later read']);
+});
+
 test('every connection taken: statements wait in line, in order, and give up at the pool timeout', async () => {
   const g = gate(1, 8, 300);
   const from = performance.now();
