@@ -83,6 +83,7 @@ export class Gate {
       };
       const timer = setTimeout(() => {
         this.#line.splice(this.#line.indexOf(waiter), 1);
+        this.#admitWaiting(); // those it held back may fit now
         reject(busy(`No database connection became free within POOL_TIMEOUT_MS (${this.timeoutMs} ms); try again.`));
       }, this.timeoutMs);
       this.#line.push(waiter);
