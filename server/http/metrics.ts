@@ -37,8 +37,8 @@ export class Metrics {
       name, help, labelNames: ['pool'], registers: [this.registry],
       collect() { for (const p of pools) this.set({ pool: p.name }, read(p)); },
     });
-    gauge('db_pool_connections_in_use', 'Database connections serving a request, by pool.', (p) => p.gate.inUse);
-    gauge('db_pool_requests_waiting', 'Requests waiting for a free database connection (POOL_TIMEOUT_MS), by pool.', (p) => p.gate.waiting);
+    gauge('db_pool_connections_in_use', 'Database connections with a statement on them, by pool.', (p) => p.gate.inUse);
+    gauge('db_pool_requests_waiting', 'Requests waiting in line for a place on a database connection (POOL_TIMEOUT_MS), by pool.', (p) => p.gate.waiting);
     gauge('db_pool_connections_max', 'Connections each pool may open (POOL_MAX).', (p) => p.gate.max);
   }
 
