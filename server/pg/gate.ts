@@ -1,14 +1,15 @@
-// Admission to one pool's connections: a request waits in line (503 past POOL_TIMEOUT_MS) for a place. Keyed
-// reads may queue on one connection behind each other (POOL_PIPELINE), anything else never has one behind it.
+// Admission to one pool's connections: a request waits in line (503 past POOL_TIMEOUT_MS) for a place. Statements
+// on one row by its key may queue on one connection behind each other (POOL_PIPELINE); nothing waits behind others.
 import type { Sql } from 'postgres';
 import { busy } from '../problem/types.ts';
 
 /**
  * How a statement uses its connection.
- * - `share`: a read of one row by its key (short, takes no row lock): it may be sent on a connection behind
- *   other such reads, so one write carries several and PostgreSQL's backend stays busy rather than waking for each.
- * - `close`: any other single statement (a write may wait on a lock, a list may run long): it may follow reads
- *   on a connection, but nothing is sent behind it.
+ * - `share`: a short statement on one row by its key (a read, or a write that waits STALE_MS at most for its
+ *   lock: server/query/dispatch.ts): it may be sent on a connection behind others of its kind, so one socket
+ *   write carries several and PostgreSQL's backend stays busy rather than waking for each.
+ * - `close`: any other single statement (a list may run long, a write may wait out LOCK_TIMEOUT_MS): it may
+ *   follow `share` ones on a connection, but nothing is sent behind it.
  * - `own`: a transaction: an idle connection, held until it ends.
  */
 export type Use = 'share' | 'close' | 'own';
@@ -34,7 +35,7 @@ export class Gate {
    * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
    * connects on its first statement). `depth`: statements sent on one connection at most (1: none wait behind another).
    */
-  constructor(clients: Sql[], private readonly depth: number, private readonly timeoutMs: number) {
+  constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number) {
     this.#lanes = clients.map((sql) => ({ sql, starts: [], open: true }));
   }
 

@@ -83,7 +83,9 @@ const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
 
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
-  if (call.shares !== 'write') return target.gate.run(call.shares ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()));
+  if (call.shares !== 'write' || target.gate.depth === 1) {
+    return target.gate.run(call.shares === 'read' ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()));
+  }
   // A write others may be sent behind waits STALE_MS at most for a row lock, so they never wait longer on its
   // account. Refused the lock in that time, it changed nothing: it runs again on a connection of its own, with
   // the whole LOCK_TIMEOUT_MS, and the statement time counted from its first start.

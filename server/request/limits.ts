@@ -25,7 +25,7 @@ export interface RequestLimits {
   lockTimeoutMs: number;
   /** Connections the gateway opens to each database (the primary, and each replica). */
   poolMax: number;
-  /** Keyed reads sent on one connection at once, each behind the last (1: one statement per connection). */
+  /** Statements on one row by its key sent on one connection at once, each behind the last (1: one per connection). */
   poolPipeline: number;
   /** Milliseconds a request may wait for a free connection (503 with Retry-After past it). */
   poolTimeoutMs: number;
