@@ -45,14 +45,19 @@ end
     const h = Object.entries(headers ?? {}).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(', ');
     return `{${lua(path)}, {${h}}, ${body === undefined ? 'nil' : lua(JSON.stringify(body))}}`;
   });
+  // Each request is formatted once, in the thread's init (where wrk knows the Host header), and then only
+  // handed out: formatting one per request cost wrk a fifth of its CPU (25 -> 20 µs a request).
   return `${common}local made = {
 ${made.join(',\n')}
 }
+local texts = {}
+init = function(args)
+  for i, r in ipairs(made) do texts[i] = send(${lua(work.method)}, r[1], r[2], r[3]) end
+end
 local n = 0
 request = function()
-  n = n % #made + 1
-  local r = made[n]
-  return send(${lua(work.method)}, r[1], r[2], r[3])
+  n = n % #texts + 1
+  return texts[n]
 end
 ${report}`;
 }
