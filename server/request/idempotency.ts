@@ -5,6 +5,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, OPERATIONS, onlyReads, type OperationName }
 import { badRequest } from '../problem/types.ts';
 import { argsText } from '../query/json.ts';
 import type { Identity } from './auth.ts';
+import { CLAIM_TYPES } from './claims.ts';
 
 /** A write to run at most once per caller and key. */
 export interface Once {
@@ -30,13 +31,26 @@ export function idempotencyOf(
   return idempotencyKey(headers, identity, ip, call, ttlSeconds);
 }
 
-/** The Idempotency-Key of a request whose content `request` (text) a retry must repeat; none without the header. */
+/**
+ * The Idempotency-Key of a request whose content `request` (text) a retry must repeat; none without the header.
+ * The fingerprint also holds the claims access rules read (organization, roles, email), so the same `sub`
+ * acting in another organization or with other roles is another request (422), never handed the first
+ * one's answer; a refreshed token (new `exp`, `iat`) is the same caller.
+ */
 export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: string, ttlSeconds: number): Once | undefined {
   const raw = headers.get('idempotency-key');
   if (raw === null) return undefined;
   const caller = identity.role === 'anon' ? `anon ${ip ?? ''}` : `sub ${String(identity.claims.sub)}`;
-  const fingerprint = createHash('sha256').update(request).digest('base64url');
+  const fingerprint = createHash('sha256').update(request).update('\n').update(accessClaims(identity)).digest('base64url');
   return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
+}
+
+/** The claims the SQL helpers read, as text (role arrays sorted: their order grants nothing). */
+function accessClaims(identity: Identity): string {
+  return JSON.stringify(Object.keys(CLAIM_TYPES).map((name) => {
+    const v = identity.claims[name];
+    return Array.isArray(v) ? [...v].sort() : v ?? null;
+  }));
 }
 
 /** A plain token, or a structured-field string ("…") as the draft writes it. */

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { dataOf, download, upload } from '../files/support.ts';
 import { assertProblem } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { DEFAULT_CLAIMS } from './support/http.ts';
 
 let api: RunningApi;
 let project = '';
@@ -54,6 +55,23 @@ test('the same key with another body, path or projection is 422; another caller 
   const theirs = await api.post('/posts', { ...body, id: 'once-3b' }, { ...key('k-3'), token: other });
   assert.is(dataOf(theirs, 201).id, 'once-3b');
   assert.is(theirs.headers.get('idempotent-replayed'), null);
+});
+
+test('the same sub with other access claims is another request (422), a refreshed token replays', async () => {
+  const body = { id: 'once-3c', project_id: project, title: 'Claims' };
+  const first = await api.post('/posts', body, key('k-3c'));
+  dataOf(first, 201);
+  // Another organization, other roles, no roles at all: the key's first answer is not theirs to see.
+  for (const claims of [{ ...DEFAULT_CLAIMS, org: 'o2' }, { ...DEFAULT_CLAIMS, roles: ['editor'] }, { sub: DEFAULT_CLAIMS.sub }]) {
+    const other = await api.post('/posts', body, { ...key('k-3c'), token: await api.token(claims) });
+    assertProblem(other, 422, api.docsUrl, { code: 'E_IDEMPOTENCY_KEY_REUSED' });
+  }
+  // The same claims in a new token (another expiry, roles in another order) are the same caller.
+  const refreshed = await api.token({ ...DEFAULT_CLAIMS, roles: [...DEFAULT_CLAIMS.roles].reverse() }, { exp: '2h' });
+  const again = await api.post('/posts', body, { ...key('k-3c'), token: refreshed });
+  assert.is(again.status, 201);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.is(await count('once-3c'), 1);
 });
 
 test('a failed write keeps nothing: the same key may carry the corrected request', async () => {
