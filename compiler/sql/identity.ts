@@ -6,7 +6,7 @@ import type { TableIR } from '../ir/types.ts';
 import { AUTH_FUNCTIONS } from '../manifest/types.ts';
 import { ident, literal, qname } from './ident.ts';
 import { keyEquals, plpgsql } from './engine/shape.ts';
-import { PASSWORD_COST } from './triggers.ts';
+import { PASSWORD_COST, PASSWORD_MAX_BYTES } from './triggers.ts';
 
 const DEFINER = ' SECURITY DEFINER SET search_path = pg_catalog';
 const CLAIMS = 'lib.identity_claims';
@@ -71,7 +71,8 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
       `SELECT ${col(pk)}::text, ${col(password)} INTO _sub, _hash FROM ${table} u WHERE ${col(email)} = _login${live};`,
       '-- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long',
       '-- as a wrong password, and both get the same answer.',
-      `IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', ${PASSWORD_COST}))) IS DISTINCT FROM _hash THEN`,
+      `IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', ${PASSWORD_COST}))) IS DISTINCT FROM _hash`,
+      `  OR octet_length(args ->> 'password') > ${PASSWORD_MAX_BYTES} THEN  -- a hash stored before that limit matched on 72 bytes`,
       `  RETURN '{"error": "invalid"}';`,
       'END IF;',
       "PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));",

@@ -7,6 +7,11 @@ import { wireName } from '../model/names.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
+/**
+ * bcrypt hashes the first 72 bytes of a password and ignores the rest, so a longer one is refused (422) when
+ * stored, and never matches at sign-in: two passwords sharing their first 72 bytes must not both open the door.
+ */
+export const PASSWORD_MAX_BYTES = 72;
 
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
@@ -63,6 +68,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     if (m.Email) always.push(`NEW.${col} := lower(NEW.${col});  -- Email: stored lowercase`);
     if (m.Password) {
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
+        `  IF octet_length(NEW.${col}) > ${PASSWORD_MAX_BYTES} THEN ${refuse('PT422', `a password holds at most ${PASSWORD_MAX_BYTES} bytes (bcrypt reads no further)`, name, 'Password')} END IF;`,
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
     }
   }

@@ -83,6 +83,7 @@ BEGIN
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
+    IF octet_length(NEW."password") > 72 THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
   END IF;
   NEW._rev := gen_random_uuid();
