@@ -65,6 +65,8 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     return b ?? {};
   };
   const preconditions = conditionalArgs(req.headers);
+  // A link has no modification time: If-Match alone applies to it (compiler/sql/engine/relations.ts).
+  const ifMatch = preconditions.if_match ? { if_match: preconditions.if_match } : {};
 
   switch (e.action) {
     case 'list': {
@@ -112,9 +114,9 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       if (rel?.kind !== 'manyToMany') break;
       const b = await body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { names: Object.keys(rel.edge) });
-      return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent });
+      return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent, ...ifMatch });
     }
-    case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target, ...parent });
+    case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target, ...parent, ...ifMatch });
     case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent, ...preconditions });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;
@@ -173,8 +175,10 @@ function conditionalArgs(headers: Headers): { if_match?: string[]; if_unmodified
   const out: { if_match?: string[]; if_unmodified_since?: string } = {};
   const ifMatch = headers.get('if-match')?.trim();
   if (ifMatch) out.if_match = parseIfMatch(ifMatch);
-  const since = Date.parse(headers.get('if-unmodified-since') ?? '');
-  if (!Number.isNaN(since)) out.if_unmodified_since = new Date(since).toISOString();
+  const since = new Date(Date.parse(headers.get('if-unmodified-since') ?? ''));
+  // A date PostgreSQL cannot hold (year 0, before it, past 9999) is no valid HTTP-date either: ignored too.
+  const year = since.getUTCFullYear();
+  if (year >= 1 && year <= 9999) out.if_unmodified_since = since.toISOString();
   return out;
 }
 

@@ -121,7 +121,10 @@ test('reads judge their preconditions too (RFC 9110 13.2.2): If-Match, If-Unmodi
   assert.is(since.status, 304);
   assert.is(etagOf(since), tag);
   assert.is((await api.call('GET', path, { headers: { 'If-Modified-Since': earlier } })).status, 200);
-  assert.is((await api.call('GET', path, { headers: { 'If-None-Match': '"other"', 'If-Modified-Since': modified } })).status, 200, 'If-None-Match decides alone');
+  assert.is((await api.call('GET', path, { headers: { 'If-None-Match': '"other"', 'If-Modified-Since': modified } })).status, 200, 'If-None-Match decides alone');  for (const invalid of ['0000-01-01', 'not a date', '+010000-01-01T00:00:00Z']) { // an invalid date is ignored (13.1.4)
+    assert.is((await api.call('GET', path, { headers: { 'If-Unmodified-Since': invalid } })).status, 200, invalid);
+    assert.is((await api.call('PATCH', path, { body: { title: 'Same' }, headers: { 'If-Unmodified-Since': invalid } })).status, 200, invalid);
+  }
 });
 
 test('If-Match * on a soft-deleted record is 412: it no longer exists for the API', async () => {

@@ -126,6 +126,23 @@ test('link posts/tags: PUT creates the link, GET lists linked tags, DELETE unlin
   assertProblem(await api.del('/posts/a1/tags/news'), 404, api.docsUrl);
 });
 
+test('If-Match on link and unlink: a link has no ETag, so only * on an existing link matches (else 412)', async () => {
+  const match = (v: string) => ({ headers: { 'If-Match': v } });
+  assertProblem(await api.put('/posts/a2/tags/misc', undefined, match('*')), 412, api.docsUrl, { code: 'E_PRECONDITION_FAILED' });
+  assert.equal(dataOf(await api.get('/posts/a2/tags')), [], 'nothing linked');
+  expectStatus(await api.put('/posts/a2/tags/misc'), 201);
+  assertProblem(await api.put('/posts/a2/tags/misc', undefined, match('"nope"')), 412, api.docsUrl);
+  assert.is((await api.put('/posts/a2/tags/misc', undefined, match('*'))).status, 200);
+  assertProblem(await api.put(`/projects/${p2}/members/${ann}`, { role: 'viewer' }, match('"1"')), 412, api.docsUrl);
+  assertProblem(await api.del('/posts/a2/tags/misc', match('"nope"')), 412, api.docsUrl);
+  assert.equal(dataOf(await api.get('/posts/a2/tags')).map((t: { slug: string }) => t.slug), ['misc'], 'still linked');
+  // If-Unmodified-Since has no modification time to compare on a link: it does not stop the unlink.
+  assert.is((await api.del('/posts/a2/tags/misc', { headers: { 'If-Unmodified-Since': 'Mon, 01 Jan 2001 00:00:00 GMT' } })).status, 204);
+  assertProblem(await api.del('/posts/a2/tags/misc', match('"nope"')), 404, api.docsUrl, { code: 'E_NOT_FOUND' });
+  expectStatus(await api.put('/posts/a2/tags/misc'), 201);
+  assert.is((await api.del('/posts/a2/tags/misc', match('*'))).status, 204);
+});
+
 test('link with a missing record on either side is 404', async () => {
   assertProblem(await api.put('/posts/a1/tags/no-such-tag'), 404, api.docsUrl);
   assertProblem(await api.put('/posts/no-such-post/tags/news'), 404, api.docsUrl);

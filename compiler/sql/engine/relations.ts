@@ -50,12 +50,32 @@ function link(j: JoinShape): string {
     ownerCheck(j.owner, h.action),
     `PERFORM ${fn(j.target, 'require')}(_target, 'read');`,
     `PERFORM lib.check_edge(_body, ${textArray(j.edge)});`,
+    ...linkPrecondition(j, true),
     `INSERT INTO ${j.join.rel} AS j (${cols}) VALUES (${values})`,
     `ON CONFLICT (${ident(j.ownerColumn)}, ${ident(j.targetColumn)}) DO UPDATE SET ${sets}`,
     `RETURNING ${edgeJson(j, 'j')}, j.xmax = 0 INTO _edge, _created;`,
     `RETURN jsonb_build_object('data', jsonb_build_object(${literal(j.ownerColumn)}, _key, ${literal(j.targetColumn)}, _target) || _edge,`,
     `  'created', _created) || ${h.scenario};`,
   ], `link a record: ${j.join.entity}`);
+}
+
+/**
+ * If-Match on a link (RFC 9110 13.1.1): a link has no ETag, so only `*` can match, and only an existing link
+ * (kept locked for the upsert). Linking: else 412. Unlinking: a link that is not there stays 404 (a status
+ * preconditions leave alone), one that is there and not matched 412. A link has no modification time, so
+ * If-Unmodified-Since has nothing to compare (13.1.4) and is not passed.
+ */
+function linkPrecondition(j: JoinShape, linking: boolean): string[] {
+  const where = `${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')} AND ${keyEquals(`j.${ident(j.targetColumn)}`, j.target.keyType, '_target')}`;
+  const refuse = (why: string) => `PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" ${why}', ${literal(j.owner.entity)}, _key, ${literal(j.target.entity)}, _target), NULL, NULL);`;
+  if (linking) {
+    return ["IF args ? 'if_match' THEN",
+      `  PERFORM 1 FROM ${j.join.rel} j WHERE ${where} FOR UPDATE;`,
+      `  IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN ${refuse('are not linked, or a link has no ETag (only * matches an existing link)')} END IF;`,
+      'END IF;'];
+  }
+  return [`IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM ${j.join.rel} j WHERE ${where}) THEN`,
+    `  ${refuse('are linked, and a link has no ETag (only * matches it)')}`, 'END IF;'];
 }
 
 const keyValue = (s: Shape, v: string) => (s.keyType === 'text' || s.keyType.startsWith('character varying') ? v : `${v}::${s.keyType}`);
@@ -66,6 +86,7 @@ function unlink(j: JoinShape): string {
   return plpgsql(api(j.join, 'unlink'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';"], [
     ownerCheck(j.owner, h.action),
     `IF NOT lib.castable(_target, ${literal(t.keyType)}) THEN PERFORM lib.not_found(${literal(t.entity)}, ${literal(t.pk)}, _target); END IF;`,
+    ...linkPrecondition(j, false),
     `DELETE FROM ${j.join.rel} j WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}`,
     `  AND ${keyEquals(`j.${ident(j.targetColumn)}`, t.keyType, '_target')};`,
     'IF NOT FOUND THEN',

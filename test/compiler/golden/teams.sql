@@ -1021,6 +1021,10 @@ BEGIN
 PERFORM "app"."teams_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
+  IF args ? 'if_match' THEN
+    PERFORM 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target FOR UPDATE;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Team', _key, 'User', _target), NULL, NULL); END IF;
+  END IF;
   INSERT INTO "app"."teams_members" AS j ("team_id", "user_id") VALUES (_key, _target)
   ON CONFLICT ("team_id", "user_id") DO UPDATE SET _rev = gen_random_uuid()
   RETURNING jsonb_build_object(), j.xmax = 0 INTO _edge, _created;
@@ -1039,6 +1043,9 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
 PERFORM "app"."teams_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target) THEN
+    PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Team', _key, 'User', _target), NULL, NULL);
+  END IF;
   DELETE FROM "app"."teams_members" j WHERE j."team_id" = _key
     AND j."user_id" = _target;
   IF NOT FOUND THEN
