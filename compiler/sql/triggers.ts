@@ -12,6 +12,11 @@ export const PASSWORD_COST = 10;
  * stored, and never matches at sign-in: two passwords sharing their first 72 bytes must not both open the door.
  */
 export const PASSWORD_MAX_BYTES = 72;
+/**
+ * Passwords hashed in one transaction (a bulk create, a batch): bcrypt spends about 50 ms of the database's CPU
+ * on each, so an anonymous bulk sign-up of 100 held a connection for 5 s. Past it: 413.
+ */
+export const PASSWORD_HASHES_PER_REQUEST = 10;
 
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
@@ -69,6 +74,9 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     if (m.Password) {
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
         `  IF octet_length(NEW.${col}) > ${PASSWORD_MAX_BYTES} THEN ${refuse('PT422', `a password holds at most ${PASSWORD_MAX_BYTES} bytes (bcrypt reads no further)`, name, 'Password')} END IF;`,
+        `  _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction`,
+        `  IF _hashes > ${PASSWORD_HASHES_PER_REQUEST} THEN ${refuse('PT413', `at most ${PASSWORD_HASHES_PER_REQUEST} passwords are set in one request (each takes bcrypt's time): send the others apart`, name, 'Password')} END IF;`,
+        `  PERFORM set_config('lib.password_hashes', _hashes::text, true);`,
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
     }
   }
@@ -90,11 +98,13 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const updateBody = sortGuardsFirst(onUpdate);
   const indent = (xs: string[], n: number) => xs.map((x) => ' '.repeat(n) + x).join('\n');
   const softDelete = t.kind === 'entity' && t.entity.softDelete;
+  const hashes = always.some((line) => line.includes('_hashes'));
   const body = [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
-    ...(softDelete ? ['DECLARE',
-      "  soft_delete_only boolean := TG_OP = 'UPDATE' AND OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL",
+    ...(softDelete || hashes ? ['DECLARE'] : []),
+    ...(softDelete ? ["  soft_delete_only boolean := TG_OP = 'UPDATE' AND OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL",
       "    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');"] : []),
+    ...(hashes ? ['  _hashes integer;'] : []),
     'BEGIN',
     "  IF TG_OP = 'INSERT' THEN",
     insertBody.length ? indent(insertBody, 4) : '    NULL;',

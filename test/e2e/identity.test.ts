@@ -178,6 +178,22 @@ test('a password holds at most 72 bytes (bcrypt reads no further): longer is 422
   assertProblem(await signIn(api, 'bytes@example.com', `${at72}-other`, ip), 401, 'E_UNAUTHENTICATED');
 });
 
+test('at most 10 passwords are hashed in one request (bulk or batch): 413 past it, nothing written', async () => {
+  const users = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ email: `${tag}${i}@example.com`, password: `pw-${tag}-${i}` }));
+  const bulk = await api.post('/users', users(11, 'bulk'), { token: null });
+  assertProblem(bulk, 413, 'E_PAYLOAD_TOO_LARGE');
+  assert.is(bulk.body.index, 10);
+  const [{ n }] = await api.db.sql`select count(*)::int as n from app.users where email like 'bulk%'`;
+  assert.is(n, 0, 'the whole bulk create rolled back');
+  const batch = await api.post('/batch', { operations: [
+    { method: 'POST', path: '/users', body: users(6, 'one') }, { method: 'POST', path: '/users', body: users(5, 'two') },
+  ] }, { token: null });
+  assert.is(batch.status, 413);
+  assert.is(batch.body.code, 'E_PAYLOAD_TOO_LARGE');
+  assert.is(batch.body.operation, 2, 'the sixth to the tenth fit; the eleventh, in the second operation, does not');
+  expectStatus(await api.post('/users', users(10, 'ten'), { token: null }), 201);
+});
+
 test('bad requests to the endpoints are problems, not 500s', async () => {
   assertProblem(await api.call('POST', '/auth/token', { token: null }), 400, 'E_BAD_REQUEST');
   assertProblem(await api.post('/auth/token', { email: 'a@example.com', password: 'x', extra: 1 }, { token: null }), 400, 'E_BAD_REQUEST');

@@ -74,6 +74,8 @@ SELECT meta.ensure_index('accounts_labels', 'accounts_labels_label_slug_idx', 'C
 -- Write rules -----------------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION "app"."accounts_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
@@ -84,6 +86,9 @@ BEGIN
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
     IF octet_length(NEW."password") > 72 THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
+    IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
+    PERFORM set_config('lib.password_hashes', _hashes::text, true);
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
   END IF;
   NEW._rev := gen_random_uuid();
