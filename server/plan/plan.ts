@@ -51,6 +51,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   // Embeds (include=project) on the entity's own reads; elsewhere an embed's name is an unknown property.
   const embeds = !rel && ['list', 'search', 'read'].includes(e.action) ? Object.keys(r.embeds ?? {}) : [];
   const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props, embeds);
+  if (rel?.kind === 'manyToMany') checkEdgePaths(projection, rel.edge);
   const wire = wireOf(props);
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
@@ -158,6 +159,18 @@ function referencesOf(manifest: Manifest, e: Endpoint): References {
 }
 
 const createSchemaOf = (r: ResourceManifest) => (name: string) => (r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name];
+
+/** `edge` is typed JSON for the projection's parser; its paths may name only the relation's edge properties. */
+function checkEdgePaths(projection: Projection, edge: Record<string, unknown>): void {
+  for (const path of [...projection.include ?? [], ...projection.exclude ?? []]) {
+    const [top, name, ...deeper] = path.split('.');
+    if (top !== 'edge' || name === undefined) continue;
+    if (!Object.hasOwn(edge, name) || deeper.length) {
+      const known = Object.keys(edge);
+      throw badRequest(`"${path}" names no edge property of this relation${known.length ? ` (it has ${known.join(', ')})` : ' (it has none)'}.`);
+    }
+  }
+}
 
 function readableProps(manifest: Manifest, e: Endpoint): Record<string, PropertyManifest> {
   const rel = e.relation?.def;

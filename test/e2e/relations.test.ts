@@ -174,6 +174,11 @@ test('members: listing pages and projects user properties and edge paths', async
   assert.equal(Object.keys(rows[0].edge), ['role']);
   assert.is(reply.body.meta.total, 2);
   assertProblem(await api.get(`/projects/${p1}/members?include=password`), 400, api.docsUrl, { names: ['password'] });
+  // Edge paths name the relation's edge properties, as other paths name properties.
+  assertProblem(await api.get(`/projects/${p1}/members?include=edge.rank`), 400, api.docsUrl, { names: ['edge.rank'] });
+  assertProblem(await api.get(`/projects/${p1}/members?exclude=edge.role.x`), 400, api.docsUrl, { names: ['edge.role.x'] });
+  assertProblem(await api.get('/posts/a1/tags?include=edge.x'), 400, api.docsUrl, { names: ['edge.x'] });
+  expectStatus(await api.get(`/projects/${p1}/members?exclude=edge.status`), 200);
   assertProblem(await api.get(`/projects/${p1}/members?per_page=101`), 400, api.docsUrl, { names: ['per_page'] });
 });
 
