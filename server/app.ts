@@ -107,7 +107,7 @@ export function createApp(opts: AppOptions): Hono {
     let plan: Plan | undefined;
     try {
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
-      const endpoint = endpointAt(routes, basePath, sentPath(url, c.env), method);
+      const endpoint = routed(() => endpointAt(routes, basePath, sentPath(url, c.env), method), c.req.method, url.pathname);
       setRoute(c, basePath + routeTemplate(endpoint));
       identity = await identify(c.req.header('authorization'), verify);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
@@ -129,6 +129,24 @@ export function createApp(opts: AppOptions): Hono {
       return res;
     } catch (err) {
       return fail(c, requestProblem(err, plan, identity, manifest), url);
+    }
+  };
+
+  /**
+   * 405 with Allow for a path that routes of their own serve with other methods (the documents under the base
+   * path, jwks.json, /health, /metrics: routes added after this app is made count too); undefined otherwise.
+   */
+  const otherMethods = (method: string, path: string): ApiError | undefined => {
+    const methods = [...new Set(app.routes.filter((r) => r.path === path && r.method !== 'ALL').map((r) => r.method))];
+    if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+    return methods.length ? methodNotAllowed(method, methods) : undefined;
+  };
+  /** The API's route for a path, or the 405 of another route's path, or the API's own 404. */
+  const routed = <T>(find: () => T, method: string, path: string): T => {
+    try {
+      return find();
+    } catch (err) {
+      throw (err instanceof ApiError && err.status === 404 ? otherMethods(method, path) : undefined) ?? err;
     }
   };
 
@@ -178,7 +196,10 @@ export function createApp(opts: AppOptions): Hono {
   }));
   app.all(basePath, handle);
   app.all(`${basePath}/*`, handle);
-  app.notFound((c) => fail(c, notFound(`No route ${new URL(c.req.url).pathname}.`), new URL(c.req.url)));
+  app.notFound((c) => {
+    const url = new URL(c.req.url);
+    return fail(c, otherMethods(c.req.method, url.pathname) ?? notFound(`No route ${url.pathname}.`), url);
+  });
   app.onError((err, c) => fail(c, err, new URL(c.req.url)));
   return app;
 }

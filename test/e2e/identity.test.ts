@@ -183,8 +183,8 @@ test('at most 10 passwords are hashed in one request (bulk or batch): 413 past i
   const bulk = await api.post('/users', users(11, 'bulk'), { token: null });
   assertProblem(bulk, 413, 'E_PAYLOAD_TOO_LARGE');
   assert.is(bulk.body.index, 10);
-  const [{ n }] = await api.db.sql`select count(*)::int as n from app.users where email like 'bulk%'`;
-  assert.is(n, 0, 'the whole bulk create rolled back');
+  const [written] = await api.db.sql`select count(*)::int as n from app.users where email like 'bulk%'`;
+  assert.is(written!.n, 0, 'the whole bulk create rolled back');
   const batch = await api.post('/batch', { operations: [
     { method: 'POST', path: '/users', body: users(6, 'one') }, { method: 'POST', path: '/users', body: users(5, 'two') },
   ] }, { token: null });

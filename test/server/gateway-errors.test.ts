@@ -48,6 +48,17 @@ test('a known path with another method is 405 with Allow', async () => {
   assert.is((await call(api.app, 'PATCH', '/users/u1/profile')).status, 405);
   const head = await call(api.app, 'HEAD', '/tags');
   assert.equal([head.status, head.text], [200, '']);
+  // The gateway's own documents and keys too, routes of their own outside the API's table.
+  const outside = async (method: string, path: string) => { // `call` puts other paths below the base path
+    const res = await api.app.request(path, { method });
+    return { status: res.status, headers: res.headers, json: await res.json() };
+  };
+  for (const path of [`${BASE}/openapi.json`, `${BASE}/api.raml`, '/.well-known/jwks.json']) {
+    const other = await outside('POST', path);
+    isProblem(other, 405, 'E_METHOD_NOT_ALLOWED');
+    assert.is(other.headers.get('allow'), 'GET, HEAD', path);
+  }
+  isProblem(await outside('POST', '/.well-known/nothing.json'), 404, 'E_NOT_FOUND');
 });
 
 test('bodies: 415 for non-JSON, 400 for malformed or non-object JSON', async () => {
