@@ -1,7 +1,7 @@
 // The HTTP server of the gateway: node:http with the header limit Node enforces itself, Hono's request
 // listener, and problem documents for what fails before the app runs (a request Node's parser refuses,
 // a Host or request target no URL can be built from).
-import { createServer, type Server } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { renderProblem } from '../problem/render.ts';
@@ -22,6 +22,18 @@ export interface ListenOptions {
   docsUrl: string;
 }
 
+/**
+ * A response sent before its request's body was all received (a 413 on Content-Length, a 401 before an upload's
+ * bytes) says `Connection: close`: the rest of the body is not read for long (the adapter drains it 500 ms,
+ * then closes), so a client must not send its next request on that connection.
+ */
+class ClosingResponse extends ServerResponse<IncomingMessage> {}
+const writeHead = ServerResponse.prototype.writeHead;
+ClosingResponse.prototype.writeHead = function (this: ClosingResponse, ...args: unknown[]) {
+  if (!this.req.complete) this.shouldKeepAlive = false;
+  return Reflect.apply(writeHead, this, args) as ClosingResponse;
+} as ServerResponse['writeHead'];
+
 export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: AddressInfo) => void): Server {
   const listener = getRequestListener(fetch, {
     ...(o.hostname ? { hostname: o.hostname } : {}),
@@ -29,6 +41,7 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
   });
   const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs } = o.limits;
   const server = createServer({
+    ServerResponse: ClosingResponse,
     maxHeaderSize: maxHeaderBytes, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
     // How often Node looks for requests past their time (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),

@@ -37,6 +37,18 @@ test('a member named twice in a JSON body is 400 naming it, with or without a to
   assert.equal(api.serverErrors, []);
 });
 
+test('a 413 sent before the body was all received says Connection: close; an answered request keeps its connection', async () => {
+  const token = await api.token();
+  const head = (length: number) => `POST ${api.basePath}/posts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n`
+    + `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const early = await raw(`${head(50 * 1024 * 1024)}{"title":"${'x'.repeat(100_000)}`);
+  assert.is(early.status, 413);
+  assert.match(early.head, /\r\nConnection: close(\r\n|$)/i, early.head);
+  const body = JSON.stringify({ id: 'lp-keep', project_id: project, title: 'Kept' });
+  const whole = await raw(`${head(Buffer.byteLength(body))}${body}GET ${api.basePath}/posts/lp-keep HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  assert.match(whole.head, /\r\nConnection: keep-alive(\r\n|$)/i, 'the first answer keeps the connection');
+});
+
 test('a JSON body with an object or array past MAX_JSON_MEMBERS is 413 naming the limit, before any write', async () => {
   const meta = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
   problem(await api.patch('/posts/lp1', { meta }), 413, /51 members; at most 50 .*MAX_JSON_MEMBERS/);

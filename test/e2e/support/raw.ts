@@ -4,6 +4,8 @@ import { connect } from 'node:net';
 
 export interface RawReply {
   status: number;
+  /** The status line and headers, as sent. */
+  head: string;
   type: string;
   /** The parsed JSON body; undefined when it is empty or not JSON. */
   body: any;
@@ -25,7 +27,7 @@ export function rawHttp(origin: string, request: string): Promise<RawReply> {
       let parsed: unknown;
       try { parsed = JSON.parse(body); } catch { parsed = undefined; }
       resolve({
-        status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0), type: /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '',
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0), head, type: /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '',
         body: parsed, ms: Date.now() - started,
       });
     });
