@@ -28,6 +28,12 @@ CREATE INDEX IF NOT EXISTS file_outbox_due ON lib.file_outbox (next_attempt_at);
 CREATE INDEX IF NOT EXISTS file_outbox_token ON lib.file_outbox (token, location) WHERE token IS NOT NULL;
 COMMENT ON TABLE lib.file_outbox IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: the write that attaches the token removes it, else it deletes the copy an hour later.';
 
+-- When an intent's attach window closes: an hour after its upload address expired. Unattached, it is swept
+-- then; attached, its tmp/ object is deleted again then (a PUT to the address may come until it expires,
+-- and one begun before may end after).
+CREATE OR REPLACE FUNCTION lib.attach_closes(expires_at timestamptz) RETURNS timestamptz
+LANGUAGE sql STABLE AS $$ SELECT expires_at + interval '1 hour' $$;
+
 -- A refusal of a file reference: 422 E_FILE_NOT_UPLOADED naming the property.
 CREATE OR REPLACE FUNCTION lib.file_not_attachable(prop text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: upload the file and use the new file_reference.', prop);
@@ -70,7 +76,7 @@ DECLARE
   u lib.uploads;
   target text;
 BEGIN
-  FOR u IN SELECT * FROM lib.uploads WHERE owner = auth.uid() AND used_at IS NULL AND now() <= expires_at + interval '1 hour'
+  FOR u IN SELECT * FROM lib.uploads WHERE owner = auth.uid() AND used_at IS NULL AND now() <= lib.attach_closes(expires_at)
     AND token IN (SELECT jsonb_array_elements_text(coalesce(args -> 'tokens', '[]')))
   LOOP
     target := 'uploads/' || gen_random_uuid();
@@ -83,8 +89,9 @@ COMMENT ON FUNCTION api.upload_prepare(jsonb) IS 'before an attach: {tokens} -> 
 
 -- Called by the files trigger of a table for a new block {id, location}: the caller's intent `id`, unused,
 -- attachable, with `location` reserved for it, becomes used; returns the stored block {id, location, name,
--- mime}. The temporary object is queued for deletion. Claiming twice in one transaction is allowed
--- (INSERT … ON CONFLICT runs the insert and the update trigger).
+-- mime}. The temporary object is queued for deletion after commit, and again for when the attach window
+-- closes: its upload address takes PUTs until it expires, and a late one makes the object again. Claiming
+-- twice in one transaction is allowed (INSERT … ON CONFLICT runs the insert and the update trigger).
 CREATE OR REPLACE FUNCTION lib.claim_file(prop text, block jsonb) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
@@ -96,12 +103,12 @@ BEGIN
   IF u.used_at IS NOT NULL THEN
     IF u.used_tx <> pg_current_xact_id() OR u.location IS DISTINCT FROM block ->> 'location' THEN PERFORM lib.file_not_attachable(prop); END IF;
   ELSE
-    IF now() > u.expires_at + interval '1 hour' THEN PERFORM lib.file_not_attachable(prop); END IF;
+    IF now() > lib.attach_closes(u.expires_at) THEN PERFORM lib.file_not_attachable(prop); END IF;
     WITH gone AS (DELETE FROM lib.file_outbox WHERE token = u.token AND location = block ->> 'location' RETURNING 1)
       SELECT EXISTS (SELECT FROM gone) INTO reserved;
     IF NOT reserved THEN PERFORM lib.file_not_attachable(prop); END IF;
     UPDATE lib.uploads SET used_at = now(), used_tx = pg_current_xact_id(), location = block ->> 'location' WHERE token = u.token;
-    INSERT INTO lib.file_outbox (location) VALUES (u.tmp_key);
+    INSERT INTO lib.file_outbox (location, next_attempt_at) VALUES (u.tmp_key, now()), (u.tmp_key, lib.attach_closes(u.expires_at));
     PERFORM set_config('request.outbox', 'queued', true);  -- the tmp/ copy goes after commit
   END IF;
   RETURN jsonb_build_object('id', u.token, 'location', block ->> 'location', 'name', u.filename, 'mime', u.content_type);
@@ -149,7 +156,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
-  WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > expires_at + interval '1 hour' RETURNING tmp_key),
+  WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > lib.attach_closes(expires_at) RETURNING tmp_key),
     queued AS (INSERT INTO lib.file_outbox (location) SELECT tmp_key FROM gone RETURNING 1)
   SELECT count(*)::integer FROM queued
 $$;

@@ -118,7 +118,7 @@ export function batchRunner(d: BatchDeps): Batch {
       });
       plan = await planRequest(d.planner, endpoint, req, url);
       const c = callOf(plan, caller.identity, caller.ip);
-      const attached = await d.files?.attach(plan, c);
+      const attached = await d.files?.attach(plan, c, call);
       if (attached) attachments.push(attached);
       let result = await call(c);
       if (plan.merged) d.documents.verify(plan.merged, resultRow(result));

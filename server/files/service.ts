@@ -4,7 +4,7 @@ import type { Sql } from 'postgres';
 import type { Hono } from 'hono';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
-import { dispatch, type Call } from '../query/dispatch.ts';
+import { dispatch, type Call, type TransactionCall } from '../query/dispatch.ts';
 import type { Pool } from '../pg/pools.ts';
 import { attachFiles, type Attachment } from './attach.ts';
 import { holdsFiles, maxUploadBytes, returnedFileTree, normalizeType } from './limits.ts';
@@ -82,17 +82,20 @@ export class Files {
   }
 
   /**
-   * Before a call: each file_reference in its body (each record's, for a bulk create) checked and copied
-   * to uploads/; `undo` deletes the copies when the write does not commit.
+   * Before a call: each file_reference in its body (each record's, for a bulk create) copied to uploads/
+   * and checked there; `undo` deletes the copies when the write does not commit. In a transaction (a batch),
+   * `inTransaction` runs upload_prepare on its connection: a batch holding a connection of the pool and
+   * waiting for another could wait for ever (POOL_MAX batches doing so take them all).
    */
-  async attach(plan: Plan, call: Call): Promise<Attachment | undefined> {
+  async attach(plan: Plan, call: Call, inTransaction?: TransactionCall): Promise<Attachment | undefined> {
     const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
     const { each: _each, ...caller } = call; // upload_prepare is one call of its own
+    const prepare = inTransaction ?? ((c: Call) => dispatch(this.o.pool ?? this.o.sql, c));
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
     try {
       for (const one of plans) {
-        const a = await attachFiles(this.o.pool ?? this.o.sql, this.storage, one, caller);
+        const a = await attachFiles(prepare, this.storage, one, caller);
         if (a) done.push(a);
       }
     } catch (err) {

@@ -7,20 +7,28 @@ import { startApi, type RunningApi } from '../e2e/support/server.ts';
 import type { Storage } from '../../server/files/storage.ts';
 import { dataOf, movableClock, startS3, storedBlock, upload, type FakeS3 } from './support.ts';
 
-/** The s3 driver with a hook that runs once right after the next successful copy. */
+/** The s3 driver with a hook that runs once right after the next successful copy and its check (a head of the copy). */
 class Hooked implements Storage {
   readonly driver = 's3' as const;
   afterCopy: (() => Promise<void>) | undefined;
+  #copied: string | undefined;
   constructor(private readonly inner: Storage) {}
   signPut: Storage['signPut'] = (...a) => this.inner.signPut(...a);
   signGet: Storage['signGet'] = (...a) => this.inner.signGet(...a);
-  head: Storage['head'] = (k) => this.inner.head(k);
   delete: Storage['delete'] = (k) => this.inner.delete(k);
   async copy(from: string, to: string): Promise<void> {
     await this.inner.copy(from, to);
-    const hook = this.afterCopy;
-    this.afterCopy = undefined;
-    await hook?.();
+    this.#copied = to;
+  }
+  async head(key: string): ReturnType<Storage['head']> {
+    const found = await this.inner.head(key);
+    if (key === this.#copied) {
+      this.#copied = undefined;
+      const hook = this.afterCopy;
+      this.afterCopy = undefined;
+      await hook?.();
+    }
+    return found;
   }
 }
 
