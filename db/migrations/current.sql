@@ -1019,6 +1019,12 @@ CREATE INDEX IF NOT EXISTS file_outbox_due ON lib.file_outbox (next_attempt_at);
 CREATE INDEX IF NOT EXISTS file_outbox_token ON lib.file_outbox (token, location) WHERE token IS NOT NULL;
 COMMENT ON TABLE lib.file_outbox IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: the write that attaches the token removes it, else it deletes the copy an hour later.';
 
+-- When an intent's attach window closes: an hour after its upload address expired. Unattached, it is swept
+-- then; attached, its tmp/ object is deleted again then (a PUT to the address may come until it expires,
+-- and one begun before may end after).
+CREATE OR REPLACE FUNCTION lib.attach_closes(expires_at timestamptz) RETURNS timestamptz
+LANGUAGE sql STABLE AS $$ SELECT expires_at + interval '1 hour' $$;
+
 -- A refusal of a file reference: 422 E_FILE_NOT_UPLOADED naming the property.
 CREATE OR REPLACE FUNCTION lib.file_not_attachable(prop text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: upload the file and use the new file_reference.', prop);
@@ -1061,7 +1067,7 @@ DECLARE
   u lib.uploads;
   target text;
 BEGIN
-  FOR u IN SELECT * FROM lib.uploads WHERE owner = auth.uid() AND used_at IS NULL AND now() <= expires_at + interval '1 hour'
+  FOR u IN SELECT * FROM lib.uploads WHERE owner = auth.uid() AND used_at IS NULL AND now() <= lib.attach_closes(expires_at)
     AND token IN (SELECT jsonb_array_elements_text(coalesce(args -> 'tokens', '[]')))
   LOOP
     target := 'uploads/' || gen_random_uuid();
@@ -1074,8 +1080,9 @@ COMMENT ON FUNCTION api.upload_prepare(jsonb) IS 'before an attach: {tokens} -> 
 
 -- Called by the files trigger of a table for a new block {id, location}: the caller's intent `id`, unused,
 -- attachable, with `location` reserved for it, becomes used; returns the stored block {id, location, name,
--- mime}. The temporary object is queued for deletion. Claiming twice in one transaction is allowed
--- (INSERT … ON CONFLICT runs the insert and the update trigger).
+-- mime}. The temporary object is queued for deletion after commit, and again for when the attach window
+-- closes: its upload address takes PUTs until it expires, and a late one makes the object again. Claiming
+-- twice in one transaction is allowed (INSERT … ON CONFLICT runs the insert and the update trigger).
 CREATE OR REPLACE FUNCTION lib.claim_file(prop text, block jsonb) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 DECLARE
@@ -1087,12 +1094,12 @@ BEGIN
   IF u.used_at IS NOT NULL THEN
     IF u.used_tx <> pg_current_xact_id() OR u.location IS DISTINCT FROM block ->> 'location' THEN PERFORM lib.file_not_attachable(prop); END IF;
   ELSE
-    IF now() > u.expires_at + interval '1 hour' THEN PERFORM lib.file_not_attachable(prop); END IF;
+    IF now() > lib.attach_closes(u.expires_at) THEN PERFORM lib.file_not_attachable(prop); END IF;
     WITH gone AS (DELETE FROM lib.file_outbox WHERE token = u.token AND location = block ->> 'location' RETURNING 1)
       SELECT EXISTS (SELECT FROM gone) INTO reserved;
     IF NOT reserved THEN PERFORM lib.file_not_attachable(prop); END IF;
     UPDATE lib.uploads SET used_at = now(), used_tx = pg_current_xact_id(), location = block ->> 'location' WHERE token = u.token;
-    INSERT INTO lib.file_outbox (location) VALUES (u.tmp_key);
+    INSERT INTO lib.file_outbox (location, next_attempt_at) VALUES (u.tmp_key, now()), (u.tmp_key, lib.attach_closes(u.expires_at));
     PERFORM set_config('request.outbox', 'queued', true);  -- the tmp/ copy goes after commit
   END IF;
   RETURN jsonb_build_object('id', u.token, 'location', block ->> 'location', 'name', u.filename, 'mime', u.content_type);
@@ -1140,7 +1147,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
-  WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > expires_at + interval '1 hour' RETURNING tmp_key),
+  WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > lib.attach_closes(expires_at) RETURNING tmp_key),
     queued AS (INSERT INTO lib.file_outbox (location) SELECT tmp_key FROM gone RETURNING 1)
   SELECT count(*)::integer FROM queued
 $$;
@@ -1643,6 +1650,8 @@ SELECT meta.ensure_index('comments', 'comments_author_id_idx', 'CREATE INDEX "co
 -- Write rules -----------------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION "app"."users_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
@@ -1659,6 +1668,10 @@ BEGIN
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
+    IF octet_length(NEW."password") > 72 THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
+    IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
+    PERFORM set_config('lib.password_hashes', _hashes::text, true);
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
   END IF;
   NEW._rev := gen_random_uuid();
@@ -3240,6 +3253,10 @@ BEGIN
 PERFORM "app"."projects_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
+  IF args ? 'if_match' THEN
+    PERFORM 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target FOR UPDATE;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Project', _key, 'User', _target), NULL, NULL); END IF;
+  END IF;
   INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
   ON CONFLICT ("project_id", "user_id") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role", "status" = EXCLUDED."status"
   RETURNING jsonb_build_object('role', j."role", 'status', j."status"), j.xmax = 0 INTO _edge, _created;
@@ -3258,6 +3275,9 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
 PERFORM "app"."projects_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
+    PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key, 'User', _target), NULL, NULL);
+  END IF;
   DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
     AND j."user_id" = _target;
   IF NOT FOUND THEN
@@ -5126,6 +5146,10 @@ END IF;
 PERFORM "app"."posts_require"(_key, 'link');
   PERFORM "app"."tags_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
+  IF args ? 'if_match' THEN
+    PERFORM 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target FOR UPDATE;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Post', _key, 'Tag', _target), NULL, NULL); END IF;
+  END IF;
   INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
   ON CONFLICT ("post_id", "tag_slug") DO UPDATE SET _rev = gen_random_uuid()
   RETURNING jsonb_build_object(), j.xmax = 0 INTO _edge, _created;
@@ -5147,6 +5171,9 @@ BEGIN
 END IF;
 PERFORM "app"."posts_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _target); END IF;
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
+    PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag', _target), NULL, NULL);
+  END IF;
   DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
     AND j."tag_slug" = _target;
   IF NOT FOUND THEN
@@ -6447,7 +6474,8 @@ BEGIN
   SELECT u."id"::text, u."password" INTO _sub, _hash FROM "app"."users" u WHERE u."email" = _login;
   -- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long
   -- as a wrong password, and both get the same answer.
-  IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', 10))) IS DISTINCT FROM _hash THEN
+  IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', 10))) IS DISTINCT FROM _hash
+    OR octet_length(args ->> 'password') > 72 THEN  -- a hash stored before that limit matched on 72 bytes
     RETURN '{"error": "invalid"}';
   END IF;
   PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));

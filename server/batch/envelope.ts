@@ -6,6 +6,8 @@ import { LIMITS } from '../request/limits.ts';
 export const BATCH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The request headers an operation may carry: its preconditions. */
 export const BATCH_HEADERS = ['If-Match', 'If-Unmodified-Since'] as const;
+/** What an HTTP field value may hold (RFC 9110 5.5): visible ASCII, spaces and tabs, and obs-text (one byte each). */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export interface Operation {
   method: (typeof BATCH_METHODS)[number];
@@ -53,6 +55,9 @@ function readOperation(op: unknown): Operation {
       const known = BATCH_HEADERS.find((h) => h.toLowerCase() === name.toLowerCase());
       if (!known) throw badRequest(`Header "${name}" cannot be given to an operation; only ${BATCH_HEADERS.join(' and ')} can.`);
       if (typeof value !== 'string') throw badRequest(`Header "${name}" must be a string.`);
+      if (!FIELD_VALUE.test(value)) {
+        throw badRequest(`Header "${name}" holds a character no HTTP header value can: a control character (such as CR, LF or NUL) or one past \\u00ff.`);
+      }
       if (headers[known] !== undefined) throw badRequest(`Header "${known}" is given twice.`);
       headers[known] = value;
     }

@@ -19,11 +19,12 @@ import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query
 import { exactCopy, parseResult, responseText } from '../query/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
+import { LIMITS } from '../request/limits.ts';
 import { resultRow } from '../request/wire.ts';
 import { routeSegments } from '../request/path.ts';
 import { respond } from '../response/respond.ts';
 import { readOperations, type Operation } from './envelope.ts';
-import { resolvePath, resolveValue } from './references.ts';
+import { resolveBody, resolvePath } from './references.ts';
 
 export interface BatchDeps {
   manifest: Manifest;
@@ -64,9 +65,14 @@ export interface OperationResult {
 const NOT_IN_BATCH = ['batch', '.well-known', 'openapi.json', 'api.raml', 'docs'];
 const RESULT_HEADERS = ['ETag', 'Location', 'Last-Modified'];
 
+/** The operations' response bodies passed MAX_BATCH_RESPONSE_BYTES at operation `n`: the batch is rolled back. */
+const answerTooLarge = (max: number, n: number) => new ApiError('payloadTooLarge',
+  `The response bodies of this batch's operations come to more than ${max} bytes at operation ${n} (${LIMITS.maxBatchResponseBytes.env}); the batch was rolled back.`,
+  { hint: 'Split the batch into smaller ones, or ask for less in its reads (per_page, include).' });
+
 class OperationFailure extends Error {
   constructor(readonly problem: ApiError, readonly instance: string) {
-    super(problem.message);
+    super(problem.message, { cause: problem }); // the problem's cause is the database error, if any (a deadlock is retried)
   }
 }
 
@@ -85,13 +91,13 @@ export function batchRunner(d: BatchDeps): Batch {
     };
   };
 
-  /** Runs operation `n` (from 1) in the transaction; `done` holds the results before it. */
-  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[]): Promise<OperationResult & { outbox: boolean }> {
+  /** Runs operation `n` (from 1) in the transaction; `done` holds the results before it. `bytes`: its response body's. */
+  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[]): Promise<OperationResult & { outbox: boolean; bytes: number }> {
     let plan: Plan | undefined;
     let instance = batchPath;
     try {
       const bodies = done.map((r) => (r.body === null ? undefined : r.body));
-      const path = resolvePath(op.path, bodies, n);
+      const path = resolvePath(op.path, bodies, n, d.planner.limits.maxHeaderBytes);
       const q = path.indexOf('?');
       const below = q < 0 ? path : path.slice(0, q);
       const route = below === basePath || below.startsWith(`${basePath}/`) ? below : basePath + below;
@@ -109,7 +115,7 @@ export function batchRunner(d: BatchDeps): Batch {
       if (op.body !== undefined && OPERATIONS[endpoint.action].body === 'none') {
         throw badRequest(`${op.method} ${basePath}${routeTemplate(endpoint)} takes no body.`);
       }
-      const text = op.body === undefined ? undefined : responseText(resolveValue(exactCopy(op.body), bodies, n));
+      const text = op.body === undefined ? undefined : responseText(resolveBody(exactCopy(op.body), bodies, n, d.planner.limits.maxBodyBytes));
       const url = new URL(route + (q < 0 ? '' : path.slice(q)), caller.requestUrl);
       const req = new Request(url, {
         method: op.method,
@@ -127,7 +133,7 @@ export function batchRunner(d: BatchDeps): Batch {
       const res = respond(plan, result, req, basePath);
       const body = await res.text();
       const headers = Object.fromEntries(RESULT_HEADERS.flatMap((h) => (res.headers.has(h) ? [[h, res.headers.get(h)!]] : [])));
-      return { status: res.status, headers, body: body ? parseResult(body) : null, outbox };
+      return { status: res.status, headers, body: body ? parseResult(body) : null, outbox, bytes: Buffer.byteLength(body) };
     } catch (err) {
       throw new OperationFailure(locate(requestProblem(err, plan, caller.identity, d.manifest), { operation: n }), instance);
     }
@@ -137,19 +143,28 @@ export function batchRunner(d: BatchDeps): Batch {
     const attachments: Attachment[] = [];
     try {
       const ops = readOperations(body, d.planner.limits.maxBatchOperations);
+      const maxAnswer = d.planner.limits.maxBatchResponseBytes;
       let outbox = false;
       const outcome = await transaction(d.pool, async (call, tx): Promise<BatchOutcome> => {
+        outbox = false;
         const kept = caller.once ? await holdKey(tx, caller.once) as BatchOutcome | undefined : undefined;
         if (kept) return { ...kept, headers: { ...kept.headers, 'Idempotent-Replayed': 'true' } };
         const done: OperationResult[] = [];
+        let answerBytes = 0;
         for (const [i, op] of ops.entries()) {
-          const { outbox: queued, ...result } = await runOne(op, i + 1, done, caller, call, attachments);
+          const { outbox: queued, bytes, ...result } = await runOne(op, i + 1, done, caller, call, attachments);
+          answerBytes += bytes;
+          if (answerBytes > maxAnswer) throw answerTooLarge(maxAnswer, i + 1);
           outbox ||= queued;
           done.push(result);
         }
         const answered = { status: 200, headers: { 'Content-Type': 'application/json' }, body: { results: done } };
         if (caller.once) await keepAnswer(tx, caller.once, answered);
         return answered;
+      }, async () => {
+        // A deadlock rolled the first attempt back (nothing of it was kept): its file copies go before the
+        // second attempt makes its own, from the uploads still there (they go only after a commit).
+        await Promise.all(attachments.splice(0).map((a) => a.undo()));
       });
       d.files?.committed({ outbox });
       return outcome;

@@ -3,6 +3,9 @@
 
 /** lock_not_available: a lock not granted within lock_timeout. */
 export const LOCK_NOT_AVAILABLE = '55P03';
+/** deadlock_detected and serialization_failure: the transaction was rolled back, and may run again. */
+export const DEADLOCK_DETECTED = '40P01';
+export const SERIALIZATION_FAILURE = '40001';
 
 /** HTTP status for `sqlstate`; `anonymous` splits insufficient_privilege into 401 and 403. */
 export function statusFor(sqlstate: string, anonymous: boolean): number {
@@ -27,8 +30,8 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case '54000': return 413; // program_limit_exceeded (e.g. index row size)
     case '57014': return 503; // query_canceled (statement timeout)
     case LOCK_NOT_AVAILABLE: return 503; // (lock timeout)
-    case '40001': return 503; // serialization_failure: retry
-    case '40P01': return 503; // deadlock_detected: retry
+    case SERIALIZATION_FAILURE: return 503; // retry
+    case DEADLOCK_DETECTED: return 503; // retry
   }
   switch (sqlstate.slice(0, 2)) {
     case '22': return 400; // data_exception: invalid text representation, datetime format, out of range, …

@@ -6,7 +6,7 @@ import { STALE_MS } from '../pg/gate.ts';
 import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
-import { LOCK_NOT_AVAILABLE } from '../problem/sqlstate.ts';
+import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult, parseWithRowsText } from './json.ts';
 
@@ -121,17 +121,36 @@ export async function keepAnswer(tx: Sql, once: Once, result: unknown): Promise<
   await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::jsonb, ${once.ttlSeconds}::int)`;
 }
 
+/** A deadlock or serialization failure rolled back the transaction, as the error or one it wraps (a cause) says. */
+function conflicted(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return true;
+  }
+  return false;
+}
+
 /**
  * Several calls in one transaction on one connection, committed when `work` returns and rolled back when it
  * throws. On a pool it holds one place of the gate, and STATEMENT_TIMEOUT_MS bounds the whole transaction:
- * each statement is cancelled when the time left runs out.
+ * each statement is cancelled when the time left runs out. With `beforeRetry`, a transaction a deadlock or a
+ * serialization failure rolled back (it changed nothing) runs once more, on the same connection and within the
+ * same time, after `beforeRetry` has undone what the failed attempt did outside the database; a second failure is thrown.
  */
-export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>): Promise<T> {
+export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
   const pool = isPool(target) ? target : undefined;
-  const begin = (sql: Sql) => sql.begin(async (tx) => {
+  const attempt = (sql: Sql, bounds: (() => Bounds) | undefined) => sql.begin(async (tx) =>
+    work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql)) as Promise<T>;
+  const begin = async (sql: Sql) => {
     const bounds = pool ? boundsOf(pool) : undefined;
-    return work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql);
-  }) as Promise<T>;
+    try {
+      return await attempt(sql, bounds);
+    } catch (err) {
+      if (!beforeRetry || !conflicted(err)) throw err;
+    }
+    await beforeRetry();
+    return attempt(sql, bounds);
+  };
   return pool ? pool.gate.run('own', begin) : begin(target as Sql);
 }
 

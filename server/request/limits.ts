@@ -9,6 +9,8 @@ export interface RequestLimits {
   maxJsonMembers: number;
   /** Operations in one batch, and records in one bulk create (413). */
   maxBatchOperations: number;
+  /** Bytes of the operations' response bodies in one batch answer (413, the batch rolled back, as they pass it). */
+  maxBatchResponseBytes: number;
   /** Filter terms in one query string (400). */
   maxFilters: number;
   /** Conditions and groups in one search `where` tree (400). */
@@ -44,6 +46,9 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxBodyBytes: { env: 'MAX_BODY_BYTES', fallback: 1024 * 1024 },
   maxJsonMembers: { env: 'MAX_JSON_MEMBERS', fallback: 1000 },
   maxBatchOperations: { env: 'MAX_BATCH_OPERATIONS', fallback: 100 },
+  // A batch's answer is held in memory whole (parsed, then written again) and kept for an Idempotency-Key: 16 times
+  // the default MAX_BODY_BYTES gives 100 operations 160 KB of answer each; reads that want more can page.
+  maxBatchResponseBytes: { env: 'MAX_BATCH_RESPONSE_BYTES', fallback: 16 * 1024 * 1024 },
   maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
   maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },

@@ -1,14 +1,16 @@
 // Atomic batches and bulk create (issue 12 item 1) over the real gateway and PostgreSQL: everything commits
 // or nothing does (checked by reading afterwards), preconditions and access rules inside a batch,
-// references between operations, the MAX_BATCH_OPERATIONS cap, and bulk create's all-or-nothing.
+// references between operations, the MAX_BATCH_OPERATIONS and MAX_BATCH_RESPONSE_BYTES caps, and bulk create's all-or-nothing.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApi, type RunningApi } from './support/server.ts';
 
 const MAX = 5;
+/** MAX_BATCH_RESPONSE_BYTES: one read of the big post fits, two do not. */
+const MAX_ANSWER = 1536 * 1024;
 let api: RunningApi;
 test.before(async () => {
-  api = await startApi('examples/publishing.model.json', { limits: { maxBatchOperations: MAX } });
+  api = await startApi('examples/publishing.model.json', { limits: { maxBatchOperations: MAX, maxBatchResponseBytes: MAX_ANSWER } });
 });
 test.after(async () => {
   const errors = api?.serverErrors ?? [];
@@ -19,6 +21,14 @@ test.after(async () => {
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Date.now().toString(36)}`;
 const batch = (operations: unknown[], token?: string | null) => api.post('/batch', { operations }, token === undefined ? {} : { token });
+/** A post of about 1 MB (the body limit is 1 MiB), made once. */
+let bigPost: Promise<string> | undefined;
+const big = () => bigPost ??= (async () => {
+  const project = (await api.post('/projects', { name: unique('Big') })).body.data.id;
+  const r = await api.post(`/projects/${project}/posts`, { id: unique('big'), title: 'Big', body: 'x'.repeat(1_000_000) });
+  assert.is(r.status, 201, r.text);
+  return r.body.data.id as string;
+})();
 const projectsNamed = async (name: string) => Number((await api.db.sql`select count(*)::int as n from app.projects where name = ${name}`)[0]!.n);
 
 test('a batch runs every operation in order and answers each one\'s status, headers and body', async () => {
@@ -176,6 +186,62 @@ test('references: values keep their JSON type, reach into arrays, $$ escapes; ba
   assert.is(objectInPath.status, 400, objectInPath.text);
 });
 
+test('references repeating a large value are refused for their operation as soon as its body passes MAX_BODY_BYTES (413) or its path MAX_HEADER_BYTES (431)', async () => {
+  // 600 copies of a 1 MB response were written out before the body was measured: a 600 MB text, a RangeError (500).
+  const post = await big();
+  const name = unique('Amplified');
+  const started = performance.now();
+  const r = await batch([
+    { method: 'POST', path: '/projects', body: { name } },
+    { method: 'GET', path: `/posts/${post}` },
+    { method: 'PATCH', path: '/projects/$1.data.id', body: { name: Array.from({ length: 600 }, () => '$2') } },
+  ]);
+  const ms = performance.now() - started;
+  assert.is(r.status, 413, r.text.slice(0, 300));
+  assert.is(r.body.code, 'E_PAYLOAD_TOO_LARGE');
+  assert.is(r.body.operation, 3);
+  assert.match(r.body.detail, /references resolved.*MAX_BODY_BYTES/);
+  assert.is(await projectsNamed(name), 0);
+  assert.ok(ms < 5_000, `answered in ${Math.round(ms)} ms`);
+  // In a path, a 1 MB text is more than any request line holds: 2,000 of them made a path of 2 GB.
+  const path = await batch([{ method: 'GET', path: `/posts/${post}` }, { method: 'GET', path: '/tags?slug[in]=$1.data.body' }]);
+  assert.is(path.status, 431, path.text.slice(0, 300));
+  assert.is(path.body.code, 'E_HEADERS_TOO_LARGE');
+  assert.is(path.body.operation, 2);
+  assert.match(path.body.detail, /references resolved.*MAX_HEADER_BYTES/);
+  // Within the limit references still resolve, however many: 200 copies of a short text.
+  const within = await batch([
+    { method: 'POST', path: '/projects', body: { name } },
+    { method: 'POST', path: '/projects/$1.data.id/posts', body: { id: unique('p'), title: '$1.data.name', meta: { labels: Array.from({ length: 200 }, () => '$1.data.name') } } },
+  ]);
+  assert.is(within.status, 200, within.text);
+  assert.equal(within.body.results[1].body.data.meta.labels, Array.from({ length: 200 }, () => name));
+});
+
+test('a batch whose operations\' response bodies pass MAX_BATCH_RESPONSE_BYTES is 413 and rolled back; its Idempotency-Key keeps nothing', async () => {
+  const post = await big();
+  const name = unique('Answers');
+  const key = unique('answer-key');
+  const ops = [
+    { method: 'POST', path: '/projects', body: { name } },
+    { method: 'GET', path: `/posts/${post}` },
+    { method: 'GET', path: `/posts/${post}?include=id,body` },
+  ];
+  const r = await api.post('/batch', { operations: ops }, { headers: { 'Idempotency-Key': key } });
+  assert.is(r.status, 413, r.text.slice(0, 300));
+  assert.is(r.headers.get('content-type'), 'application/problem+json');
+  assert.is(r.body.code, 'E_PAYLOAD_TOO_LARGE');
+  assert.match(r.body.detail, `more than ${MAX_ANSWER} bytes at operation 3 (MAX_BATCH_RESPONSE_BYTES)`);
+  assert.match(r.body.hint, /split the batch/i);
+  assert.is(r.body.instance, `${api.basePath}/batch`);
+  assert.is(await projectsNamed(name), 0, 'the project of operation 1 was rolled back');
+  assert.is(Number((await api.db.sql`select count(*)::int as n from lib.idempotency where key = ${key}`)[0]!.n), 0, 'no answer kept for the key');
+  // The same key may carry the smaller batch, which is answered and kept.
+  const smaller = await api.post('/batch', { operations: ops.slice(0, 2) }, { headers: { 'Idempotency-Key': key } });
+  assert.is(smaller.status, 200, smaller.text.slice(0, 300));
+  assert.is(await projectsNamed(name), 1);
+});
+
 test('the cap: more than MAX_BATCH_OPERATIONS operations is 413, before anything runs', async () => {
   const name = unique('Cap');
   const ops = Array.from({ length: MAX + 1 }, (_, i) => ({ method: 'POST', path: '/projects', body: { name: `${name}-${i}` } }));
@@ -214,6 +280,28 @@ test('what is not an operation of a batch is 400 naming it; a malformed batch bo
   assert.is(get.headers.get('allow'), 'POST');
   assert.is((await batch([{ method: 'PUT', path: '/tags' }])).status, 405);
   assert.is((await batch([{ method: 'GET', path: '/nothing-here' }])).status, 404);
+});
+
+test('an operation header value no HTTP header can carry is 400 naming the operation; Latin-1 text is a value like any other', async () => {
+  const project = (await api.post('/projects', { name: unique('Headers') })).body.data.id;
+  const post = (await api.post(`/projects/${project}/posts`, { id: unique('p'), title: 'Original' })).body.data.id;
+  const values: Array<[string, string]> = [
+    ['If-Match', '"\u0100"'], ['If-Match', '"1"\r\nX-Evil: 1'], ['If-Match', '"\n"'], ['If-Match', '"\u0000"'], ['If-Match', '"\u{1F600}"'],
+    ['If-Unmodified-Since', '\u0100'], ['If-Unmodified-Since', 'garbage\u0001'], ['if-unmodified-since', 'Sat, 01 Jan 2000 00:00:00 GMT\u007f'],
+  ];
+  for (const [header, value] of values) {
+    const r = await batch([
+      { method: 'GET', path: `/posts/${post}` },
+      { method: 'PATCH', path: `/posts/${post}`, headers: { [header]: value }, body: { title: 'Changed' } },
+    ]);
+    assert.is(r.status, 400, `${header}: ${JSON.stringify(value)}: ${r.text}`);
+    assert.is(r.body.operation, 2);
+    assert.match(r.body.detail, new RegExp(`^Header "${header}"`));
+  }
+  // obs-text (\u0080-\u00ff) is a header byte: judged as its own request would be, a tag that matches nothing.
+  const latin1 = await batch([{ method: 'PATCH', path: `/posts/${post}`, headers: { 'If-Match': '"\u00e9"' }, body: { title: 'Changed' } }]);
+  assert.is(latin1.status, 412, latin1.text);
+  assert.is((await api.get(`/posts/${post}`)).body.data.title, 'Original');
 });
 
 test('bulk create: an array body creates every record, in order, under the same rules', async () => {
