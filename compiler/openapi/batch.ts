@@ -49,7 +49,8 @@ export const batchPath: Schema = {
     description: 'The operations run in order in one transaction, each exactly as its own request would (access rules, '
       + 'preconditions, validation, files). All succeed (200, one result each) or none is kept: the answer is then the first '
       + 'failing operation\'s problem document, with its HTTP status and `operation` (its number, from 1). Upload, document '
-      + 'and batch paths are not operations (400).',
+      + 'and batch paths are not operations (400). An operation\'s body with its references resolved is held to MAX_BODY_BYTES '
+      + '(413) and its path to MAX_HEADER_BYTES (431); the answers together to MAX_BATCH_RESPONSE_BYTES (413, rolled back).',
     body: { schema: 'BatchRequest' }, errors: ['409', '412', '413', '415', '422'],
     success: { '200': success('Every operation succeeded and was committed.', 'BatchResponse') },
   }),

@@ -61,7 +61,7 @@ const PROBLEMS: Array<[string, string, string, string]> = [
   ['404', 'NotFound', 'E_NOT_FOUND', 'No such record, parent, link or route.'],
   ['409', 'Conflict', 'E_CONCURRENCY_CONFLICT, E_UNIQUE_VIOLATION, E_REFERENCED, E_IDEMPOTENCY_IN_PROGRESS', 'The body version is not the stored one; a unique value is taken; the record is still referenced; a request with the same Idempotency-Key is running.'],
   ['412', 'PreconditionFailed', 'E_PRECONDITION_FAILED', 'If-Match or If-Unmodified-Since failed; fetch the record again and resend with its new ETag.'],
-  ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body is over the configured limit.'],
+  ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body, or one object or array in it, is over its limit (MAX_BODY_BYTES, MAX_JSON_MEMBERS, MAX_BATCH_OPERATIONS); more than 10 passwords set in one request; a batch whose answers pass MAX_BATCH_RESPONSE_BYTES.'],
   ['415', 'UnsupportedMediaType', 'E_UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON.'],
   ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED, E_IDEMPOTENCY_KEY_REUSED', 'The body breaks the schema or a constraint (`errors` lists every rule broken), or the Idempotency-Key was used for another request.'],
   ['503', 'Unavailable', 'E_UNAVAILABLE', 'The database is unreachable or overloaded.'],

@@ -68,6 +68,11 @@ test('concurrency: ETag and Last-Modified on reads, If-Match / If-Unmodified-Sin
   assert.ok(item.get.responses['304']);
   assert.equal(Object.keys(pub.paths['/posts'].post.responses['201'].headers), ['Location', 'ETag']);
   assert.ok(params(pub.paths['/users/{id}/profile'].put).includes('If-Match'), 'sub-resource PUT takes the owner\'s ETag');
+  const link = pub.paths['/posts/{id}/tags/{target_id}'];
+  for (const m of ['put', 'delete']) {
+    assert.ok(params(link[m]).includes('If-Match') && link[m].responses['412'], `link ${m}: If-Match is judged, 412`);
+    assert.not.ok(params(link[m]).includes('If-Unmodified-Since'), `link ${m}: a link has no modification time`);
+  }
 });
 
 test('writeOnly and Password properties are never in a read schema', () => {
