@@ -16,6 +16,7 @@ import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
 import { authSettingsFromEnv } from '../auth/settings.ts';
 import { claimPathsFromEnv } from '../request/claims.ts';
+import { compileTrust, trustedPeer } from '../request/caller.ts';
 
 export interface GatewayOptions {
   pools: Pools;
@@ -65,7 +66,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     }
     process.exit(code);
   };
-  const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl }, (info) => {
+  const trusted = trustedPeer(compileTrust(env.TRUST_PROXY));
+  const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl, trusted }, (info) => {
     const base = `http://localhost:${info.port}`;
     for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
     console.log(`Health: ${base}/health`);

@@ -1,18 +1,19 @@
 // The HTTP server of the gateway: node:http with the header limit Node enforces itself, Hono's request
-// listener, and problem documents for what fails before the app runs (a request Node's parser refuses,
-// a Host or request target no URL can be built from).
+// listener, the cap on connections per client, and problem documents for what fails before the app runs (a
+// request Node's parser refuses, a Host or request target no URL can be built from).
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { renderProblem } from '../problem/render.ts';
 import { badRequest } from '../problem/types.ts';
 import { answerClientErrors } from './client-errors.ts';
+import { ConnectionCap } from './connections.ts';
 import type { RequestLimits } from '../request/limits.ts';
 
 type Fetch = Parameters<typeof getRequestListener>[0];
 
 /** The limits the HTTP server itself enforces, before the app sees a request. */
-export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
+export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient'>;
 
 export interface ListenOptions {
   port: number;
@@ -20,6 +21,8 @@ export interface ListenOptions {
   limits: ServerLimits;
   /** The model's `api.docsUrl`, for the problems' `type`. */
   docsUrl: string;
+  /** Peer addresses whose connections are not capped: the proxies TRUST_PROXY names (default: none). */
+  trusted?: (address: string) => boolean;
 }
 
 /**
@@ -30,7 +33,10 @@ export interface ListenOptions {
 class ClosingResponse extends ServerResponse<IncomingMessage> {}
 const writeHead = ServerResponse.prototype.writeHead;
 ClosingResponse.prototype.writeHead = function (this: ClosingResponse, ...args: unknown[]) {
-  if (!this.req.complete) this.shouldKeepAlive = false;
+  // A request without a body is complete once its headers are, though Node marks it so only after the listener ran.
+  const { headers } = this.req;
+  const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+  if (hasBody && !this.req.complete) this.shouldKeepAlive = false;
   return Reflect.apply(writeHead, this, args) as ClosingResponse;
 } as ServerResponse['writeHead'];
 
@@ -39,13 +45,17 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
     ...(o.hostname ? { hostname: o.hostname } : {}),
     errorHandler: () => renderProblem(badRequest('The Host header or the request target is not valid.'), { docsUrl: o.docsUrl, instance: '' }),
   });
-  const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs } = o.limits;
+  const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs, maxConnectionsPerClient } = o.limits;
+  const cap = new ConnectionCap({ max: maxConnectionsPerClient, exempt: o.trusted ?? (() => false), docsUrl: o.docsUrl });
   const server = createServer({
     ServerResponse: ClosingResponse,
     maxHeaderSize: maxHeaderBytes, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
     // How often Node looks for requests past their time (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
-  }, listener);
+  }, (req, res) => {
+    if (!cap.refuse(req, res)) void listener(req, res);
+  });
+  cap.watch(server);
   answerClientErrors(server, o.docsUrl, o.limits);
   server.listen(o.port, o.hostname, () => onListening?.(server.address() as AddressInfo));
   return server;

@@ -48,6 +48,14 @@ export function callerIp(c: Context, trust: Trust): string | null {
   return normalize(proxyaddr(req as unknown as IncomingMessage, trust));
 }
 
+/** Whether a connection's peer is a proxy the gateway trusts (with a number of hops, every peer is one). */
+export function trustedPeer(trust: Trust): (address: string) => boolean {
+  return (address) => {
+    const peer = normalize(address);
+    return peer !== null && trust(peer, 0);
+  };
+}
+
 /** IPv4-mapped IPv6 (`::ffff:10.0.0.1`) reads as IPv4 so IPv4 CIDR rules match it. */
 function normalize(address: string): string | null {
   const plain = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');

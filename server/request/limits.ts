@@ -22,6 +22,8 @@ export interface RequestLimits {
   headersTimeoutMs: number;
   /** Milliseconds a client has to send the whole request, body included (408 past it). */
   requestTimeoutMs: number;
+  /** Connections one client address may hold open at once (429, and closed, past it; a trusted proxy's are not counted). */
+  maxConnectionsPerClient: number;
   /** Milliseconds a request's statement may run (503 with Retry-After past it). */
   statementTimeoutMs: number;
   /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
@@ -55,6 +57,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxHeaderBytes: { env: 'MAX_HEADER_BYTES', fallback: 16 * 1024 },
   headersTimeoutMs: { env: 'HEADERS_TIMEOUT_MS', fallback: 20_000 },
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', fallback: 300_000 },
+  // Browsers open 6 per host; a load test from one host rarely needs more than a few hundred.
+  maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', fallback: 256 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
   poolMax: { env: 'POOL_MAX', fallback: 10 },

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Files } from '../../../server/files/service.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from '../../../server/request/limits.ts';
 import { listen } from '../../../server/http/listen.ts';
+import { compileTrust, trustedPeer } from '../../../server/request/caller.ts';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
 
@@ -75,7 +76,8 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
     const port = await freePort();
     const server = await new Promise<Server>((resolve, reject) => {
       const limits = { ...DEFAULT_LIMITS, ...options.limits };
-      const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl }, () => resolve(s));
+      const trusted = options.trustProxy ? { trusted: trustedPeer(compileTrust(true)) } : {};
+      const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl, ...trusted }, () => resolve(s));
       s.once('error', reject);
     });
     const address = server.address() as AddressInfo;
