@@ -65,8 +65,23 @@ export class Sampler {
       case 'uri': return 'https://example.com/x';
     }
     if (s.pattern === '^[a-z0-9-]+$') return `s-${this.int(1e6)}`;
+    const named = s.pattern ? this.fromPattern(s.pattern) : undefined;
+    if (named !== undefined) return named;
     const n = Math.max(s.minLength ?? 1, Math.min(s.maxLength ?? 12, 1 + this.int(12)));
     return Array.from({ length: n }, () => this.pick('abcdefghij-_ é'.split(''))).join('').trim() || 'x';
+  }
+
+  /**
+   * A string a pattern that lists names accepts (include, exclude, sort: `^(id|title|meta(\\.[^.,]+)*)(,…)*$`):
+   * one or two of the names it holds, each kept only when the pattern accepts it; undefined when none is.
+   */
+  fromPattern(pattern: string): string | undefined {
+    const re = new RegExp(pattern);
+    const names = [...new Set(pattern.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])].filter((n) => re.test(n));
+    if (!names.length) return undefined;
+    const first = this.pick(names);
+    const two = `${first},${this.pick(names.filter((n) => n !== first).concat(first))}`;
+    return this.chance(0.3) && names.length > 1 && re.test(two) ? two : first;
   }
 
   /** One thing broken about a valid object: a required member dropped, a wrong type, an unknown member, a huge or deep value. */
