@@ -10,6 +10,7 @@ import { DocumentValidator, resolve } from '../../spec/support.ts';
 
 const REQUESTS = Number(process.env.PROBE_REQUESTS ?? 2000);
 const SEED = Number(process.env.PROBE_SEED ?? 20261122);
+const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 1);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const CURSOR_PARAMS = ['after', 'before'];
 /** 422s about files have codes of their own (design.md 5). */
@@ -109,13 +110,14 @@ export function probe(modelFile: string, start: (api: RunningApi) => Promise<Pro
   const requests = Math.max(1, Math.round(REQUESTS * (options.share ?? 1)));
   test(`${requests} schema-driven requests (seed ${SEED}): no 5xx, every error a problem document, every 2xx as documented`, async () => {
     const v = new DocumentValidator(doc);
-    const s = new Sampler(doc, random(SEED));
     const operations = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
       METHODS.filter((m) => item[m]).map((m) => ({ path, method: m.toUpperCase(), op: item[m] as Json })));
     assert.ok(operations.length >= options.minOperations, `operations: ${operations.length}`);
     const failures: string[] = [];
     const statuses = new Map<number, number>();
-    for (let i = 0; i < requests; i++) {
+    const worker = async (w: number, count: number) => {
+     const s = new Sampler(doc, random(SEED + w));
+     for (let i = 0; i < count; i++) {
       const { path, method, op } = s.pick(operations);
       const params = [...(op.parameters ?? []), ...(doc.paths[path].parameters ?? [])].map((p: Json) => resolve(doc, p));
       const concrete = path.replace(/\{([^}]+)\}/g, (_, name: string) => pathValue(s, path, name));
@@ -130,7 +132,9 @@ export function probe(modelFile: string, start: (api: RunningApi) => Promise<Pro
       }
       statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
       for (const issue of issues(v, reply, method, path)) failures.push(`${method} ${concrete} ${JSON.stringify(opts.body ?? opts.raw ?? '').slice(0, 160)} -> ${reply.status}: ${issue}`);
-    }
+     }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w, Math.ceil(requests / CONCURRENCY))));
     const summary = [...statuses].sort(([a], [b]) => a - b).map(([k, n]) => `${k}: ${n}`).join(', ');
     assert.ok([...statuses.keys()].some((k) => k < 300), `some requests succeed (${summary})`);
     assert.ok([...statuses.keys()].some((k) => k >= 400), `some requests are refused (${summary})`);
