@@ -63,9 +63,11 @@ BEGIN
   INSERT INTO lib.uploads (token, owner, filename, content_type, tmp_key, expires_at)
     VALUES (encode(extensions.gen_random_bytes(20), 'hex'), caller, fname, mime, 'tmp/' || gen_random_uuid(), now() + interval '15 minutes')
     RETURNING * INTO u;
-  RETURN jsonb_build_object('file_reference', u.token, 'tmp_key', u.tmp_key, 'content_type', u.content_type, 'expires_at', u.expires_at);
+  -- The upload address is signed for as long as the intent lasts (the gateway signs on its own clock).
+  RETURN jsonb_build_object('file_reference', u.token, 'tmp_key', u.tmp_key, 'content_type', u.content_type, 'expires_at', u.expires_at,
+    'lifetime_ms', (extract(epoch FROM u.expires_at - now()) * 1000)::bigint);
 END $$;
-COMMENT ON FUNCTION api.upload_intent(jsonb) IS 'upload intent: {filename, contentType} -> {file_reference, tmp_key, content_type, expires_at}';
+COMMENT ON FUNCTION api.upload_intent(jsonb) IS 'upload intent: {filename, contentType} -> {file_reference, tmp_key, content_type, expires_at, lifetime_ms}';
 
 -- Before an attach: the caller's unused intents among `tokens` that can still be attached (up to an hour
 -- after the upload URL expired), each with a fresh copy target under uploads/ reserved in the outbox.

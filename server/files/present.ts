@@ -4,7 +4,7 @@
 import type { FileTree } from './limits.ts';
 import type { SignOptions, Storage } from './storage.ts';
 
-/** The lifetime of upload and download addresses (spec 8). */
+/** The lifetime of download addresses (spec 8; an upload address lasts as long as its intent: api.upload_intent). */
 export const LINK_LIFETIME_MS = 15 * 60 * 1000;
 
 interface Block { id: string; location: string; name: string; mime: string }

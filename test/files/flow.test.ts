@@ -41,6 +41,8 @@ function flow(driver: 'local' | 's3') {
     assert.ok(minutes > 14 && minutes <= 15, `expires in 15 minutes (${minutes})`);
     const signedFor = (new Date(data.expires_at).getTime() - Date.now()) / 60_000;
     assert.ok(signedFor > 14 && signedFor <= 15, 'the address expires in 15 minutes');
+    const apart = Math.abs(new Date(data.expires_at).getTime() - new Date(row.expires_at).getTime());
+    assert.ok(apart < 1_000, `the address expires when the intent does (${apart} ms apart): api.upload_intent holds the window`);
     if (driver === 's3') {
       assert.is(url.searchParams.get('X-Amz-Expires'), '900');
       assert.match(url.searchParams.get('X-Amz-SignedHeaders') ?? '', 'content-type', 'the Content-Type is signed into the PUT');
