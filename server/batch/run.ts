@@ -16,6 +16,7 @@ import { problemBody } from '../problem/render.ts';
 import { requestProblem } from '../problem/request.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
 import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query/dispatch.ts';
+import { callerKey } from '../request/caller.ts';
 import { exactCopy, parseResult, responseText } from '../query/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
@@ -161,10 +162,11 @@ export function batchRunner(d: BatchDeps): Batch {
         const answered = { status: 200, headers: { 'Content-Type': 'application/json' }, body: { results: done } };
         if (caller.once) await keepAnswer(tx, caller.once, answered);
         return answered;
-      }, async () => {
+      }, {
         // A deadlock rolled the first attempt back (nothing of it was kept): its file copies go before the
         // second attempt makes its own, from the uploads still there (they go only after a commit).
-        await Promise.all(attachments.splice(0).map((a) => a.undo()));
+        beforeRetry: async () => { await Promise.all(attachments.splice(0).map((a) => a.undo())); },
+        caller: callerKey(caller.identity, caller.ip),
       });
       d.files?.committed({ outbox });
       return outcome;

@@ -1,7 +1,8 @@
 // Admission to one pool's connections: a request waits in line (503 past POOL_TIMEOUT_MS) for a place. Statements
-// on one row by its key may queue on one connection behind each other (POOL_PIPELINE); nothing waits behind others.
+// on one row by its key may queue on one connection behind each other (POOL_PIPELINE); nothing waits behind others;
+// one caller holds at most POOL_CALLER_MAX connections for other statements, so it cannot take them all.
 import type { Sql } from 'postgres';
-import { busy } from '../problem/types.ts';
+import { ApiError, busy } from '../problem/types.ts';
 
 /**
  * How a statement uses its connection.
@@ -25,17 +26,28 @@ interface Lane {
   open: boolean;
 }
 
-interface Waiter { use: Use; admit: (lane: Lane) => void }
+interface Waiter {
+  use: Use;
+  caller: string | undefined;
+  admit: (lane: Lane) => void;
+  /** It waited while its caller held its share of connections (so a timeout is its caller's, 429). */
+  heldBack?: boolean;
+}
 
 export class Gate {
   readonly #lanes: Lane[];
   readonly #line: Waiter[] = [];
+  /** Connections each caller holds for `close` and `own` statements (`share` ones are short and not counted). */
+  readonly #held = new Map<string, number>();
 
   /**
    * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
    * connects on its first statement). `depth`: statements sent on one connection at most (1: none wait behind another).
    */
-  constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number) {
+  /**
+   * `callerMax`: connections one caller may hold at once for `close` and `own` statements (POOL_CALLER_MAX).
+   */
+  constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number, readonly callerMax = clients.length) {
     this.#lanes = clients.map((sql) => ({ sql, starts: [], open: true }));
   }
 
@@ -45,16 +57,35 @@ export class Gate {
   get inUse(): number { return this.#lanes.reduce((n, l) => n + (l.starts.length > 0 ? 1 : 0), 0); }
   get waiting(): number { return this.#line.length; }
 
-  /** Runs `work` on a connection `use` may take, after those already waiting and when one may. */
-  async run<T>(use: Use, work: (sql: Sql) => Promise<T>): Promise<T> {
-    const lane = (this.#line.length === 0 ? this.#place(use) : undefined) ?? await this.#wait(use);
+  /** Connections `caller` holds now for `close` and `own` statements. */
+  held(caller: string): number { return this.#held.get(caller) ?? 0; }
+
+  /**
+   * Runs `work` on a connection `use` may take, after those already waiting and when one may. `caller` (who sent
+   * the request: server/request/caller.ts) is held to its share; without one, the statement is not counted.
+   */
+  async run<T>(use: Use, work: (sql: Sql) => Promise<T>, caller?: string): Promise<T> {
+    const counted = use !== 'share' ? caller : undefined;
+    const lane = (this.#line.length === 0 ? this.#place(use, counted) : undefined) ?? await this.#wait(use, counted);
     try {
       return await work(lane.sql);
     } finally {
       lane.starts.shift();
       if (lane.starts.length === 0) lane.open = true;
+      if (counted !== undefined) this.#release(counted);
       this.#admitWaiting();
     }
+  }
+
+  #release(caller: string): void {
+    const left = this.held(caller) - 1;
+    if (left > 0) this.#held.set(caller, left);
+    else this.#held.delete(caller);
+  }
+
+  /** Whether the caller's share is taken (so its statement waits while others' go ahead). */
+  #atShare(caller: string | undefined): boolean {
+    return caller !== undefined && this.held(caller) >= this.callerMax;
   }
 
   #fits(lane: Lane, use: Use, now: number): boolean {
@@ -63,20 +94,23 @@ export class Gate {
     return use !== 'own' && lane.open && n < this.depth && now - lane.starts[0]! < STALE_MS;
   }
 
-  /** Takes a place for `use` on the first connection that has one. */
-  #place(use: Use): Lane | undefined {
+  /** Takes a place for `use` on the first connection that has one, within the caller's share. */
+  #place(use: Use, caller: string | undefined): Lane | undefined {
+    if (this.#atShare(caller)) return undefined;
     const now = performance.now();
     const lane = this.#lanes.find((l) => this.#fits(l, use, now));
     if (!lane) return undefined;
     lane.starts.push(now);
     if (use !== 'share') lane.open = false;
+    if (caller !== undefined) this.#held.set(caller, this.held(caller) + 1);
     return lane;
   }
 
-  #wait(use: Use): Promise<Lane> {
+  #wait(use: Use, caller: string | undefined): Promise<Lane> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         use,
+        caller,
         admit: (lane) => {
           clearTimeout(timer);
           resolve(lane);
@@ -85,18 +119,32 @@ export class Gate {
       const timer = setTimeout(() => {
         this.#line.splice(this.#line.indexOf(waiter), 1);
         this.#admitWaiting(); // those it held back may fit now
-        reject(busy(`No database connection became free within POOL_TIMEOUT_MS (${this.timeoutMs} ms); try again.`));
+        reject(waiter.heldBack
+          ? new ApiError('tooManyRequests', `This caller's other requests held its share of the database connections (POOL_CALLER_MAX: ${this.callerMax}) `
+            + `for POOL_TIMEOUT_MS (${this.timeoutMs} ms); send fewer at once.`, { headers: { 'Retry-After': '1' } })
+          : busy(`No database connection became free within POOL_TIMEOUT_MS (${this.timeoutMs} ms); try again.`));
       }, this.timeoutMs);
       this.#line.push(waiter);
+      this.#admitWaiting(); // only waiters held to their caller's share may be ahead of it
     });
   }
 
-  /** First come, first served: the head of the line goes first, and those behind it wait while it cannot. */
+  /**
+   * First come, first served among callers within their share: the first such waiter goes first, and those behind
+   * it wait while it cannot. A waiter whose caller holds its share is passed over, so others' requests go ahead.
+   */
   #admitWaiting(): void {
-    while (this.#line.length > 0) {
-      const lane = this.#place(this.#line[0]!.use);
+    for (let i = 0; i < this.#line.length;) {
+      const waiter = this.#line[i]!;
+      if (this.#atShare(waiter.caller)) {
+        waiter.heldBack = true;
+        i++;
+        continue;
+      }
+      const lane = this.#place(waiter.use, waiter.caller);
       if (!lane) return;
-      this.#line.shift()!.admit(lane);
+      this.#line.splice(i, 1);
+      waiter.admit(lane);
     }
   }
 }

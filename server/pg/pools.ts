@@ -42,10 +42,10 @@ export const isPool = (t: Target): t is Pool => typeof t !== 'function';
 
 /**
  * Runs `work` on the target's client, or on a connection of the pool taken for `use` through its gate (503 past
- * POOL_TIMEOUT_MS).
+ * POOL_TIMEOUT_MS; 429 when `caller`'s share of connections held it back).
  */
-export function gated<T>(target: Target, work: (sql: Sql) => Promise<T>, use: Use = 'close'): Promise<T> {
-  return isPool(target) ? target.gate.run(use, work) : work(target);
+export function gated<T>(target: Target, work: (sql: Sql) => Promise<T>, use: Use = 'close', caller?: string): Promise<T> {
+  return isPool(target) ? target.gate.run(use, work, caller) : work(target);
 }
 
 export function openPools(o: PoolOptions): Pools {
@@ -55,7 +55,7 @@ export function openPools(o: PoolOptions): Pools {
   // A client per connection, so the gate chooses which one each statement is sent on.
   const pool = (name: string, url: string): Pool => {
     const clients = Array.from({ length: o.limits.poolMax }, () => client(url));
-    return { name, sql: clients[0]!, clients, gate: new Gate(clients, o.limits.poolPipeline, o.limits.poolTimeoutMs), limits: o.limits };
+    return { name, sql: clients[0]!, clients, gate: new Gate(clients, o.limits.poolPipeline, o.limits.poolTimeoutMs, o.limits.poolCallerMax), limits: o.limits };
   };
   const primary = pool('primary', o.primaryUrl);
   const replicas = (o.readUrls ?? []).map((url, i) => pool(`replica${i + 1}`, url));
@@ -75,6 +75,6 @@ export function openPools(o: PoolOptions): Pools {
 /** Pools over one client the caller owns (tests, and apps built without openPools): no replica, no own probe. */
 export function singlePool(sql: Sql, limits: RequestLimits): Pools {
   // The client keeps its own connections: a place of the gate per connection, one statement on each.
-  const primary: Pool = { name: 'primary', sql, clients: [sql], gate: new Gate(Array(limits.poolMax).fill(sql), 1, limits.poolTimeoutMs), limits };
+  const primary: Pool = { name: 'primary', sql, clients: [sql], gate: new Gate(Array(limits.poolMax).fill(sql), 1, limits.poolTimeoutMs, limits.poolCallerMax), limits };
   return { primary, replicas: [], read: () => primary, probe: sql, end: async () => {} };
 }

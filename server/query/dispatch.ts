@@ -9,6 +9,7 @@ import { ApiError } from '../problem/types.ts';
 import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult, parseWithRowsText } from './json.ts';
+import { callerKey } from '../request/caller.ts';
 
 export interface Call {
   identity: Identity;
@@ -83,8 +84,9 @@ const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
 
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
+  const caller = callerKey(call.identity, call.ip);
   if (call.shares !== 'write' || target.gate.depth === 1) {
-    return target.gate.run(call.shares === 'read' ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()));
+    return target.gate.run(call.shares === 'read' ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()), caller);
   }
   // A write others may be sent behind waits STALE_MS at most for a row lock, so they never wait longer on its
   // account. Refused the lock in that time, it changed nothing: it runs again on a connection of its own, with
@@ -94,11 +96,11 @@ export async function dispatch(target: Target, call: Call): Promise<unknown> {
     return await target.gate.run('share', (sql) => {
       bounds = boundsOf(target);
       return run(sql, call, { ...bounds(), lockTimeoutMs: STALE_MS });
-    });
+    }, caller);
   } catch (err) {
     if (!bounds || (err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err;
   }
-  return target.gate.run('close', (sql) => run(sql, call, bounds!()));
+  return target.gate.run('close', (sql) => run(sql, call, bounds!()), caller);
 }
 
 /** Runs one call inside a transaction (see `transaction`). */
@@ -130,6 +132,13 @@ function conflicted(err: unknown): boolean {
   return false;
 }
 
+export interface TransactionOptions {
+  /** Undoes what a failed attempt did outside the database, before the transaction runs again. */
+  beforeRetry?: () => Promise<void>;
+  /** Who sent the request (server/request/caller.ts): the connection counts against its share. */
+  caller?: string;
+}
+
 /**
  * Several calls in one transaction on one connection, committed when `work` returns and rolled back when it
  * throws. On a pool it holds one place of the gate, and STATEMENT_TIMEOUT_MS bounds the whole transaction:
@@ -137,7 +146,8 @@ function conflicted(err: unknown): boolean {
  * serialization failure rolled back (it changed nothing) runs once more, on the same connection and within the
  * same time, after `beforeRetry` has undone what the failed attempt did outside the database; a second failure is thrown.
  */
-export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>, beforeRetry?: () => Promise<void>): Promise<T> {
+export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
+  const { beforeRetry } = o;
   const pool = isPool(target) ? target : undefined;
   const attempt = (sql: Sql, bounds: (() => Bounds) | undefined) => sql.begin(async (tx) =>
     work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql)) as Promise<T>;
@@ -151,7 +161,7 @@ export async function transaction<T>(target: Target, work: (call: TransactionCal
     await beforeRetry();
     return attempt(sql, bounds);
   };
-  return pool ? pool.gate.run('own', begin) : begin(target as Sql);
+  return pool ? pool.gate.run('own', begin, o.caller) : begin(target as Sql);
 }
 
 /** What a transactional dispatch does besides the call. */
@@ -178,7 +188,7 @@ export async function dispatchGuarded(target: Target, call: Call, guard: Guard):
     check?.(result);
     if (once) await keepAnswer(tx, once, result);
     return result;
-  });
+  }, { caller: callerKey(call.identity, call.ip) });
 }
 
 /** The answer kept for an Idempotency-Key, marked `replayed`; another request with the key is 422. */

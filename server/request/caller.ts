@@ -6,8 +6,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import proxyaddr from 'proxy-addr';
+import type { Identity } from './auth.ts';
 
 export type Trust = (address: string, hop: number) => boolean;
+
+/**
+ * Who sent a request, for what is kept or shared per caller (Idempotency-Keys, a share of the database
+ * connections): the token's `sub`, or for an anonymous caller its client address.
+ */
+export function callerKey(identity: Identity, ip: string | null): string {
+  return identity.role === 'anon' ? `anon ${ip ?? ''}` : `sub ${String(identity.claims.sub)}`;
+}
 
 const NEVER: Trust = () => false;
 

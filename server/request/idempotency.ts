@@ -6,6 +6,7 @@ import { badRequest } from '../problem/types.ts';
 import { argsText } from '../query/json.ts';
 import type { Identity } from './auth.ts';
 import { CLAIM_TYPES } from './claims.ts';
+import { callerKey } from './caller.ts';
 
 /** A write to run at most once per caller and key. */
 export interface Once {
@@ -40,7 +41,7 @@ export function idempotencyOf(
 export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: string, ttlSeconds: number): Once | undefined {
   const raw = headers.get('idempotency-key');
   if (raw === null) return undefined;
-  const caller = identity.role === 'anon' ? `anon ${ip ?? ''}` : `sub ${String(identity.claims.sub)}`;
+  const caller = callerKey(identity, ip);
   const fingerprint = createHash('sha256').update(request).update('\n').update(accessClaims(identity)).digest('base64url');
   return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
 }

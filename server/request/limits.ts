@@ -30,6 +30,8 @@ export interface RequestLimits {
   lockTimeoutMs: number;
   /** Connections the gateway opens to each database (the primary, and each replica). */
   poolMax: number;
+  /** Connections one caller may hold at once for statements other than reads and writes of one row (429 past POOL_TIMEOUT_MS). */
+  poolCallerMax: number;
   /** Statements on one row by its key sent on one connection at once, each behind the last (1: one per connection). */
   poolPipeline: number;
   /** Milliseconds a request may wait for a free connection (503 with Retry-After past it). */
@@ -62,6 +64,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
   poolMax: { env: 'POOL_MAX', fallback: 10 },
+  // Unset: half of POOL_MAX, rounded up (limitsFromEnv), so one caller leaves the other half to everyone else.
+  poolCallerMax: { env: 'POOL_CALLER_MAX', fallback: 5 },
   poolPipeline: { env: 'POOL_PIPELINE', fallback: 8, max: 100 }, // postgres.js sends at most 100 on one connection
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
@@ -83,6 +87,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): RequestLimi
     if (max !== undefined && n > max) throw new Error(`${name} is at most ${max}, got ${n}`);
     out[key] = n;
   }
+  if (!env[LIMITS.poolCallerMax.env]) out.poolCallerMax = Math.ceil(out.poolMax / 2);
   if (out.headersTimeoutMs > out.requestTimeoutMs) {
     throw new Error(`${LIMITS.headersTimeoutMs.env} (${out.headersTimeoutMs}) may not exceed ${LIMITS.requestTimeoutMs.env} (${out.requestTimeoutMs}): the headers are part of the request`);
   }

@@ -9,7 +9,7 @@ import { healthRoutes } from '../../server/health.ts';
 import { openPools, type Pools } from '../../server/pg/pools.ts';
 import { gatewayUrl } from '../../server/pg/gateway-role.ts';
 import { loadManifest } from '../../server/query/manifest.ts';
-import { DEFAULT_LIMITS, type RequestLimits } from '../../server/request/limits.ts';
+import { DEFAULT_LIMITS, limitsFromEnv, type RequestLimits } from '../../server/request/limits.ts';
 import { Files } from '../../server/files/service.ts';
 import { storageFromEnv } from '../../server/files/storage.ts';
 import { mkdtempSync } from 'node:fs';
@@ -42,8 +42,8 @@ function gateway(limits: Partial<RequestLimits>) {
   const files = new Files({ sql: pools.primary.sql, pool: pools.primary, manifest, storage });
   const app = createApp({ sql: pools.primary.sql, pools, manifest, jwtSecret: SECRET, log: () => {}, files });
   app.route('/', healthRoutes(pools.probe));
-  const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}` };
+  const call = async (method: string, path: string, body?: unknown, sub = 'u1') => {
+    const headers: Record<string, string> = { authorization: `Bearer ${await token({ sub, roles: ['admin'] })}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const started = Date.now();
     const res = await app.request(BASE + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
@@ -159,6 +159,44 @@ test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () =>
   } finally {
     await release();
   }
+});
+
+test('one caller holds at most POOL_CALLER_MAX connections: its next request waits while others go ahead, 429 at POOL_TIMEOUT_MS', async () => {
+  const g = gateway({ lockTimeoutMs: 3000, poolMax: 3, poolCallerMax: 2, poolTimeoutMs: 800 });
+  const project = (await g.call('POST', '/projects', { name: 'Share' })).body.data;
+  const release = await holdLock(project.id);
+  let writes: Array<Promise<{ res: Response }>> = [];
+  try {
+    // Refused the lock within STALE_MS, each write waits for it on a connection of its own: u1's share.
+    writes = [1, 2].map((n) => g.call('PATCH', `/projects/${project.id}`, { name: `held ${n}` }));
+    await sleep(300);
+    assert.is(g.pools.primary.gate.held('sub u1'), 2);
+    const third = g.call('GET', '/projects');
+    await sleep(100);
+    const other = await g.call('GET', '/projects', undefined, 'u2');
+    assert.is(other.res.status, 200, 'another caller takes the free connection ahead of u1\'s waiting list');
+    assert.ok(other.ms < 700, `answered in ${other.ms} ms`);
+    const refused = await third;
+    assert.is(refused.res.status, 429, JSON.stringify(refused.body));
+    assert.is(refused.body.code, 'E_TOO_MANY_REQUESTS');
+    assert.match(refused.body.detail, 'POOL_CALLER_MAX');
+    assert.is(refused.res.headers.get('retry-after'), '1');
+    assert.ok(refused.ms >= 700, `it waited POOL_TIMEOUT_MS (${refused.ms} ms)`);
+    const read = await g.call('GET', `/projects/${project.id}`);
+    assert.is(read.res.status, 200, 'a read by key is not held to the share');
+  } finally {
+    await release();
+  }
+  for (const w of await Promise.all(writes)) assert.is(w.res.status, 200);
+  assert.is(g.pools.primary.gate.held('sub u1'), 0, 'the share is given back');
+  assert.is((await g.call('GET', '/projects')).res.status, 200);
+});
+
+test('POOL_CALLER_MAX: half of POOL_MAX unless set', () => {
+  assert.is(limitsFromEnv({}).poolCallerMax, 5);
+  assert.is(limitsFromEnv({ POOL_MAX: '7' }).poolCallerMax, 4);
+  assert.is(limitsFromEnv({ POOL_MAX: '7', POOL_CALLER_MAX: '7' }).poolCallerMax, 7);
+  assert.throws(() => limitsFromEnv({ POOL_CALLER_MAX: '0' }), /POOL_CALLER_MAX must be a positive whole number/);
 });
 
 test('a gateway whose own login is refused (wrong password) answers 503, not 500, and /health says 503 too', async () => {
