@@ -64,6 +64,7 @@ const PROBLEMS: Array<[string, string, string, string]> = [
   ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body, or one object or array in it, is over its limit (MAX_BODY_BYTES, MAX_JSON_MEMBERS, MAX_BATCH_OPERATIONS); more than 10 passwords set in one request; a batch whose answers pass MAX_BATCH_RESPONSE_BYTES.'],
   ['415', 'UnsupportedMediaType', 'E_UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON.'],
   ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED, E_IDEMPOTENCY_KEY_REUSED', 'The body breaks the schema or a constraint (`errors` lists every rule broken), or the Idempotency-Key was used for another request.'],
+  ['429', 'TooManyRequests', 'E_TOO_MANY_REQUESTS', 'This caller\'s other requests held its share of the database connections (POOL_CALLER_MAX) until POOL_TIMEOUT_MS, or too many connections from its address (MAX_CONNECTIONS_PER_CLIENT); retry after Retry-After seconds.'],
   ['503', 'Unavailable', 'E_UNAVAILABLE', 'The database is unreachable or overloaded.'],
 ];
 
@@ -73,7 +74,7 @@ function problemResponse(description: string, headers?: Schema): Schema {
 
 /** The status -> problem response references for an operation; `extra` adds 409/412/413/415/422. */
 export function errorResponses(extra: Array<'409' | '412' | '413' | '415' | '422'>): Record<string, Schema> {
-  const wanted = new Set(['400', '401', '403', '404', '503', ...extra]);
+  const wanted = new Set(['400', '401', '403', '404', '429', '503', ...extra]);
   const out: Record<string, Schema> = {};
   for (const [status, name] of PROBLEMS) if (wanted.has(status)) out[status] = responseRef(name);
   out.default = responseRef('Problem');
@@ -83,7 +84,9 @@ export function errorResponses(extra: Array<'409' | '412' | '413' | '415' | '422
 export function commonComponents(): Schema {
   const responses: Record<string, Schema> = { Problem: problemResponse('Any other error, as a problem document.') };
   for (const [status, name, codes, when] of PROBLEMS) {
-    responses[name] = problemResponse(`${when} (${codes})`, status === '401' ? { 'WWW-Authenticate': header('WWWAuthenticate') } : undefined);
+    const headers = status === '401' ? { 'WWW-Authenticate': header('WWWAuthenticate') }
+      : status === '429' || status === '503' ? { 'Retry-After': header('RetryAfter') } : undefined;
+    responses[name] = problemResponse(`${when} (${codes})`, headers);
   }
   return {
     schemas: problemSchemas,
@@ -93,6 +96,7 @@ export function commonComponents(): Schema {
       LastModified: { description: 'When the record was last written (HTTP date).', schema: { type: 'string' } },
       Location: { description: 'Path of the created record.', schema: { type: 'string' } },
       WWWAuthenticate: { description: 'Bearer error="invalid_token"', schema: { type: 'string' } },
+      RetryAfter: { description: 'Seconds to wait before retrying (sent when the server knows: a pool, lock or statement timeout, a caller\'s share).', schema: { type: 'string' } },
     },
     parameters: {
       IfMatch: { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
