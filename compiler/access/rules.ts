@@ -4,7 +4,7 @@ import type { Entity, Model, PredicateGroup, Rule } from '../model/types.ts';
 import { IDENTITY_RULES, isGroup } from '../model/types.ts';
 import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
-import { ident, literal, qname, scalarLiteral, textArray } from '../sql/ident.ts';
+import { ident, literal, pgName, qname, scalarLiteral, textArray } from '../sql/ident.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -97,7 +97,7 @@ function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
 }
 
 /** app.<table>_stakeholder_keys(): the keys of that table's rows in the caller's projects. */
-export const stakeholderKeys = (table: string) => qname('app', `${table}_stakeholder_keys`);
+export const stakeholderKeys = (table: string) => qname('app', pgName(table, 'stakeholder_keys'));
 
 /** The row's project (itself, its parent chain, or the entity `via` references) is one the caller owns or is a member of. */
 function stakeholderCall(ctx: RuleContext, via: string | undefined): string {

@@ -67,7 +67,7 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
 /** Key column pointing at an entity: <entity>_<pk>, typed like that key. */
 function keyColumn(entityName: string, entity: Entity, prefix = ''): { col: ColumnIR; pk: string } {
   const [pk, p] = primaryOf(entity);
-  return { pk, col: { name: `${prefix}${snake(entityName)}_${pk}`, sqlType: baseType(p), notNull: true, identity: false } };
+  return { pk, col: { name: pgName(`${prefix}${snake(entityName)}`, pk), sqlType: baseType(p), notNull: true, identity: false } };
 }
 
 function foreignKey(table: string, col: string, targetName: string, target: Entity, targetCol: string): ConstraintIR {

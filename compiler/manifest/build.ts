@@ -8,6 +8,7 @@ import { bodySchema } from './schemas.ts';
 import { embedsOf, type EmbedDef } from '../query/embeds.ts';
 import { docsFacts, keySchema, readSchema, wireProperties } from './read.ts';
 import { wireName } from '../model/names.ts';
+import { pgName } from '../sql/ident.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -61,7 +62,7 @@ export function buildManifest(model: Model): Manifest {
       relations[rel.name] = spec.kind === 'manyToMany'
         ? {
             kind: 'manyToMany', target: spec.entity, table: r.name,
-            functions: { list: `${r.name}_list`, link: `${r.name}_link`, unlink: `${r.name}_unlink` },
+            functions: { list: pgName(r.name, 'list'), link: pgName(r.name, 'link'), unlink: pgName(r.name, 'unlink') },
             ownerColumn: rel.ownerColumn, targetColumn: rel.targetColumn!,
             edge: Object.fromEntries(Object.entries(spec.modules?.Membership?.edge ?? {})
               .filter(([, v]) => v).map(([k, v]) => [k, v!.enum ? { enum: v!.enum } : {}])),
@@ -69,14 +70,14 @@ export function buildManifest(model: Model): Manifest {
           }
         : {
             kind: 'oneToOne', table: r.name,
-            functions: { read: `${r.name}_read`, replace: `${r.name}_replace` }, ownerColumn: rel.ownerColumn,
+            functions: { read: pgName(r.name, 'read'), replace: pgName(r.name, 'replace') }, ownerColumn: rel.ownerColumn,
             properties: props(spec.properties),
             schemas: { replace: bodySchema(wireProperties(spec.properties), 'replace'), read: readSchema(spec.properties, ownerKey(rel.ownerColumn, e)) },
           };
     }
     const named = (found: [string, Property] | undefined) => (found ? wireName(...found) : undefined);
     const versionProperty = named(Object.entries(e.properties).find(([, p]) => p.modules?.Version));
-    const fn = (a: string) => `${t.name}_${a}`;
+    const fn = (a: string) => pgName(t.name, a);
     resources[t.entityName] = {
       entity: t.entityName, collection: e.collection, table: t.name,
       primaryKey: named(Object.entries(e.properties).find(([, p]) => p.primary))!,

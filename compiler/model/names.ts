@@ -1,15 +1,19 @@
 // Database names derived from the model: one place decides what every table is called,
 // so the compiler, validation (collisions) and the gateway agree.
 import type { Entity, Property } from './types.ts';
+import { pgName } from '../sql/ident.ts';
 
 /** app.<collection>, with dashes (allowed in URLs) turned into underscores. */
 export function tableName(e: Entity): string {
   return e.collection.replace(/-/g, '_');
 }
 
-/** Join table of a manyToMany relation, or the table of a oneToOne sub-resource. */
+/**
+ * Join table of a manyToMany relation, or the table of a oneToOne sub-resource: `<table>_<relation>`, or when
+ * that passes PostgreSQL's 63 bytes, its start and a short hash (stable, and unique where a cut would not be).
+ */
 export function relationTableName(e: Entity, relation: string): string {
-  return `${tableName(e)}_${relation.toLowerCase()}`;
+  return pgName(tableName(e), relation.toLowerCase());
 }
 
 /** snake_case of an entity name: BlogPost -> blog_post. */

@@ -3,7 +3,7 @@
 import type { Model } from '../model/types.ts';
 import type { ColumnIR, TableIR } from '../ir/types.ts';
 import { buildManifest } from '../manifest/build.ts';
-import { literal, qname } from './ident.ts';
+import { literal, pgName, qname } from './ident.ts';
 import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
@@ -52,7 +52,7 @@ function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[
 export function functionNames(tables: TableIR[]): string[] {
   const suffixes = (t: TableIR) => t.kind === 'join' ? ['list', 'link', 'unlink'] : t.kind === 'subresource' ? ['read', 'replace']
     : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : [])];
-  return tables.flatMap((t) => suffixes(t).map((a) => `${t.name}_${a}`));
+  return tables.flatMap((t) => suffixes(t).map((a) => pgName(t.name, a)));
 }
 
 /**

@@ -34,15 +34,18 @@ export function textArray(values: readonly string[]): string {
   return `ARRAY[${values.map(literal).join(', ')}]::text[]`;
 }
 
+/** PostgreSQL's longest identifier (NAMEDATALEN - 1); a longer one is cut silently, so two may become one. */
+export const MAX_IDENTIFIER_BYTES = 63;
+
 /**
  * A database object name from parts joined by "_", kept within PostgreSQL's 63 bytes:
  * a longer one keeps its start and gets a short hash so it stays unique and stable.
  */
 export function pgName(...parts: string[]): string {
   const full = parts.join('_');
-  if (Buffer.byteLength(full) <= 63) return full;
+  if (Buffer.byteLength(full) <= MAX_IDENTIFIER_BYTES) return full;
   const hash = createHash('sha1').update(full).digest('hex').slice(0, 8);
   let head = full;
-  while (Buffer.byteLength(head) > 54) head = head.slice(0, -1);
+  while (Buffer.byteLength(head) > MAX_IDENTIFIER_BYTES - 9) head = head.slice(0, -1);
   return `${head}_${hash}`;
 }

@@ -1,7 +1,7 @@
 // The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
 import type { TableIR } from '../ir/types.ts';
-import { ident, literal, qname, textArray } from './ident.ts';
+import { ident, literal, pgName, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 
@@ -25,7 +25,7 @@ const refuse = (code: string, message: string, property: string, rule: string) =
 export type ResolveReference = (references: string) => { table: string; key: string };
 
 export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
-  const fn = qname('app', `${t.name}_write_rules`);
+  const fn = qname('app', pgName(t.name, 'write_rules'));
   // Messages say the property's wire name (web.name); the property argument stays the column's, which the
   // gateway maps to the wire like every errors[].property SQL reports.
   const props = t.columns.filter((c) => c.prop).map((c) => ({
@@ -129,7 +129,7 @@ function sortGuardsFirst(lines: string[]): string[] {
 
 /** A sub-resource is part of its owner: any write to it gives the owner a new ETag (spec 4.3). */
 export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string): string {
-  const fn = qname('app', `${t.name}_touch_owner`);
+  const fn = qname('app', pgName(t.name, 'touch_owner'));
   const key = ident(t.relation!.ownerColumn);
   return [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,

@@ -2,7 +2,7 @@
 // restore, each an api.<table>_<action> function whose statements are written out for that table, so
 // PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
 import { ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
-import { ident, literal, qname, textArray } from '../ident.ts';
+import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import { embedJson, embedScenarios } from './embed.ts';
@@ -69,7 +69,7 @@ export function explainMiss(s: Shape, action: string, rows: 'live' | 'any', expe
   ];
 }
 
-const api = (s: Shape, action: string) => qname('api', `${s.name}_${action}`);
+const api = (s: Shape, action: string) => qname('api', pgName(s.name, action));
 const ARGS: Array<[string, string]> = [['args', 'jsonb']];
 const bodyCheck = (s: Shape, body = '_body') =>
   `PERFORM lib.check_body(${body}, ${textArray(s.writable.map((w) => w.name).concat(s.managed))}, ${textArray(s.readOnly)});`;

@@ -4,11 +4,11 @@
 import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
 import { dataRules, type RuleContext } from '../../access/rules.ts';
-import { ident, literal, qname } from '../ident.ts';
+import { ident, literal, pgName, qname } from '../ident.ts';
 import { keyEquals, plpgsql, type Shape } from './shape.ts';
 
 const DEFINER = ' STABLE SECURITY DEFINER SET search_path = pg_catalog';
-export const fn = (s: Shape | string, what: string) => qname('app', `${typeof s === 'string' ? s : s.name}_${what}`);
+export const fn = (s: Shape | string, what: string) => qname('app', pgName(typeof s === 'string' ? s : s.name, what));
 
 /** app.<t>_exists(key, parent): the record exists for the caller's API (live, in the organization, under the parent). */
 function existsDdl(s: Shape): string {

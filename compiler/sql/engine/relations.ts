@@ -1,7 +1,7 @@
 // The compiled relation actions: list linked records, link and unlink (manyToMany join tables), read and
 // replace a oneToOne sub-resource. The owning record must be visible as the action (pre-flight); a link
 // target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
-import { ident, literal, qname, textArray } from '../ident.ts';
+import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { explainMiss, head, ownerParentCheck, readPreconditions, type Head } from './records.ts';
 import {
@@ -18,7 +18,7 @@ export interface JoinShape {
 }
 
 const ARGS: Array<[string, string]> = [['args', 'jsonb']];
-const api = (s: Shape, action: string) => qname('api', `${s.name}_${action}`);
+const api = (s: Shape, action: string) => qname('api', pgName(s.name, action));
 /** The owner: inside the nested path's chain, then visible as the action (pre-flight). */
 const ownerCheck = (owner: Shape, action: string) => `${ownerParentCheck(owner)}\nPERFORM ${fn(owner, 'require')}(_key, ${literal(action)});`;
 const edgeJson = (j: JoinShape, alias: string) => `jsonb_build_object(${j.edge.map((e) => `${literal(e)}, ${alias}.${ident(e)}`).join(', ')})`;
