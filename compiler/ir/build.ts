@@ -1,7 +1,7 @@
 // Builds the IR from a validated model: one table per entity, per manyToMany relation (join) and
 // per oneToOne relation (sub-resource), each with its columns, constraints and indexes.
 import type { Entity, Model, Property } from '../model/types.ts';
-import { relationTableName, snake, tableName } from '../model/names.ts';
+import { keyColumnName, relationTableName, tableName } from '../model/names.ts';
 import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { SYSTEM_COLUMNS, baseType, propertyColumn } from './columns.ts';
 import { propertyConstraints, propertyIndexes } from './rules.ts';
@@ -67,7 +67,7 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
 /** Key column pointing at an entity: <entity>_<pk>, typed like that key. */
 function keyColumn(entityName: string, entity: Entity, prefix = ''): { col: ColumnIR; pk: string } {
   const [pk, p] = primaryOf(entity);
-  return { pk, col: { name: pgName(`${prefix}${snake(entityName)}`, pk), sqlType: baseType(p), notNull: true, identity: false } };
+  return { pk, col: { name: keyColumnName(entityName, pk, prefix), sqlType: baseType(p), notNull: true, identity: false } };
 }
 
 function foreignKey(table: string, col: string, targetName: string, target: Entity, targetCol: string): ConstraintIR {

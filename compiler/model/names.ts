@@ -16,6 +16,11 @@ export function relationTableName(e: Entity, relation: string): string {
   return pgName(tableName(e), relation.toLowerCase());
 }
 
+/** A join or sub-resource table's column holding an entity's key: `<entity>_<key>` in snake_case, within 63 bytes. */
+export function keyColumnName(entityName: string, key: string, prefix = ''): string {
+  return pgName(`${prefix}${snake(entityName)}`, key);
+}
+
 /** snake_case of an entity name: BlogPost -> blog_post. */
 export function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

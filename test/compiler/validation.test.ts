@@ -137,6 +137,16 @@ test('a model that breaks its JSON Schema reports the domain errors too, in one 
   rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'Version needs an integer Number property');
 });
 
+test('a relation, parent or projects without its entity is the schema\'s one error, not also an unknown entity "undefined"', () => {
+  const m = base();
+  m.entities.Item.relations = { links: { kind: 'manyToMany' } };
+  m.entities.Item.parent = { property: 'name' };
+  m.api.projects = { members: 'links' };
+  const errors = errorsOf(m);
+  assert.ok(errors.length > 0);
+  assert.equal(errors.filter((e) => e.message.includes('undefined')), [], JSON.stringify(errors, null, 1));
+});
+
 test('more than one Status property', () => {
   const m = base();
   m.entities.Item.properties.phase = { type: 'String', modules: { Status: {} } };

@@ -4,7 +4,7 @@ import type { Entity, Model, Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
 import { checkProperty } from './properties.ts';
-import { tableName, relationTableName, snake } from '../names.ts';
+import { keyColumnName, tableName, relationTableName } from '../names.ts';
 
 export function checkEntities(ctx: CheckContext): void {
   const { model } = ctx;
@@ -24,8 +24,9 @@ export function checkEntities(ctx: CheckContext): void {
   const projects = model.api.projects;
   if (projects) {
     const pe = model.entities[projects.entity];
-    if (!pe) ctx.fail('/api/projects/entity', 'Unknown entity', `no entity named "${projects.entity}"`);
-    else if (pe.relations?.[projects.members]?.kind !== 'manyToMany') {
+    if (!pe) {
+      if (projects.entity !== undefined) ctx.fail('/api/projects/entity', 'Unknown entity', `no entity named "${projects.entity}"`);
+    } else if (pe.relations?.[projects.members]?.kind !== 'manyToMany') {
       ctx.fail('/api/projects/members', 'Projects', `"${projects.members}" must be a manyToMany relation of ${projects.entity}`);
     }
   }
@@ -55,9 +56,10 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
     const rat = `${at}${ptr('relations', rname)}`;
     if (e.properties[rname]) ctx.fail(rat, 'Name Collision', `relation "${rname}" has the name of a property`);
     if (r.kind === 'manyToMany') {
-      if (!ctx.model.entities[r.entity]) ctx.fail(`${rat}/entity`, 'Unknown entity', `no entity named "${r.entity}"`);
+      // A missing name is the schema's error ("entity" is required), not an unknown entity.
+      if (r.entity !== undefined && !ctx.model.entities[r.entity]) ctx.fail(`${rat}/entity`, 'Unknown entity', `no entity named "${r.entity}"`);
     } else {
-      const ownerKey = `${snake(name)}_${primaries[0] ?? 'id'}`;
+      const ownerKey = keyColumnName(name, primaries[0] ?? 'id');
       checkWireNames(ctx, rat, r.properties, new Map([[ownerKey, `the owner's key "${ownerKey}"`]]));
       for (const [pname, p] of Object.entries(r.properties)) {
         checkProperty(ctx, `${rat}${ptr('properties', pname)}`, pname, p, 'relation');
@@ -68,7 +70,7 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
   if (e.parent) {
     const parent = ctx.model.entities[e.parent.entity];
     const prop = e.properties[e.parent.property];
-    if (!parent) ctx.fail(`${at}/parent/entity`, 'Unknown entity', `no entity named "${e.parent.entity}"`);
+    if (!parent && e.parent.entity !== undefined) ctx.fail(`${at}/parent/entity`, 'Unknown entity', `no entity named "${e.parent.entity}"`);
     if (!prop) ctx.fail(`${at}/parent/property`, 'Unknown property', `no property "${e.parent.property}" on ${name}`);
     else if (prop.references && prop.references !== e.parent.entity) {
       ctx.fail(`${at}/parent/property`, 'Parent', `"${e.parent.property}" references ${prop.references}, not the parent ${e.parent.entity}`);

@@ -13,7 +13,7 @@ export function checkIdentity(ctx: CheckContext): void {
   const identity = ctx.model.api.identity;
   if (!identity) return;
   const e = ctx.model.entities[identity.entity];
-  if (!e) return ctx.fail('/api/identity/entity', 'Unknown entity', `no entity named "${identity.entity}"`);
+  if (!e) return identity.entity === undefined ? undefined : ctx.fail('/api/identity/entity', 'Unknown entity', `no entity named "${identity.entity}"`);
   for (const module of ['Email', 'Password'] as const) {
     const found = withModule(e, module);
     if (found.length !== 1) {
