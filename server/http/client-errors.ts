@@ -1,5 +1,5 @@
 // Requests Node's HTTP server refuses before the app sees them (headers past the limit, malformed request
-// lines, a request not received in time) still get a problem document where the socket can take one.
+// lines, a request not received in time, CONNECT) still get a problem document where the socket can take one.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemBody } from '../problem/render.ts';
@@ -26,13 +26,23 @@ export function answerClientErrors(server: Server, docsUrl: string, limits: Serv
         ? new ApiError('requestTimeout', `The request did not arrive in time: its headers are due within ${limits.headersTimeoutMs} ms (${LIMITS.headersTimeoutMs.env}), `
           + `all of it within ${limits.requestTimeoutMs} ms (${LIMITS.requestTimeoutMs.env}).`)
         : badRequest('The request could not be parsed as HTTP/1.1.');
-    const body = JSON.stringify(problemBody(problem, { docsUrl, instance: '' }));
-    socket.end([
-      `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json',
-      `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,
-    ].join('\r\n'));
-    // Unread bytes at close would reset the connection before the client reads the answer: drain them.
-    socket.resume();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    answerAndClose(socket, problem, docsUrl);
   });
+  // CONNECT (a proxy's method) never reaches the app: Node hands it over as a bare socket, closed unanswered.
+  server.on('connect', (req: { method?: string }, socket: Socket) => {
+    const problem = new ApiError('methodNotAllowed', `${req.method ?? 'CONNECT'} is not served here: this is an API, not a proxy.`);
+    answerAndClose(socket, problem, docsUrl, ['Allow: ']); // no method is allowed on a proxy's target
+  });
+}
+
+/** Writes the problem as a whole HTTP/1.1 answer on the socket, then closes it once the client stopped sending. */
+function answerAndClose(socket: Socket, problem: ApiError, docsUrl: string, headers: string[] = []): void {
+  const body = JSON.stringify(problemBody(problem, { docsUrl, instance: '' }));
+  socket.end([
+    `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json', ...headers,
+    `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,
+  ].join('\r\n'));
+  // Unread bytes at close would reset the connection before the client reads the answer: drain them.
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -24,6 +24,8 @@ async function readJson(req: Request, maxBytes: number, maxMembers: number, list
   const json = type !== null && isJsonType(type);
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > 0 && !json) throw unsupported(type);
+  const coding = req.headers.get('content-encoding');
+  if (coding !== null && !/^\s*identity\s*$/i.test(coding)) throw encoded(coding);
   if (declared > maxBytes) throw tooLarge(maxBytes);
 
   const bytes = await readLimited(req, maxBytes, declared);
@@ -137,5 +139,9 @@ async function readBytes(req: Request, maxBytes: number, declared: number): Prom
 
 const unsupported = (type: string | null) =>
   new ApiError('unsupportedMediaType', `The request body must be JSON (Content-Type: application/json), not ${type ? `"${type.split(';')[0]}"` : 'untyped'}.`);
+
+/** A compressed body (RFC 7694 3: 415, naming the codings accepted: none but identity). */
+const encoded = (coding: string) => new ApiError('unsupportedMediaType',
+  `The request body must be sent as it is, without a Content-Encoding ("${coding.slice(0, 40)}" is not accepted).`, { headers: { 'Accept-Encoding': 'identity' } });
 
 const tooLarge = (max: number) => new ApiError('payloadTooLarge', `The request body is larger than the limit of ${max} bytes.`);

@@ -2,6 +2,7 @@
 // JSON members, oversized JSON objects, filter counts, search trees, oversized headers, dot segments in
 // ids, claims PostgreSQL cannot hold, and concurrent links of one pair. Each answers a problem document.
 import { test } from 'uvu';
+import { gzipSync } from 'node:zlib';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus, type Reply } from './support/http.ts';
 import { problemIssues } from './support/problem.ts';
@@ -82,6 +83,24 @@ test('a Host header or request target no URL can be built from is a 400 problem 
   assert.is(reply.status, 400);
   assert.is(reply.type, 'application/problem+json');
   assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
+});
+
+test('CONNECT (a proxy\'s method) is a 405 problem document, not a silently closed socket', async () => {
+  const reply = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+  assert.is(reply.status, 405);
+  assert.is(reply.type, 'application/problem+json');
+  assert.equal([reply.body.status, reply.body.code], [405, 'E_METHOD_NOT_ALLOWED']);
+  assert.match(reply.head, /\r\nAllow: ?(\r\n|$)/i);
+});
+
+test('a compressed request body (Content-Encoding) is 415 saying so, with Accept-Encoding: identity; nothing is written', async () => {
+  const body = gzipSync(JSON.stringify({ slug: 'gz', label: 'Gzipped' }));
+  const reply = await api.call('POST', '/tags', { raw: body, type: 'application/json', headers: { 'Content-Encoding': 'gzip' } });
+  problem(reply, 415, /without a Content-Encoding/);
+  assert.is(reply.headers.get('accept-encoding'), 'identity');
+  expectStatus(await api.get('/tags/gz'), 404);
+  const plain = await api.call('POST', '/tags', { raw: JSON.stringify({ slug: 'gz', label: 'Plain' }), type: 'application/json', headers: { 'Content-Encoding': 'identity' } });
+  expectStatus(plain, 201);
 });
 
 test('%2e%2e and .. in an id are ids: matched as sent, never resolved (404), not another route', async () => {
