@@ -67,7 +67,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     process.exit(code);
   };
   const trusted = trustedPeer(compileTrust(env.TRUST_PROXY));
-  const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl, trusted }, (info) => {
+  const largestBody = Math.max(limits.maxBodyBytes, files.storage.driver === 'local' ? files.maxUploadBytes : 0);
+  const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl, trusted, largestBody }, (info) => {
     const base = `http://localhost:${info.port}`;
     for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
     console.log(`Health: ${base}/health`);

@@ -1,6 +1,6 @@
 // Requests Node's HTTP server refuses before the app sees them (headers past the limit, malformed request
-// lines, a request not received in time, CONNECT) still get a problem document where the socket can take one.
-import type { Server } from 'node:http';
+// lines, a request not received in time, CONNECT, a body announced too large) still get a problem document.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemBody } from '../problem/render.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
@@ -32,6 +32,25 @@ export function answerClientErrors(server: Server, docsUrl: string, limits: Serv
   server.on('connect', (req: { method?: string }, socket: Socket) => {
     const problem = new ApiError('methodNotAllowed', `${req.method ?? 'CONNECT'} is not served here: this is an API, not a proxy.`);
     answerAndClose(socket, problem, docsUrl, ['Allow: ']); // no method is allowed on a proxy's target
+  });
+}
+
+/**
+ * `Expect: 100-continue`: a client asks before sending its body. One whose Content-Length passes `largestBody` (the
+ * most any route takes) is answered 413 at once, so it never sends the body; the others are told to go on.
+ */
+export function answerExpectContinue(server: Server, docsUrl: string, largestBody: number): void {
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length']) > largestBody) {
+      const problem = new ApiError('payloadTooLarge', `The request body is larger than the limit of ${largestBody} bytes.`);
+      const body = JSON.stringify(problemBody(problem, { docsUrl, instance: (req.url ?? '').split('?')[0]! }));
+      res.shouldKeepAlive = false;
+      res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
   });
 }
 

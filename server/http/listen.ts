@@ -6,14 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { renderProblem } from '../problem/render.ts';
 import { badRequest } from '../problem/types.ts';
-import { answerClientErrors } from './client-errors.ts';
+import { answerClientErrors, answerExpectContinue } from './client-errors.ts';
 import { ConnectionCap } from './connections.ts';
 import type { RequestLimits } from '../request/limits.ts';
 
 type Fetch = Parameters<typeof getRequestListener>[0];
 
 /** The limits the HTTP server itself enforces, before the app sees a request. */
-export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient'>;
+export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient' | 'maxBodyBytes'>;
 
 export interface ListenOptions {
   port: number;
@@ -23,6 +23,8 @@ export interface ListenOptions {
   docsUrl: string;
   /** Peer addresses whose connections are not capped: the proxies TRUST_PROXY names (default: none). */
   trusted?: (address: string) => boolean;
+  /** The largest body any route takes (default MAX_BODY_BYTES; a local-driver upload's cap may be larger). */
+  largestBody?: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
   });
   cap.watch(server);
   answerClientErrors(server, o.docsUrl, o.limits);
+  answerExpectContinue(server, o.docsUrl, o.largestBody ?? o.limits.maxBodyBytes);
   server.listen(o.port, o.hostname, () => onListening?.(server.address() as AddressInfo));
   return server;
 }

@@ -3,6 +3,7 @@
 // ids, claims PostgreSQL cannot hold, and concurrent links of one pair. Each answers a problem document.
 import { test } from 'uvu';
 import { gzipSync } from 'node:zlib';
+import { connect } from 'node:net';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus, type Reply } from './support/http.ts';
 import { problemIssues } from './support/problem.ts';
@@ -83,6 +84,26 @@ test('a Host header or request target no URL can be built from is a 400 problem 
   assert.is(reply.status, 400);
   assert.is(reply.type, 'application/problem+json');
   assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
+});
+
+test('Expect: 100-continue with a Content-Length past every limit is 413 at once (no 100 Continue); within it, 100 then the answer', async () => {
+  const token = await api.token();
+  const ask = (length: number) => `POST ${api.basePath}/tags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n`
+    + `Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
+  const refused = await raw(ask(200 * 1024 * 1024));
+  assert.is(refused.status, 413, refused.head);
+  assert.equal([refused.body.code, refused.body.instance], ['E_PAYLOAD_TOO_LARGE', `${api.basePath}/tags`]);
+  assert.match(refused.head, /\r\nConnection: close(\r\n|$)/i);
+  const socket = connect(Number(new URL(api.origin).port), '127.0.0.1');
+  let seen = '';
+  socket.on('data', (d) => { seen += d.toString('utf8'); });
+  const body = JSON.stringify({ slug: 'continued', label: 'Continued' });
+  socket.write(ask(Buffer.byteLength(body)));
+  while (!seen.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
+  assert.match(seen, /^HTTP\/1\.1 100 Continue\r\n/);
+  socket.write(body);
+  while (!/HTTP\/1\.1 201/.test(seen)) await new Promise((r) => setTimeout(r, 10));
+  socket.destroy();
 });
 
 test('CONNECT (a proxy\'s method) is a 405 problem document, not a silently closed socket', async () => {

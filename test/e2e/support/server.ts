@@ -77,7 +77,8 @@ export async function startApi(modelFile: string, options: StartOptions = {}): P
     const server = await new Promise<Server>((resolve, reject) => {
       const limits = { ...DEFAULT_LIMITS, ...options.limits };
       const trusted = options.trustProxy ? { trusted: trustedPeer(compileTrust(true)) } : {};
-      const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl, ...trusted }, () => resolve(s));
+      const largestBody = Math.max(limits.maxBodyBytes, files.storage.driver === 'local' ? files.maxUploadBytes : 0);
+      const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl, largestBody, ...trusted }, () => resolve(s));
       s.once('error', reject);
     });
     const address = server.address() as AddressInfo;
