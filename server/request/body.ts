@@ -42,33 +42,48 @@ async function readJson(req: Request, maxBytes: number, maxMembers: number, list
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw badRequest(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   let value: unknown;
   try {
-    value = JSON.parse(text, (_key, v) => {
-      if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError('a number is too large to represent');
-      return v;
-    });
+    // No reviver: one called for every value costs V8 fifteen times the parse (100 ms for 400,000 numbers).
+    value = JSON.parse(text);
   } catch (err) {
-    if (err instanceof RangeError) throw badRequest('The request body holds a number too large to represent (such as 1e400).');
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
   if (list && Array.isArray(value)) {
     const at = value.findIndex((v) => !isObject(v));
     if (at >= 0) throw badRequest(`Element ${at} of the request body is not a JSON object: a list body holds objects only.`);
   } else if (!isObject(value)) throw badRequest(list ? 'The request body must be a JSON object or an array of objects.' : 'The request body must be a JSON object.');
-  // One more pass, by a parser that refuses a member named twice and keeps exact numbers; it also counts.
+  checkValues(value, maxMembers);
+  // One more pass, by a parser that refuses a member named twice and keeps exact numbers.
   try {
-    exactTwin(value, text, (v) => {
-      const n = Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
-      if (n > maxMembers) {
-        throw new ApiError('payloadTooLarge', `The request body holds an ${Array.isArray(v) ? 'array' : 'object'} of ${n} ${Array.isArray(v) ? 'elements' : 'members'}; `
-          + `at most ${maxMembers} are accepted in one (${LIMITS.maxJsonMembers.env}).`);
-      }
-    });
+    exactTwin(value, text);
   } catch (err) {
     const duplicate = /^Duplicate key '(.*)' encountered/.exec((err as Error).message);
     if (duplicate) throw badRequest(`The request body names the member "${duplicate[1]}" twice in one object.`);
     throw err;
   }
   return value as Record<string, unknown> | Array<Record<string, unknown>>;
+}
+
+/**
+ * One walk over the parsed body (a stack, not recursion): each object and array holds at most `maxMembers` (413),
+ * and every number is finite (JSON.parse reads 1e400 as Infinity: 400).
+ */
+function checkValues(value: unknown, maxMembers: number): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw badRequest('The request body holds a number too large to represent (such as 1e400).');
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    const members = Array.isArray(v) ? v : Object.values(v);
+    if (members.length > maxMembers) {
+      const [kind, unit] = Array.isArray(v) ? ['an array', 'elements'] : ['an object', 'members'];
+      throw new ApiError('payloadTooLarge', `The request body holds ${kind} of ${members.length} ${unit}; `
+        + `at most ${maxMembers} are accepted in one (${LIMITS.maxJsonMembers.env}).`);
+    }
+    for (const m of members) stack.push(m);
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
