@@ -37,11 +37,12 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
 
   for (const { name, wire, col, p, identity, type } of props) {
     const m = p.modules ?? {};
-    // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself.
-    if (p.readOnly && !identity) {
+    // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself. A Version
+    // is 1 on insert whatever was supplied, and its column default has filled it before this trigger runs.
+    if (p.readOnly && !identity && !m.Version) {
       onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${wire}" cannot be supplied`, name, 'readOnly')} END IF;`);
       if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
-      else if (p.defaultValue !== undefined && !m.Version) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
+      else if (p.defaultValue !== undefined) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
     }
     if (!identity && (p.primary || p.immutable || p.readOnly)) {
       const rule = p.primary ? 'primary' : p.immutable ? 'immutable' : 'readOnly';
