@@ -2,6 +2,7 @@
 // with ajv before calling SQL, so a client gets every type, enum, pattern and bound error at once.
 import type { Property } from '../model/types.ts';
 import { isFile, serverManaged } from '../ir/columns.ts';
+import { selfContained } from '../model/json-schema.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ export function valueSchema(p: Property): Schema {
     case 'Date': return { type: 'string', format: 'date' };
     case 'Time': return { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$' };
     case 'DateTime': return { type: 'string', format: 'date-time' };
-    case 'JSON': return (p.schema as Schema | undefined) ?? {};
+    case 'JSON': return (selfContained(p.schema) as Schema | undefined) ?? {};
     case 'Binary': return { type: 'string', minLength: 1 };
     default: {
       const never: never = p.type;

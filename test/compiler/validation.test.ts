@@ -221,6 +221,28 @@ test('an index path through an array', () => {
   rejects(m, `${P}/data/index/paths/0`, 'JSON Index', 'Cannot index a sub-property of an array.');
 });
 
+test('an index path through an array a $ref names', () => {
+  const m = base();
+  m.entities.Item.properties.data.schema = { definitions: { list: { type: 'array', items: { type: 'object' } } }, type: 'object', properties: { tags: { $ref: '#/definitions/list' } } };
+  m.entities.Item.properties.data.index = { paths: [{ path: 'tags.k', cast: 'Text' }] };
+  rejects(m, `${P}/data/index/paths/0`, 'JSON Index', 'Cannot index a sub-property of an array.');
+});
+
+test('a JSON Schema whose local $ref cannot be inlined: recursive, not a JSON pointer, or pointing at nothing', () => {
+  const cases: Array<[object, string]> = [
+    [{ type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } }, 'a recursive schema cannot be inlined'],
+    [{ definitions: { x: { $id: '#x', type: 'object' } }, $ref: '#x' }, 'is not a JSON pointer into this schema'],
+  ];
+  for (const [schema, fragment] of cases) {
+    const m = base();
+    m.entities.Item.properties.data.schema = schema;
+    rejects(m, `${P}/data/schema`, 'JSON Schema', fragment);
+  }
+  const ok = base();
+  ok.entities.Item.properties.data.schema = { $id: 'https://example.com/item', definitions: { tag: { type: 'string' } }, type: 'object', properties: { a: { $ref: '#/definitions/tag' }, b: { $ref: 'https://example.com/item#/definitions/tag' } } };
+  assert.equal(errorsOf(ok), []);
+});
+
 test('index type or cast on an array property', () => {
   for (const entry of [{ path: 'tags', cast: 'Text' }, { path: 'tags', type: 'btree' }]) {
     const m = base();

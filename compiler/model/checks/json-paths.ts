@@ -1,6 +1,7 @@
 // Tier B JSON index paths checked against the property's JSON Schema (spec 2.5):
 // a path may end at an array but not pass through one, and arrays take no cast or index type.
 import type { Property } from '../types.ts';
+import { selfContained } from '../json-schema.ts';
 
 type Node = Record<string, unknown> | boolean | undefined;
 
@@ -18,9 +19,18 @@ function child(n: Node, key: string): Node {
 
 /** True when the property's JSON Schema says the value at `path` is an array. */
 export function pathIsArray(p: Property, path: string): boolean {
-  let node: Node = p.schema as Node;
+  let node = inlined(p);
   for (const seg of path.split('.')) node = child(node, seg);
   return isArrayNode(node);
+}
+
+/** The property's schema with its local references inlined (as written when they cannot be: validation says why). */
+function inlined(p: Property): Node {
+  try {
+    return selfContained(p.schema) as Node;
+  } catch {
+    return p.schema as Node;
+  }
 }
 
 export function jsonPathErrors(p: Property): Array<{ index: number; message: string }> {
@@ -30,7 +40,7 @@ export function jsonPathErrors(p: Property): Array<{ index: number; message: str
     if (seen.has(entry.path)) errors.push({ index, message: `path "${entry.path}" is indexed twice` });
     seen.add(entry.path);
     const segments = entry.path.split('.');
-    let node: Node = p.schema as Node;
+    let node = inlined(p);
     for (let i = 0; i < segments.length; i++) {
       node = child(node, segments[i]!);
       if (isArrayNode(node) && i < segments.length - 1) {

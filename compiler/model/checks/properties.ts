@@ -5,6 +5,7 @@ import type { Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext, FILE_MODULES } from './context.ts';
 import { jsonPathErrors } from './json-paths.ts';
+import { selfContained } from '../json-schema.ts';
 
 const ISO = {
   Date: /^\d{4}-\d{2}-\d{2}$/,
@@ -109,6 +110,8 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
   if (p.schema !== undefined && p.type !== 'JSON') fail('JSON Schema', 'schema applies only to JSON properties', 'schema');
   if (p.type === 'JSON' && p.schema !== undefined) {
     try { new Ajv({ strict: false }).compile(p.schema); } catch (err) { fail('JSON Schema', `schema is not a valid JSON Schema: ${(err as Error).message}`, 'schema'); }
+    // Request bodies and API documents embed the schema with its local references inlined.
+    try { selfContained(p.schema); } catch (err) { fail('JSON Schema', (err as Error).message, 'schema'); }
   }
   if (p.index) {
     if (p.type !== 'JSON') fail('JSON Index', 'index options apply only to JSON properties (use indexed or unique)', 'index');
