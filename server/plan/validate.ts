@@ -8,6 +8,9 @@ import { badRequest, validationFailed, type FieldError } from '../problem/types.
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
+/** Decimal digits a quotient may be off a whole number for `multipleOf` (ajv's multipleOfPrecision). */
+const MULTIPLE_OF_DIGITS = 9;
+
 export interface BodyRule {
   /** Properties a body may hold, by name; undefined for edge bodies (names only). */
   props?: Record<string, PropertyManifest>;
@@ -24,7 +27,9 @@ export class BodyValidators {
   readonly #documents = new Map<string, ValidateFunction>();
 
   constructor(manifest: Manifest) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
+    // multipleOf by decimal digits, as the database's numeric check and the model's validation judge it: in binary
+    // floating point 19.99 / 0.01 is 1998.9999999999998, so a price of 19.99 was 422 for a step of 0.01.
+    const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: MULTIPLE_OF_DIGITS });
     addFormats(ajv);
     const add = (key: string, schema: object) => {
       try {

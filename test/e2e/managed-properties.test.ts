@@ -1,6 +1,6 @@
-// Models the validator accepts whose module and lifecycle settings combine: each installs, and the API
-// creates, replaces and patches its records (a readOnly Version was refused on every create: its column
-// default of 1 was taken for a value the client supplied).
+// Models the validator accepts whose module, lifecycle and validation settings combine: each installs, and the
+// API creates, replaces and patches its records (a readOnly Version was refused on every create: its column
+// default of 1 was taken for a value the client supplied; a price of 19.99 broke multipleOf 0.01 in the gateway).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,15 @@ const MODEL = {
         id: { type: 'String', primary: true },
         text: { type: 'String' },
         revision: { type: 'Number', readOnly: true, modules: { Version: {} } },
+      },
+    },
+    Price: {
+      collection: 'prices',
+      properties: {
+        id: { type: 'String', primary: true },
+        exact: { type: 'Number', multipleOf: 0.01, minimum: 0 },
+        float: { type: 'Number', web: { format: 'float' }, multipleOf: 0.01 },
+        tenth: { type: 'Number', web: { format: 'double' }, multipleOf: 0.1, defaultValue: 0.3 },
       },
     },
   },
@@ -47,6 +56,18 @@ test('a readOnly Version starts at 1 and grows by one per write; a client still 
   expectStatus(await api.patch('/notes/n1', { text: 'd' }, { headers: { 'If-Match': '"2"' } }), 412);
   expectStatus(await api.post('/notes', { id: 'n2', revision: 5 }), 400);
   expectStatus(await api.patch('/notes/n1', { revision: 9 }), 400);
+  assert.equal(api.serverErrors, []);
+});
+
+test('multipleOf is decimal, as in the model and the database: 19.99 is a multiple of 0.01, 0.015 is not', async () => {
+  for (const v of [19.99, 0.07, 1234.56, 0.3]) {
+    const row = dataOf(await api.post('/prices', { id: `p${v}`, exact: v, float: v }), 201);
+    assert.equal([row.exact, row.float, row.tenth], [v, v, 0.3]);
+    assert.is(dataOf(await api.patch(`/prices/p${v}`, { tenth: 1.1 })).tenth, 1.1);
+  }
+  for (const body of [{ id: 'x1', exact: 0.015 }, { id: 'x2', float: 0.015 }, { id: 'x3', exact: 1e-12 }]) {
+    expectStatus(await api.post('/prices', body), 422, JSON.stringify(body));
+  }
   assert.equal(api.serverErrors, []);
 });
 
