@@ -38,6 +38,12 @@ export function baseType(p: Property): string {
   }
 }
 
+/** The values an integer column holds (a Number of format int32 or int64, or a Version), by its type. */
+export const INTEGER_RANGES = {
+  integer: { minimum: -2147483648, maximum: 2147483647 },
+  bigint: { minimum: -9223372036854775808, maximum: 9223372036854775807 },
+} as const;
+
 /** Properties whose value only the server writes. */
 export function serverManaged(p: Property): boolean {
   const m = p.modules ?? {};

@@ -1,13 +1,12 @@
 // JSON Schemas (draft-07) of request bodies, derived from the model: the gateway validates bodies
 // with ajv before calling SQL, so a client gets every type, enum, pattern and bound error at once.
 import type { Property } from '../model/types.ts';
-import { isFile, serverManaged } from '../ir/columns.ts';
+import { INTEGER_RANGES, isFile, serverManaged } from '../ir/columns.ts';
 import { selfContained } from '../model/json-schema.ts';
 
 type Schema = Record<string, unknown>;
 
-const INT32 = { minimum: -2147483648, maximum: 2147483647 };
-const INT64 = { minimum: -9223372036854775808, maximum: 9223372036854775807 };
+const { integer: INT32, bigint: INT64 } = INTEGER_RANGES;
 
 /** Schema of one value (an element, for multiple properties). */
 export function valueSchema(p: Property): Schema {

@@ -326,6 +326,24 @@ test('other domain rules: primary key count, type-bound settings, reserved names
   rejects(c, '/entities/Item/scenarios/0/predicate/children/1/cidrs/0', 'Invalid CIDR', '10.0.0.0/33');
 });
 
+test('a Number default its integer column cannot hold', () => {
+  const cases: Array<[object, string]> = [
+    [{ type: 'Number', web: { format: 'int32' }, defaultValue: 3000000000 }, 'does not fit the integer column'],
+    [{ type: 'Number', web: { format: 'int32' }, defaultValue: 1.5 }, 'does not fit the integer column'],
+    [{ type: 'Number', web: { format: 'int64' }, defaultValue: 2 ** 63 }, 'does not fit the bigint column'],
+    [{ type: 'Number', web: { format: 'int64' }, multiple: true, defaultValue: [1, 0.5] }, 'does not fit the bigint column'],
+  ];
+  for (const [prop, fragment] of cases) {
+    const m = base();
+    m.entities.Item.properties.n = prop;
+    rejects(m, `${P}/n/defaultValue`, 'Validation Settings', fragment);
+  }
+  const ok = base();
+  ok.entities.Item.properties.n = { type: 'Number', web: { format: 'int64' }, defaultValue: 3000000000 };
+  ok.entities.Item.properties.d = { type: 'Number', defaultValue: 1.5 };
+  assert.equal(errorsOf(ok), []);
+});
+
 test('patterns PostgreSQL cannot run, and defaults that break their own rules', () => {
   const patterns: Array<[string, string]> = [['^\\p{L}+$', 'Unicode property escapes'], ['^(?<word>\\w+)$', 'named groups']];
   for (const [pattern, what] of patterns) {

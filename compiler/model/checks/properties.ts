@@ -6,6 +6,7 @@ import { pointer as ptr } from '../errors.ts';
 import { CheckContext, FILE_MODULES } from './context.ts';
 import { jsonPathErrors } from './json-paths.ts';
 import { selfContained } from '../json-schema.ts';
+import { INTEGER_RANGES, baseType } from '../../ir/columns.ts';
 
 const ISO = {
   Date: /^\d{4}-\d{2}-\d{2}$/,
@@ -136,8 +137,16 @@ function checkDefault(p: Property, fail: (m: string) => void): void {
       if (typeof lo === 'number' && (p.exclusiveMinimum ? v <= lo : v < lo)) return fail(`defaultValue ${v} is below the minimum`);
       if (typeof hi === 'number' && (p.exclusiveMaximum ? v >= hi : v > hi)) return fail(`defaultValue ${v} is above the maximum`);
       if (p.multipleOf && !isMultiple(v, p.multipleOf)) return fail(`defaultValue ${v} is not a multiple of ${p.multipleOf}`);
+      const column = baseType(p);
+      if ((column === 'integer' || column === 'bigint') && !fitsInteger(v, column)) return fail(`defaultValue ${v} does not fit the ${column} column (format ${p.web?.format ?? 'of a Version'})`);
     }
   }
+}
+
+/** A whole number the column holds, and that JSON carried exactly (an int64 past 2^53 was already rounded). */
+function fitsInteger(v: number, column: keyof typeof INTEGER_RANGES): boolean {
+  const { minimum, maximum } = INTEGER_RANGES[column];
+  return Number.isInteger(v) && v >= minimum && v <= maximum && (column === 'integer' || Number.isSafeInteger(v));
 }
 
 function safeTest(pattern: string, v: string): boolean | undefined {
