@@ -44,6 +44,16 @@ export const INTEGER_RANGES = {
   bigint: { minimum: -9223372036854775808, maximum: 9223372036854775807 },
 } as const;
 
+/**
+ * Whether the server gives the property a value on insert when the client cannot (readOnly): a String key
+ * (a uuid), a Number key (an identity column), a defaultValue, or a module (Version, Owner, timestamps).
+ */
+export function serverFills(p: Property): boolean {
+  const m = p.modules ?? {};
+  if (p.primary && (p.type === 'String' || p.type === 'Number')) return true;
+  return p.defaultValue !== undefined || Boolean(m.Version || m.Owner || m.CreatedTimestamp || m.UpdatedTimestamp);
+}
+
 /** Properties whose value only the server writes. */
 export function serverManaged(p: Property): boolean {
   const m = p.modules ?? {};

@@ -326,6 +326,30 @@ test('other domain rules: primary key count, type-bound settings, reserved names
   rejects(c, '/entities/Item/scenarios/0/predicate/children/1/cidrs/0', 'Invalid CIDR', '10.0.0.0/33');
 });
 
+test('a readOnly key or required property the server does not fill, and a key that changes on every write', () => {
+  for (const type of ['Date', 'Time', 'DateTime']) {
+    const m = base();
+    m.entities.Item.properties.id = { type, primary: true, readOnly: true };
+    rejects(m, `${P}/id`, 'Write Lifecycle', 'a readOnly primary key needs a value the server fills');
+  }
+  const r = base();
+  r.entities.Item.properties.code = { type: 'String', readOnly: true, required: true };
+  rejects(r, `${P}/code`, 'Write Lifecycle', 'a readOnly required property needs a value the server fills');
+  const filled = base();
+  Object.assign(filled.entities.Item.properties, {
+    code: { type: 'String', readOnly: true, required: true, defaultValue: 'x' },
+    owner: { type: 'String', readOnly: true, required: true, modules: { Owner: {} } },
+    at: { type: 'DateTime', readOnly: true, required: true, modules: { CreatedTimestamp: {} } },
+  });
+  filled.entities.Item.properties.id = { type: 'Number', primary: true, readOnly: true };
+  assert.equal(errorsOf(filled), []);
+  for (const [type, module] of [['Number', 'Version'], ['DateTime', 'UpdatedTimestamp']]) {
+    const k = base();
+    k.entities.Item.properties.id = { type, primary: true, modules: { [module!]: {} } };
+    rejects(k, `${P}/id/modules`, 'Primary Key', `cannot carry ${module}: it changes on every write`);
+  }
+});
+
 test('a Number default its integer column cannot hold', () => {
   const cases: Array<[object, string]> = [
     [{ type: 'Number', web: { format: 'int32' }, defaultValue: 3000000000 }, 'does not fit the integer column'],

@@ -6,7 +6,7 @@ import { pointer as ptr } from '../errors.ts';
 import { CheckContext, FILE_MODULES } from './context.ts';
 import { jsonPathErrors } from './json-paths.ts';
 import { selfContained } from '../json-schema.ts';
-import { INTEGER_RANGES, baseType } from '../../ir/columns.ts';
+import { INTEGER_RANGES, baseType, serverFills } from '../../ir/columns.ts';
 
 const ISO = {
   Date: /^\d{4}-\d{2}-\d{2}$/,
@@ -37,6 +37,13 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
     fail('Primary Key', `a primary key must be a single String, Number, Date, Time or DateTime, not ${p.multiple ? 'multiple' : p.type}`);
   }
   if (p.primary && p.writeOnly) fail('Primary Key', 'a primary key cannot be writeOnly');
+  if (p.primary && (p.modules?.Version || p.modules?.UpdatedTimestamp)) {
+    fail('Primary Key', `a primary key cannot carry ${p.modules.Version ? 'Version' : 'UpdatedTimestamp'}: it changes on every write`, 'modules');
+  }
+  // Nothing could ever create the record: the client may not supply the value and the server has none to give.
+  if (p.readOnly && (p.required || p.primary) && !serverFills(p)) {
+    fail('Write Lifecycle', `a readOnly ${p.primary ? 'primary key' : 'required property'} needs a value the server fills: a String or Number key, a defaultValue, or a Version, Owner or timestamp module`);
+  }
 
   // Spec 2.1: Binary carries file metadata only.
   if (p.type === 'Binary' && !isFile) fail('Binary Needs File Module', 'a Binary property must carry the FileURL or ImageURL module');
