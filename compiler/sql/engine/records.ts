@@ -171,9 +171,12 @@ function create(s: Shape): string {
     parentCheck(s),
     ...parent,
     'BEGIN',
-    `  INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
-    `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
-    `  FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+    // An entity whose every property the server fills (a readOnly key alone) has no column to list.
+    ...(cols.length ? [
+      `  INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
+      `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
+      `  FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+    ] : [`  INSERT INTO ${s.rel} AS t DEFAULT VALUES`]),
     `  RETURNING ${singleJson(s)} INTO _result;`,
     'EXCEPTION WHEN insufficient_privilege THEN',
     '  -- The row-level policy\'s WITH CHECK: the new record does not satisfy the winning scenario.',
@@ -208,8 +211,9 @@ function update(s: Shape, patch: boolean): string {
       if (hidden.has(c.name)) return `${ident(c.name)} = ${patch ? given : `CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${c.fallback} END`}`;
       return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.immutable ? keep : c.fallback} END`;
     });
-    // An empty PATCH still counts as a write (new revision, version + 1), like any other update.
-    return sets.length ? sets : [`${ident(s.pk)} = t.${ident(s.pk)}`];
+    // An empty PATCH still counts as a write (new revision, version + 1), like any other update. It sets the
+    // revision, which the trigger renews anyway: an identity key may not even be set to itself (428C9).
+    return sets.length ? sets : ['_rev = t._rev'];
   };
   const statement = (present: string[], indent: string) => [
     `UPDATE ${s.rel} t SET`,
