@@ -453,7 +453,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."users" t SET
-    "id" = t."id"
+    _rev = t._rev
   FROM jsonb_populate_record(NULL::"app"."users", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -491,7 +491,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."users" t SET
-    "id" = t."id"
+    _rev = t._rev
   FROM jsonb_populate_record(NULL::"app"."users", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
