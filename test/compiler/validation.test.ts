@@ -304,6 +304,31 @@ test('a scenario rule referring to a property that does not exist', () => {
   rejects(m, '/entities/Item/scenarios/2/predicate/children/1', 'Unknown property', 'Owner module');
 });
 
+test('matchResourceOwner on a property that is no single String, matchResourceAttribute on one that holds no single value', () => {
+  const scenario = (rule: object) => [{ label: 'A', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, rule] } }];
+  const props: Record<string, object> = {
+    n: { type: 'Number' }, d: { type: 'Date' }, tags: { type: 'String', multiple: true }, doc: { type: 'String', modules: { FileURL: {} } },
+    pw: { type: 'String', modules: { Password: {} } },
+  };
+  for (const [name, prop] of Object.entries(props)) {
+    const m = base();
+    m.entities.Item.properties[name] = prop;
+    m.entities.Item.scenarios = scenario({ type: 'matchResourceOwner', property: name });
+    rejects(m, '/entities/Item/scenarios/0/predicate/children/1/property', 'Rule Target', 'needs a single String property');
+  }
+  for (const name of ['data', 'tags', 'doc', 'pw']) {
+    const m = base();
+    m.entities.Item.properties[name] ??= props[name];
+    m.entities.Item.scenarios = scenario({ type: 'matchResourceAttribute', attribute: name, values: ['x'] });
+    rejects(m, '/entities/Item/scenarios/0/predicate/children/1/attribute', 'Rule Target', 'needs a single String, Number');
+  }
+  const ok = base();
+  ok.entities.Item.properties.n = props.n;
+  ok.entities.Item.scenarios = [...scenario({ type: 'matchResourceAttribute', attribute: 'n', values: [1] }), ...scenario({ type: 'matchResourceOwner', property: 'name' })];
+  ok.entities.Item.scenarios[1].label = 'B';
+  assert.equal(errorsOf(ok), []);
+});
+
 test('other domain rules: primary key count, type-bound settings, reserved names, parents', () => {
   const m = base();
   m.entities.Item.properties.id.primary = false;

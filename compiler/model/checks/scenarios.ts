@@ -1,7 +1,7 @@
 // Domain rules for access scenarios (spec 2.8, 2.9, design.md 4): placement of lifecycleStatus,
 // its pairing with an identity rule, and data rules that must name real properties.
 import { BlockList } from 'node:net';
-import type { Entity, PredicateGroup, Rule, Scenario } from '../types.ts';
+import type { Entity, PredicateGroup, Property, Rule, Scenario } from '../types.ts';
 import { ACTION_NAMES, IDENTITY_RULES, isGroup } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
@@ -69,6 +69,9 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
     case 'matchResourceOwner': {
       if (rule.property) {
         if (!hasProp(rule.property)) ctx.fail(`${at}/property`, 'Unknown property', `no property "${rule.property}" on ${entityName}${onEntity}`);
+        else if (!comparable(entity.properties[rule.property]!, 'String')) {
+          ctx.fail(`${at}/property`, 'Rule Target', `matchResourceOwner compares "${rule.property}" with the sub claim: it needs a single String property, not a file, Password or multiple one`);
+        }
       } else if (!Object.values(entity.properties).some((p) => p.modules?.Owner)) {
         ctx.fail(at, 'Unknown property', `matchResourceOwner needs a property with the Owner module on ${entityName}, or "property"${onEntity}`);
       }
@@ -85,6 +88,9 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
     }
     case 'matchResourceAttribute':
       if (!hasProp(rule.attribute)) ctx.fail(`${at}/attribute`, 'Unknown property', `no property "${rule.attribute}" on ${entityName}${onEntity}`);
+      else if (!comparable(entity.properties[rule.attribute]!)) {
+        ctx.fail(`${at}/attribute`, 'Rule Target', `matchResourceAttribute compares "${rule.attribute}" with single values: it needs a single String, Number, Boolean, Date, Time or DateTime property, not a JSON, file, Password or multiple one`);
+      }
       return;
     case 'lifecycleStatus': {
       if (level === 'api') return ctx.fail(at, 'Lifecycle Placement', 'lifecycleStatus is not allowed at the API level; place it on an entity or an action');
@@ -103,6 +109,13 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
       throw new Error(`unhandled rule ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** Whether a rule can compare the property's column with a plain value (of `type`, when given). */
+function comparable(p: Property, type?: Property['type']): boolean {
+  const m = p.modules ?? {};
+  if (p.multiple || p.type === 'JSON' || p.type === 'Binary' || m.FileURL || m.ImageURL || m.Password) return false;
+  return type === undefined || p.type === type;
 }
 
 function reachesProject(ctx: CheckContext, entityName: string, projectEntity: string): boolean {
