@@ -3,7 +3,7 @@
 import { DEFAULT_LIMITS } from '../server/request/limits.ts';
 import { readJsonObjects } from '../server/request/body.ts';
 
-const rows = (n: number, make: (i: number) => unknown) => Array.from({ length: n }, (_, i) => make(i));
+const rows = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 /** Bodies under 1 MiB, each object and array within MAX_JSON_MEMBERS (so all of it is read). */
 const BODIES: Record<string, string> = {
   'small numbers': JSON.stringify({ a: rows(999, () => rows(400, (i) => i % 10)) }),
