@@ -8,11 +8,14 @@ const DROPPED = new Set(['definitions', '$defs', '$id', '$schema']);
 
 export class SchemaReferenceError extends Error {}
 
+/** Schemas an inlined schema may hold: references that fan out (a -> b, b; b -> c, c; …) grow it exponentially. */
+export const MAX_INLINED_NODES = 10_000;
+
 /**
  * The schema with every local `$ref` (`#`, `#/definitions/x`, or the same under the root `$id`) replaced by
  * what it points at (its sibling keywords kept beside it in `allOf`), and `definitions`, `$defs`, `$id` and
  * `$schema` dropped. Other references (the draft-07 meta-schema) stay. Throws SchemaReferenceError for a
- * reference that is recursive, is no JSON pointer, or points at nothing.
+ * reference that is recursive, is no JSON pointer, or points at nothing, and past MAX_INLINED_NODES.
  */
 export function selfContained(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
@@ -22,7 +25,11 @@ export function selfContained(schema: unknown): unknown {
     if (rootId && ref.startsWith(`${rootId}#`)) return ref.slice(rootId.length + 1);
     return rootId && ref === rootId ? '' : undefined;
   };
+  let nodes = 0;
   const walk = (node: unknown, expanding: readonly string[]): unknown => {
+    if (++nodes > MAX_INLINED_NODES) {
+      throw new SchemaReferenceError(`with its $refs inlined the schema would hold more than ${MAX_INLINED_NODES} values: refer to fewer schemas, or to each fewer times`);
+    }
     if (Array.isArray(node)) return node.map((n) => walk(n, expanding));
     if (!isObject(node)) return node;
     const out: Record<string, unknown> = {};

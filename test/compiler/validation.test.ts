@@ -232,6 +232,8 @@ test('a JSON Schema whose local $ref cannot be inlined: recursive, not a JSON po
   const cases: Array<[object, string]> = [
     [{ type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } }, 'a recursive schema cannot be inlined'],
     [{ definitions: { x: { $id: '#x', type: 'object' } }, $ref: '#x' }, 'is not a JSON pointer into this schema'],
+    // Each level refers to the next twice: 2^30 schemas inlined, were the expansion not bounded.
+    [{ definitions: Object.fromEntries([...Array.from({ length: 30 }, (_, i): [string, object] => [`d${i}`, { type: 'object', properties: { a: { $ref: `#/definitions/d${i + 1}` }, b: { $ref: `#/definitions/d${i + 1}` } } }]), ['d30', { type: 'string' }]]), $ref: '#/definitions/d0' }, 'would hold more than 10000 values'],
   ];
   for (const [schema, fragment] of cases) {
     const m = base();
