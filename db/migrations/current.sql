@@ -2554,15 +2554,26 @@ BEGIN
   END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
-  UPDATE "app"."users" t SET
-    "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    "password" = CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
+  IF _body ? 'password' THEN
+    UPDATE "app"."users" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    "password" = r."password",
     "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
-  FROM jsonb_populate_record(NULL::"app"."users", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  ELSE
+    UPDATE "app"."users" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."users", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;

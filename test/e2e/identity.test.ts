@@ -96,14 +96,14 @@ test('sign-up, sign-in, owner-scoped writes with the issued token, refresh, reus
 });
 
 test('an unknown email and a wrong password get the same answer, in about the same time', async () => {
-  await signUp(api, 'grace@example.com', 'compiler-1952');
+  await signUp(api, 'hopper@example.com', 'compiler-1952');
   const ip = newIp();
   const timed = async (email: string) => {
     const start = performance.now();
     const reply = await signIn(api, email, 'not the password', ip);
     return { reply, ms: performance.now() - start };
   };
-  const wrong = [await timed('grace@example.com'), await timed('grace@example.com')];
+  const wrong = [await timed('hopper@example.com'), await timed('hopper@example.com')];
   const unknown = [await timed('nobody-1@example.com'), await timed('nobody-2@example.com')];
   for (const { reply } of [...wrong, ...unknown]) assertProblem(reply, 401, 'E_UNAUTHENTICATED');
   const shape = (r: Reply) => ({ ...r.body, www: r.headers.get('www-authenticate'), type: r.headers.get('content-type') });
@@ -129,7 +129,7 @@ test('brute force: 429 with Retry-After per email, then per IP, counted in Postg
   const ip = newIp();
   for (let i = 0; i < LIMITS.attemptsPerIp; i++) assertProblem(await signIn(api, `stuffing-${i}@example.com`, 'x', ip), 401, 'E_UNAUTHENTICATED');
   assertProblem(await signIn(api, 'stuffing-last@example.com', 'x', ip), 429, 'E_TOO_MANY_REQUESTS');
-  tokens(await signIn(api, 'grace@example.com', 'compiler-1952', newIp()));
+  tokens(await signIn(api, 'hopper@example.com', 'compiler-1952', newIp()));
 });
 
 test('a successful sign-in clears its email count; from one address only failures count', async () => {
@@ -155,6 +155,19 @@ test('a password change or a deletion revokes the refresh tokens', async () => {
   expectStatus(await api.del(`/users/${id}`, { token: third.access_token }), 204);
   assertProblem(await refresh(api, third.refresh_token), 401, 'E_UNAUTHENTICATED');
   assertProblem(await signIn(api, 'edsger@example.com', 'structured', ip), 401, 'E_UNAUTHENTICATED');
+});
+
+test('PUT keeps a password the body leaves out (a client cannot read it back), sets one it names', async () => {
+  const ip = newIp();
+  const id = await signUp(api, 'mhamilton@example.com', 'cobol-first');
+  const { access_token } = tokens(await signIn(api, 'mhamilton@example.com', 'cobol-first', ip));
+  const replaced = dataOf(await api.put(`/users/${id}`, { email: 'mhamilton@example.com', display_name: 'Margaret H.' }, { token: access_token }));
+  assert.is(replaced.display_name, 'Margaret H.');
+  assert.not.ok('password' in replaced);
+  tokens(await signIn(api, 'mhamilton@example.com', 'cobol-first', ip));
+  dataOf(await api.put(`/users/${id}`, { email: 'mhamilton@example.com', display_name: 'Margaret', password: 'nanoseconds' }, { token: access_token }));
+  assertProblem(await signIn(api, 'mhamilton@example.com', 'cobol-first', ip), 401, 'E_UNAUTHENTICATED');
+  tokens(await signIn(api, 'mhamilton@example.com', 'nanoseconds', ip));
 });
 
 test('a password holds at most 72 bytes (bcrypt reads no further): longer is 422, and never signs in', async () => {

@@ -195,20 +195,21 @@ function subsets(xs: string[]): string[][] {
 
 /**
  * PUT (`patch` false: omitted writable properties reset) and PATCH (only the body's, JSON merged per RFC 7396).
- * A request role may write a Password column but never read it, so a PATCH keeps one by leaving it out of
- * SET: one statement per set of Password columns the body names.
+ * A request role may write a Password column but never read it, so both keep one the body leaves out by leaving
+ * it out of SET: one statement per set of Password columns the body names. (A client cannot read a password
+ * back to send it again, so a PUT that reset an omitted one would lock its user out.)
  */
 function update(s: Shape, patch: boolean): string {
   const action = patch ? 'patch' : 'replace';
   const h = head(s, action);
   const hidden = new Set(s.table.hiddenColumns);
   const setsFor = (present: string[]) => {
-    const sets = s.writable.filter((c) => !c.primary && (!patch || !hidden.has(c.name) || present.includes(c.name))).map((c) => {
+    const sets = s.writable.filter((c) => !c.primary && (!hidden.has(c.name) || present.includes(c.name))).map((c) => {
       const keep = `t.${ident(c.name)}`;
       const given = patch && c.json
         ? `CASE WHEN jsonb_typeof(_body -> ${literal(c.name)}) = 'object' THEN lib.merge_patch(${keep}, _body -> ${literal(c.name)}) ELSE r.${ident(c.name)} END`
         : `r.${ident(c.name)}`;
-      if (hidden.has(c.name)) return `${ident(c.name)} = ${patch ? given : `CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${c.fallback} END`}`;
+      if (hidden.has(c.name)) return `${ident(c.name)} = ${given}`;
       return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.immutable ? keep : c.fallback} END`;
     });
     // An empty PATCH still counts as a write (new revision, version + 1), like any other update. It sets the
@@ -223,7 +224,7 @@ function update(s: Shape, patch: boolean): string {
     `  AND ${preconditionWhere(s)}`,
     `RETURNING ${singleJson(s)} INTO _result;`,
   ].map((l) => indent + l);
-  const variants = patch ? subsets(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name)) : [[]];
+  const variants = subsets(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name));
   const updates = variants.length === 1 ? statement([], '') : variants.reverse().flatMap((present, i) => [
     i === variants.length - 1 ? 'ELSE'
       : `${i === 0 ? 'IF' : 'ELSIF'} ${present.map((c) => `_body ? ${literal(c)}`).join(' AND ')}${variants.slice(i + 1).length ? '' : ''} THEN`,

@@ -675,14 +675,24 @@ BEGIN
   END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
-  UPDATE "app"."accounts" t SET
-    "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    "password" = CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
-  FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+  IF _body ? 'password' THEN
+    UPDATE "app"."accounts" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+    "password" = r."password"
+    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  ELSE
+    UPDATE "app"."accounts" t SET
+      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
+    WHERE t."id" = _key
+      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
