@@ -4,6 +4,7 @@
 import type { PropertyManifest } from '../manifest/types.ts';
 import { OPERATORS, operatorsFor, type FilterOp } from '../query/operators.ts';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, RESERVED_PARAMS } from '../query/paging.ts';
+import { sortRefusal } from '../query/sort.ts';
 import { COUNT, CURSOR, paramRef, ref, type Schema } from './common.ts';
 
 type Props = Record<string, PropertyManifest>;
@@ -75,7 +76,7 @@ function sortParameter(props: Props): Schema {
 }
 
 function sortPattern(props: Props): string {
-  const names = usable(props).filter(([, p]) => !p.file).map(([n, p]) => p.type === 'JSON' ? `${escape(n)}(\\.[A-Za-z0-9_]+)+` : escape(n));
+  const names = usable(props).filter(([n, p]) => !sortRefusal(n, p)).map(([n, p]) => p.type === 'JSON' ? `${escape(n)}(\\.[A-Za-z0-9_]+)+` : escape(n));
   return commaList(`-?(${names.join('|')})`);
 }
 

@@ -2,6 +2,7 @@
 // against the manifest's properties: the first segment must be a readable property, deeper ones JSON.
 import type { PropertyManifest } from '../../compiler/manifest/types.ts';
 import { badRequest } from '../problem/types.ts';
+import { sortRefusal } from '../../compiler/query/sort.ts';
 
 export interface PathTarget {
   /** The whole path as written. */
@@ -31,7 +32,8 @@ export function resolvePath(props: Record<string, PropertyManifest>, path: strin
   const badKey = use === 'projection' ? undefined : sub.find((s) => !/^[A-Za-z0-9_]+$/.test(s));
   if (badKey !== undefined) throw badRequest(`JSON key "${badKey}" in ${where} must be letters, digits and _.`);
   if (use === 'sort') {
-    if (prop.file) throw badRequest(`Cannot sort by the file property "${property}".`);
+    const refusal = sortRefusal(property, prop);
+    if (refusal) throw badRequest(refusal);
     if (prop.type === 'JSON' && sub.length === 0) throw badRequest(`Cannot sort by the whole JSON property "${property}"; sort by a path inside it.`);
   }
   return { path, property, prop, sub };

@@ -183,6 +183,10 @@ test('unknown property, operator, sort key or projection path: 400 naming it', a
   assertProblem(await api.get('/posts?include=id,nope'), 400, api.docsUrl, { names: ['nope'] });
   assertProblem(await api.get('/posts?exclude=nope'), 400, api.docsUrl, { names: ['nope'] });
   assertProblem(await api.get('/posts?title.sub[eq]=x'), 400, api.docsUrl, { names: ['title'] });
+  // A list property has no order a cursor could page by (its meta.next used to be refused as not ours).
+  assertProblem(await api.get('/posts?sort=tags_cache'), 400, api.docsUrl, { names: ['tags_cache', 'list property'] });
+  assertProblem(await api.post('/posts/search', { sort: '-tags_cache' }), 400, api.docsUrl, { names: ['tags_cache'] });
+  assertProblem(await api.get('/posts?sort=cover'), 400, api.docsUrl, { names: ['cover', 'file property'] });
 });
 
 test('values that are not valid for the property type are 400, never a 500', async () => {
