@@ -82,7 +82,10 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
   const table = relationTableName(entity, rel);
   const target = model.entities[targetName]!;
   const source = keyColumn(name, entity);
-  const other = keyColumn(targetName, target, targetName === name ? 'related_' : '');
+  // The target's column is told apart when it would have the owner's name: a relation to the same entity, or
+  // `FooBar.id` and `Foo.bar_id`, both `foo_bar_id`.
+  const plain = keyColumn(targetName, target);
+  const other = targetName === name || plain.col.name === source.col.name ? keyColumn(targetName, target, 'related_') : plain;
   const columns: ColumnIR[] = [source.col, other.col];
   const constraints: ConstraintIR[] = [
     { name: pgName(table, 'pkey'), property: rel, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(source.col.name)}, ${ident(other.col.name)})` },

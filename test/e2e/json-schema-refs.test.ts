@@ -4,9 +4,6 @@
 // properties sharing one `$id` ("resolves to more than one schema").
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compileModel } from '../../compiler/index.ts';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
@@ -39,17 +36,10 @@ const MODEL = {
 };
 
 let api: RunningApi;
-let folder: string;
 test.before(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'refs-'));
-  const file = join(folder, 'refs.model.json');
-  writeFileSync(file, JSON.stringify(MODEL));
-  api = await startApi(file);
+  api = await startApi(MODEL);
 });
-test.after(async () => {
-  await api?.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+test.after(async () => api?.close());
 
 test('bodies are checked by the referenced definitions', async () => {
   const ok = { id: 's1', home: { zip: '12345', alt: ['54321'] }, work: { zip: '11111' }, tags: ['a', 'bb'], root: { n: 1 } };

@@ -3,9 +3,6 @@
 // install, and a PUT set the identity key to itself, which PostgreSQL refuses (400).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
 
@@ -29,17 +26,10 @@ const MODEL = {
 };
 
 let api: RunningApi;
-let folder: string;
 test.before(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'key-only-'));
-  const file = join(folder, 'key-only.model.json');
-  writeFileSync(file, JSON.stringify(MODEL));
-  api = await startApi(file);
+  api = await startApi(MODEL);
 });
-test.after(async () => {
-  await api?.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+test.after(async () => api?.close());
 
 test('records with nothing to write are created, replaced, patched, linked and nest children', async () => {
   const box = dataOf(await api.post('/boxes', {}), 201);

@@ -4,8 +4,6 @@
 // shared 63 bytes broke the install, and a join table's list and link functions became one).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModel } from '../../compiler/index.ts';
 import { MAX_IDENTIFIER_BYTES } from '../../compiler/sql/ident.ts';
@@ -42,17 +40,10 @@ const MODEL = {
 };
 
 let api: RunningApi;
-let folder: string;
 test.before(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'long-names-'));
-  const file = join(folder, 'long.model.json');
-  writeFileSync(file, JSON.stringify(MODEL));
-  api = await startApi(file);
+  api = await startApi(MODEL);
 });
-test.after(async () => {
-  await api?.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+test.after(async () => api?.close());
 
 test('no identifier of the compiled script is longer than PostgreSQL keeps', () => {
   const { sql } = compileModel(MODEL);

@@ -3,9 +3,6 @@
 // default of 1 was taken for a value the client supplied; a price of 19.99 broke multipleOf 0.01 in the gateway).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
 
@@ -36,17 +33,10 @@ const MODEL = {
 };
 
 let api: RunningApi;
-let folder: string;
 test.before(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'managed-'));
-  const file = join(folder, 'managed.model.json');
-  writeFileSync(file, JSON.stringify(MODEL));
-  api = await startApi(file);
+  api = await startApi(MODEL);
 });
-test.after(async () => {
-  await api?.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+test.after(async () => api?.close());
 
 test('a readOnly Version starts at 1 and grows by one per write; a client still cannot supply it', async () => {
   assert.is(dataOf(await api.post('/notes', { id: 'n1', text: 'a' }), 201).revision, 1);

@@ -2,28 +2,18 @@
 // gives a new one, so a precondition taken before the delete fails (412) and the new ETag works.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { testApi } from '../harness/fixtures.ts';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
 
 let api: RunningApi;
-let dir: string;
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'restore-etag-'));
-  const file = join(dir, 'notes.model.json');
-  writeFileSync(file, JSON.stringify({
+  api = await startApi({
     api: testApi('restoring'),
     entities: { Note: { collection: 'notes', softDelete: true, properties: { id: { type: 'String', primary: true }, title: { type: 'String' } } } },
-  }));
-  api = await startApi(file);
+  });
 });
-test.after(async () => {
-  await api?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+test.after(async () => api?.close());
 
 test('without a Version: a restore answers a new revision ETag, the read agrees, the old one is stale', async () => {
   const created = await api.post('/notes', { id: 'n1', title: 'One' });

@@ -47,14 +47,14 @@ export interface RunningApi extends Client {
   close(): Promise<void>;
 }
 
-/** Installs `modelFile` (relative to the project root) into a fresh database and serves its API. */
-export async function startApi(modelFile: string, options: StartOptions = {}): Promise<RunningApi> {
+/** Installs a model (a file relative to the project root, or the model itself) into a fresh database and serves its API. */
+export async function startApi(model: string | object, options: StartOptions = {}): Promise<RunningApi> {
   const db = await freshDatabase();
   let gatewaySql: postgres.Sql | undefined;
   const fileDir = options.storage ? undefined : mkdtempSync(join(tmpdir(), 'modelapi-files-'));
   const removeFiles = () => fileDir && rmSync(fileDir, { recursive: true, force: true });
   try {
-    await installModel(db, modelFile);
+    await installModel(db, model);
     gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
     const manifest = await loadManifest(gatewaySql);
     const serverErrors: string[] = [];
