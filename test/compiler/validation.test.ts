@@ -137,6 +137,21 @@ test('a model that breaks its JSON Schema reports the domain errors too, in one 
   rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'Version needs an integer Number property');
 });
 
+test('a child collection whose path below its parent\'s record is a route of the parent: a relation, or restore', () => {
+  const m = base();
+  m.entities.Shelf = {
+    collection: 'shelves', softDelete: true, properties: { id: { type: 'String', primary: true } },
+    relations: { items: { kind: 'manyToMany', entity: 'Item' } },
+  };
+  m.entities.Item.properties.shelf_id = { type: 'String', references: 'Shelf' };
+  m.entities.Item.parent = { entity: 'Shelf', property: 'shelf_id' };
+  rejects(m, '/entities/Item/collection', 'Name Collision', '/shelves/{id}/items would mean both');
+  m.entities.Item.collection = 'restore';
+  rejects(m, '/entities/Item/collection', 'Name Collision', 'is the restore of its record');
+  m.entities.Shelf.softDelete = false;
+  assert.equal(errorsOf(m), [], 'without soft delete there is no restore route');
+});
+
 test('a relation, parent or projects without its entity is the schema\'s one error, not also an unknown entity "undefined"', () => {
   const m = base();
   m.entities.Item.relations = { links: { kind: 'manyToMany' } };

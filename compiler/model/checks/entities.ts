@@ -75,6 +75,18 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
     else if (prop.references && prop.references !== e.parent.entity) {
       ctx.fail(`${at}/parent/property`, 'Parent', `"${e.parent.property}" references ${prop.references}, not the parent ${e.parent.entity}`);
     } else if (prop.multiple) ctx.fail(`${at}/parent/property`, 'Parent', 'the parent property cannot be multiple');
+    if (parent) checkNestedRoute(ctx, at, e, parent);
+  }
+}
+
+/** A child collection's path below its parent's record must not be one the parent's own routes take. */
+function checkNestedRoute(ctx: CheckContext, at: string, e: Entity, parent: Entity): void {
+  const path = `/${parent.collection}/{id}/${e.collection}`;
+  if (parent.relations?.[e.collection]) {
+    ctx.fail(`${at}/collection`, 'Name Collision', `collection "${e.collection}" is also the name of a relation of its parent ${e.parent!.entity}: ${path} would mean both`);
+  }
+  if (e.collection === 'restore' && parent.softDelete) {
+    ctx.fail(`${at}/collection`, 'Name Collision', `collection "restore" under ${e.parent!.entity}, which soft-deletes: ${path} is the restore of its record`);
   }
 }
 
