@@ -137,6 +137,20 @@ test('a model that breaks its JSON Schema reports the domain errors too, in one 
   rejects(m, `${P}/rev/modules/Version`, 'Semantic Data Alignment', 'Version needs an integer Number property');
 });
 
+test('a Version with enum, defaultValue or a minimum past 1, an Email with an uppercase enum value or default: never writable', () => {
+  for (const extra of [{ enum: ['1', '2'] }, { defaultValue: 3 }, { minimum: 5 }, { minimum: 1, exclusiveMinimum: true }]) {
+    const m = base();
+    m.entities.Item.properties.rev = { type: 'Number', modules: { Version: {} }, ...extra };
+    rejects(m, `${P}/rev/modules/Version`, 'Version', 'cannot carry enum, defaultValue or a minimum that excludes 1');
+  }
+  const ok = base();
+  ok.entities.Item.properties.rev = { type: 'Number', modules: { Version: {} }, minimum: 1, maximum: 1000000 };
+  assert.equal(errorsOf(ok), []);
+  const e = base();
+  e.entities.Item.properties.mail = { type: 'String', enum: ['a@example.com', 'B@example.com'], modules: { Email: {} } };
+  rejects(e, `${P}/mail/modules/Email`, 'Email', '"B@example.com" can never be stored');
+});
+
 test('a child collection whose path below its parent\'s record is a route of the parent: a relation, or restore', () => {
   const m = base();
   m.entities.Shelf = {

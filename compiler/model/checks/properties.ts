@@ -70,6 +70,13 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
   if (mods.Password && (p.primary || p.unique || p.indexed || p.searchIndexed || p.enum || p.pattern || p.defaultValue !== undefined)) {
     fail('Password', 'a Password property is stored hashed: it cannot be primary, unique, indexed, searchIndexed or carry enum, pattern or defaultValue');
   }
+  // Settings a managed value would break on every write: a Version is 1, then + 1; an Email is stored lowercase.
+  const startsAbove1 = typeof p.minimum === 'number' && (p.minimum > 1 || (p.minimum === 1 && p.exclusiveMinimum === true));
+  if (mods.Version && (p.enum || p.defaultValue !== undefined || startsAbove1)) {
+    fail('Version', 'a Version is 1 on create and one more on every write: it cannot carry enum, defaultValue or a minimum that excludes 1', 'modules/Version');
+  }
+  const upper = mods.Email ? [...(p.enum ?? []), ...(typeof p.defaultValue === 'string' ? [p.defaultValue] : [])].find((v) => v !== v.toLowerCase()) : undefined;
+  if (upper !== undefined) fail('Email', `"${upper}" can never be stored: an Email is stored lowercase`, 'modules/Email');
   if (mods.Status) {
     const initial = mods.Status.initialStatuses ?? [];
     for (const s of initial) if (p.enum && !p.enum.includes(s)) fail('Status', `initial status "${s}" is not in the enum`, 'modules/Status/initialStatuses');
