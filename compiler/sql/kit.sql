@@ -122,6 +122,22 @@ BEGIN
     DETAIL = jsonb_build_object('property', property, 'rule', rule)::text;
 END $$;
 
+-- A place to hash a password in: at most `lib.password_hashes_at_once` bcrypt hashes (a database setting,
+-- `ALTER DATABASE … SET lib.password_hashes_at_once = 4`; default 2) run at once in the whole database, whichever
+-- gateway sent them. Each takes about 50 ms of a core, so a flood of sign-ups or sign-ins takes that share of the
+-- CPU rather than all of it. The place is an advisory lock of the transaction (a transaction that has one keeps
+-- it); waiting for one is bounded by the request's lock timeout (503 with Retry-After).
+CREATE OR REPLACE FUNCTION lib.hash_slot() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  setting text := current_setting('lib.password_hashes_at_once', true);
+  slots int := CASE WHEN setting ~ '^[1-9][0-9]{0,3}$' THEN setting::int ELSE 2 END;
+BEGIN
+  FOR i IN 0 .. slots - 1 LOOP
+    IF pg_try_advisory_xact_lock(1835102313, i) THEN RETURN; END IF;  -- 1835102313: 'mapi', this product's locks
+  END LOOP;
+  PERFORM pg_advisory_xact_lock(1835102313, floor(random() * slots)::int);
+END $$;
+
 -- Reconcile helpers ------------------------------------------------------------------------------
 -- Every managed constraint and index carries a COMMENT holding JSON with the property, the rule and
 -- a fingerprint of its definition: unchanged ones are skipped, changed ones rebuilt, stale ones dropped.

@@ -78,6 +78,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
         `  _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction`,
         `  IF _hashes > ${PASSWORD_HASHES_PER_REQUEST} THEN ${refuse('PT413', `at most ${PASSWORD_HASHES_PER_REQUEST} passwords are set in one request (each takes bcrypt's time): send the others apart`, name, 'Password')} END IF;`,
         `  PERFORM set_config('lib.password_hashes', _hashes::text, true);`,
+        '  PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once',
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
     }
   }

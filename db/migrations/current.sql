@@ -128,6 +128,22 @@ BEGIN
     DETAIL = jsonb_build_object('property', property, 'rule', rule)::text;
 END $$;
 
+-- A place to hash a password in: at most `lib.password_hashes_at_once` bcrypt hashes (a database setting,
+-- `ALTER DATABASE … SET lib.password_hashes_at_once = 4`; default 2) run at once in the whole database, whichever
+-- gateway sent them. Each takes about 50 ms of a core, so a flood of sign-ups or sign-ins takes that share of the
+-- CPU rather than all of it. The place is an advisory lock of the transaction (a transaction that has one keeps
+-- it); waiting for one is bounded by the request's lock timeout (503 with Retry-After).
+CREATE OR REPLACE FUNCTION lib.hash_slot() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  setting text := current_setting('lib.password_hashes_at_once', true);
+  slots int := CASE WHEN setting ~ '^[1-9][0-9]{0,3}$' THEN setting::int ELSE 2 END;
+BEGIN
+  FOR i IN 0 .. slots - 1 LOOP
+    IF pg_try_advisory_xact_lock(1835102313, i) THEN RETURN; END IF;  -- 1835102313: 'mapi', this product's locks
+  END LOOP;
+  PERFORM pg_advisory_xact_lock(1835102313, floor(random() * slots)::int);
+END $$;
+
 -- Reconcile helpers ------------------------------------------------------------------------------
 -- Every managed constraint and index carries a COMMENT holding JSON with the property, the rule and
 -- a fingerprint of its definition: unchanged ones are skipped, changed ones rebuilt, stale ones dropped.
@@ -1674,6 +1690,7 @@ BEGIN
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
     IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
+    PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
   END IF;
   NEW._rev := gen_random_uuid();
@@ -6486,7 +6503,8 @@ BEGIN
   IF _wait IS NOT NULL THEN RETURN jsonb_build_object('error', 'limited', 'retry_after', _wait); END IF;
   SELECT u."id"::text, u."password" INTO _sub, _hash FROM "app"."users" u WHERE u."email" = _login;
   -- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long
-  -- as a wrong password, and both get the same answer.
+  -- as a wrong password, and both get the same answer. It waits for a place among the hashes running.
+  PERFORM lib.hash_slot();
   IF extensions.crypt(args ->> 'password', coalesce(_hash, extensions.gen_salt('bf', 10))) IS DISTINCT FROM _hash
     OR octet_length(args ->> 'password') > 72 THEN  -- a hash stored before that limit matched on 72 bytes
     RETURN '{"error": "invalid"}';

@@ -157,6 +157,33 @@ test('a password change or a deletion revokes the refresh tokens', async () => {
   assertProblem(await signIn(api, 'edsger@example.com', 'structured', ip), 401, 'E_UNAUTHENTICATED');
 });
 
+test('password hashes take a place among the two the database runs at once: a sign-up and a sign-in wait while both are held', async () => {
+  const ip = newIp();
+  await signUp(api, 'kjohnson@example.com', 'trajectories');
+  let release!: () => void;
+  let held!: () => void;
+  const holding = new Promise<void>((r) => { held = r; });
+  // Another transaction holds both places (lib.hash_slot's advisory locks) until released.
+  const tx = api.db.sql.begin(async (sql) => {
+    await sql`select pg_advisory_xact_lock(1835102313, 0), pg_advisory_xact_lock(1835102313, 1)`;
+    held();
+    await new Promise<void>((r) => { release = r; });
+  });
+  await holding;
+  let done = 0;
+  const signUpWaits = api.post('/users', { email: 'dvaughan@example.com', password: 'fortran-ibm', display_name: 'Dorothy' }, { token: null }).finally(() => done++);
+  const signInWaits = signIn(api, 'kjohnson@example.com', 'trajectories', ip).finally(() => done++);
+  try {
+    await new Promise((r) => setTimeout(r, 400));
+    assert.is(done, 0, 'neither hashed while both places were taken');
+  } finally {
+    release();
+    await tx;
+  }
+  expectStatus(await signUpWaits, 201);
+  tokens(await signInWaits);
+});
+
 test('PUT keeps a password the body leaves out (a client cannot read it back), sets one it names', async () => {
   const ip = newIp();
   const id = await signUp(api, 'mhamilton@example.com', 'cobol-first');

@@ -89,6 +89,7 @@ BEGIN
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
     IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
+    PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
   END IF;
   NEW._rev := gen_random_uuid();
