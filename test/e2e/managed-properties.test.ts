@@ -1,6 +1,7 @@
 // Models the validator accepts whose module, lifecycle and validation settings combine: each installs, and the
 // API creates, replaces and patches its records (a readOnly Version was refused on every create: its column
-// default of 1 was taken for a value the client supplied; a price of 19.99 broke multipleOf 0.01 in the gateway).
+// default of 1 was taken for a value the client supplied; a price of 19.99 broke multipleOf 0.01 in the gateway;
+// a sub-resource holding a Password was 403 on every PUT, and reset an omitted one).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus } from './support/http.ts';
@@ -19,6 +20,7 @@ const MODEL = {
         text: { type: 'String' },
         revision: { type: 'Number', readOnly: true, modules: { Version: {} } },
       },
+      relations: { vault: { kind: 'oneToOne', properties: { pin: { type: 'String', modules: { Password: {} } }, hint: { type: 'String' } } } },
     },
     Price: {
       collection: 'prices',
@@ -58,6 +60,22 @@ test('multipleOf is decimal, as in the model and the database: 19.99 is a multip
   for (const body of [{ id: 'x1', exact: 0.015 }, { id: 'x2', float: 0.015 }, { id: 'x3', exact: 1e-12 }]) {
     expectStatus(await api.post('/prices', body), 422, JSON.stringify(body));
   }
+  assert.equal(api.serverErrors, []);
+});
+
+test('a sub-resource PUT keeps a Password it leaves out, sets one it names, and null clears it', async () => {
+  expectStatus(await api.post('/notes', { id: 'vaulted', text: 'x' }), 201);
+  const pin = async () => (await api.db.sql`select pin from app.notes_vault where note_id = 'vaulted'`)[0]?.pin as string | null;
+  dataOf(await api.put('/notes/vaulted/vault', { pin: '1234', hint: 'year' }));
+  const first = await pin();
+  assert.ok(first && first !== '1234', 'stored hashed');
+  assert.is(dataOf(await api.put('/notes/vaulted/vault', { hint: 'another year' })).hint, 'another year');
+  assert.is(await pin(), first, 'left out: kept');
+  dataOf(await api.put('/notes/vaulted/vault', { pin: '5678', hint: 'h' }));
+  const second = await pin();
+  assert.ok(second && second !== first, 'named: set');
+  dataOf(await api.put('/notes/vaulted/vault', { pin: null }));
+  assert.is(await pin(), null, 'null: cleared');
   assert.equal(api.serverErrors, []);
 });
 

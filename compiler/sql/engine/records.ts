@@ -194,6 +194,19 @@ function subsets(xs: string[]): string[][] {
 }
 
 /**
+ * One statement per set of Password columns a body names (`statement(present)`), chosen by IF: a request role may
+ * write a Password column but never read it, so one the body leaves out is kept by leaving it out of the statement.
+ */
+export function byPasswordsNamed(passwords: string[], statement: (present: string[]) => string[]): string[] {
+  const variants = subsets(passwords);
+  if (variants.length === 1) return statement([]);
+  return variants.reverse().flatMap((present, i) => [
+    i === variants.length - 1 ? 'ELSE' : `${i === 0 ? 'IF' : 'ELSIF'} ${present.map((c) => `_body ? ${literal(c)}`).join(' AND ')} THEN`,
+    ...statement(present).map((l) => `  ${l}`),
+  ]).concat(['END IF;']);
+}
+
+/**
  * PUT (`patch` false: omitted writable properties reset) and PATCH (only the body's, JSON merged per RFC 7396).
  * A request role may write a Password column but never read it, so both keep one the body leaves out by leaving
  * it out of SET: one statement per set of Password columns the body names. (A client cannot read a password
@@ -216,20 +229,15 @@ function update(s: Shape, patch: boolean): string {
     // revision, which the trigger renews anyway: an identity key may not even be set to itself (428C9).
     return sets.length ? sets : ['_rev = t._rev'];
   };
-  const statement = (present: string[], indent: string) => [
+  const statement = (present: string[]) => [
     `UPDATE ${s.rel} t SET`,
     `  ${setsFor(present).join(',\n    ')}`,
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
     `WHERE ${recordWhere(s)}`,
     `  AND ${preconditionWhere(s)}`,
     `RETURNING ${singleJson(s)} INTO _result;`,
-  ].map((l) => indent + l);
-  const variants = subsets(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name));
-  const updates = variants.length === 1 ? statement([], '') : variants.reverse().flatMap((present, i) => [
-    i === variants.length - 1 ? 'ELSE'
-      : `${i === 0 ? 'IF' : 'ELSIF'} ${present.map((c) => `_body ? ${literal(c)}`).join(' AND ')}${variants.slice(i + 1).length ? '' : ''} THEN`,
-    ...statement(present, '  '),
-  ]).concat(['END IF;']);
+  ];
+  const updates = byPasswordsNamed(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name), statement);
   return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
     bodyCheck(s),
     keyCheck(s),

@@ -3,7 +3,7 @@
 // target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
-import { explainMiss, head, ownerParentCheck, readPreconditions, type Head } from './records.ts';
+import { byPasswordsNamed, explainMiss, head, ownerParentCheck, readPreconditions, type Head } from './records.ts';
 import {
   emptyRow, etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
@@ -120,6 +120,7 @@ function subRead(s: Shape, owner: Shape): string {
 function subReplace(s: Shape, owner: Shape): string {
   const h = head(owner, 'subReplace');
   const cols = s.writable;
+  const hidden = new Set(s.table.hiddenColumns);
   return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
     ownerCheck(owner, h.action),
     `PERFORM lib.check_body(_body, ${textArray(cols.map((c) => c.name).concat(s.managed))}, ${textArray(s.readOnly)});`,
@@ -134,14 +135,26 @@ function subReplace(s: Shape, owner: Shape): string {
     'IF NOT FOUND THEN',
     ...explainMiss(owner, h.action, 'live', 'NULL').map((l) => `  ${l}`),
     'END IF;',
-    '-- Omitted properties go back to their default.',
+    `-- Omitted properties go back to their default${hidden.size ? ', but an omitted Password is kept (no client can read it back)' : ''}.`,
+    ...byPasswordsNamed(s.table.hiddenColumns, (present) => upsert(s, cols.filter((c) => !hidden.has(c.name) || present.includes(c.name)), hidden)),
+    ...ownerSingle(owner, h),
+  ], `replace the sub-resource ${s.entity}`);
+}
+
+/**
+ * The sub-resource's row written with `cols`: inserted, or its existing row's columns replaced. A Password column
+ * (in `hidden`) takes the body's value, not EXCLUDED's: reading EXCLUDED needs the SELECT the request role lacks.
+ */
+function upsert(s: Shape, cols: Shape['writable'], hidden: Set<string>): string[] {
+  const set = (c: Shape['writable'][number]) => `${ident(c.name)} = ${hidden.has(c.name)
+    ? `(jsonb_populate_record(NULL::${s.rel}, _body)).${ident(c.name)}` : `EXCLUDED.${ident(c.name)}`}`;
+  return [
     `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
     `SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
-    `ON CONFLICT (${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
+    `ON CONFLICT (${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map(set).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
     `RETURNING ${rowJson(s)} INTO _row;`,
-    ...ownerSingle(owner, h),
-  ], `replace the sub-resource ${s.entity}`);
+  ];
 }
 
 export function joinFunctions(j: JoinShape): Array<[string, string]> {
