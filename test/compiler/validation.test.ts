@@ -151,6 +151,18 @@ test('a Version with enum, defaultValue or a minimum past 1, an Email with an up
   rejects(e, `${P}/mail/modules/Email`, 'Email', '"B@example.com" can never be stored');
 });
 
+test('a DateTime default, minimum or maximum without its offset is a model error (the gateway refuses one in a body)', () => {
+  for (const [key, value] of [['defaultValue', '2025-01-31 09:00'], ['minimum', '2025-01-31T09:00:00'], ['maximum', '2025-01-31']] as const) {
+    const m = base();
+    m.entities.Item.properties.at = { type: 'DateTime', [key]: value };
+    const errors = errorsOf(m);
+    assert.ok(errors.some((e) => e.pointer.startsWith(`${P}/at`) && e.message.includes('with its offset')), JSON.stringify(errors));
+  }
+  const ok = base();
+  ok.entities.Item.properties.at = { type: 'DateTime', defaultValue: '2025-01-31T09:00:00+01:00', minimum: '2000-01-01T00:00:00Z' };
+  assert.equal(errorsOf(ok), []);
+});
+
 test('a child collection whose path below its parent\'s record is a route of the parent: a relation, or restore', () => {
   const m = base();
   m.entities.Shelf = {

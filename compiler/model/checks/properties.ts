@@ -5,13 +5,21 @@ import type { Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext, FILE_MODULES } from './context.ts';
 import { jsonPathErrors } from './json-paths.ts';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { selfContained } from '../json-schema.ts';
 import { INTEGER_RANGES, baseType, serverFills } from '../../ir/columns.ts';
 
+const dateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
+
+/**
+ * How a temporal setting (defaultValue, minimum, maximum) must be written. A DateTime is judged as the gateway
+ * judges one in a body (ajv-formats' RFC 3339 date-time, so with its offset): one without an offset would mean
+ * an instant in whatever time zone the database session has.
+ */
 const ISO = {
   Date: /^\d{4}-\d{2}-\d{2}$/,
   Time: /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
-  DateTime: /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/,
+  DateTime: { test: (v: string) => dateTime(v) },
 } as const;
 
 /** JavaScript regex features PostgreSQL's ARE engine lacks: a pattern must work in both. */
@@ -91,7 +99,7 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
     const v = p[key];
     if (v === undefined) continue;
     if (numeric && typeof v !== 'number') fail('Validation Settings', `${key} of a Number must be a number`, key);
-    if (temporal && (typeof v !== 'string' || !ISO[p.type as keyof typeof ISO].test(v))) fail('Validation Settings', `${key} of a ${p.type} must be an ISO 8601 ${p.type} string`, key);
+    if (temporal && (typeof v !== 'string' || !ISO[p.type as keyof typeof ISO].test(v))) fail('Validation Settings', `${key} of a ${p.type} must be an ISO 8601 ${p.type} string${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`, key);
   }
   if (p.exclusiveMinimum !== undefined && p.minimum === undefined) fail('Validation Settings', 'exclusiveMinimum needs minimum', 'exclusiveMinimum');
   if (p.exclusiveMaximum !== undefined && p.maximum === undefined) fail('Validation Settings', 'exclusiveMaximum needs maximum', 'exclusiveMaximum');
@@ -144,7 +152,7 @@ function checkDefault(p: Property, fail: (m: string) => void): void {
   for (const v of values) {
     if (typeof v !== kind[p.type]) return fail(`defaultValue must be a ${kind[p.type]}`);
     if (p.enum && !p.enum.includes(v as string)) return fail(`defaultValue "${String(v)}" is not in the enum`);
-    if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return fail(`defaultValue must be an ISO 8601 ${p.type}`);
+    if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return fail(`defaultValue must be an ISO 8601 ${p.type}${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`);
     if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return fail(`defaultValue "${v}" does not match the pattern`);
     if (typeof v === 'number') {
       const { minimum: lo, maximum: hi } = p;
