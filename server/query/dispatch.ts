@@ -82,8 +82,23 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
 const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
   () => ({ lockTimeoutMs: pool.limits.lockTimeoutMs, cancelAfterMs: startedAt + pool.limits.statementTimeoutMs - Date.now() });
 
+/**
+ * Runs the call's one statement. A statement a deadlock or a serialization failure rolled back changed nothing, so
+ * it runs once more on a connection of its own (two bulk creates crossing on unique keys: the second then meets
+ * the first's rows, 409, instead of a 503); a second failure is answered.
+ */
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
+  const startedAt = Date.now();
+  try {
+    return await dispatchOnce(target, call);
+  } catch (err) {
+    if (!conflicted(err)) throw err;
+  }
+  return target.gate.run('close', (sql) => run(sql, call, boundsOf(target, startedAt)()), callerKey(call.identity, call.ip));
+}
+
+async function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
   const caller = callerKey(call.identity, call.ip);
   if (call.shares !== 'write' || target.gate.depth === 1) {
     return target.gate.run(call.shares === 'read' ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()), caller);
@@ -142,12 +157,12 @@ export interface TransactionOptions {
 /**
  * Several calls in one transaction on one connection, committed when `work` returns and rolled back when it
  * throws. On a pool it holds one place of the gate, and STATEMENT_TIMEOUT_MS bounds the whole transaction:
- * each statement is cancelled when the time left runs out. With `beforeRetry`, a transaction a deadlock or a
- * serialization failure rolled back (it changed nothing) runs once more, on the same connection and within the
- * same time, after `beforeRetry` has undone what the failed attempt did outside the database; a second failure is thrown.
+ * each statement is cancelled when the time left runs out. A transaction a deadlock or a serialization failure
+ * rolled back (it changed nothing) runs once more, on the same connection and within the same time, after
+ * `beforeRetry` (if any) has undone what the failed attempt did outside the database; a second failure is thrown.
  */
 export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
-  const { beforeRetry } = o;
+  const { beforeRetry = async () => {} } = o;
   const pool = isPool(target) ? target : undefined;
   const attempt = (sql: Sql, bounds: (() => Bounds) | undefined) => sql.begin(async (tx) =>
     work((call) => run(tx as unknown as Sql, call, bounds?.()), tx as unknown as Sql)) as Promise<T>;
@@ -156,7 +171,7 @@ export async function transaction<T>(target: Target, work: (call: TransactionCal
     try {
       return await attempt(sql, bounds);
     } catch (err) {
-      if (!beforeRetry || !conflicted(err)) throw err;
+      if (!conflicted(err)) throw err;
     }
     await beforeRetry();
     return attempt(sql, bounds);

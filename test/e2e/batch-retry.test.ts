@@ -1,5 +1,5 @@
-// Batches that deadlock with each other: PostgreSQL rolls one back (40P01) and the gateway runs it once
-// more, so both answer 200; the file copies of the failed attempt are removed before the second makes its own.
+// Batches, and bulk creates, that deadlock with each other: PostgreSQL rolls one back (40P01) and the gateway runs
+// it once more; the file copies of a batch's failed attempt are removed before the second makes its own.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -23,6 +23,8 @@ test.before(async () => {
     create function public.pause_first_update() returns trigger language plpgsql security definer as $$
       begin perform nextval('public.first_updates'); perform pg_sleep(${PAUSE_S}); return null; end $$;
     create trigger pause_first_update after update on app.posts for each row
+      when (new.title like 'first %') execute function public.pause_first_update();
+    create trigger pause_first_insert after insert on app.posts for each row
       when (new.title like 'first %') execute function public.pause_first_update();`);
 });
 test.after(async () => {
@@ -79,6 +81,20 @@ test('a deadlocked batch that attached a file runs again without leaving the fir
   assert.equal(covers.map((r) => r.name), ['a.png', 'b.png']);
   const stored = readdirSync(join(dir, 'uploads')).filter((f) => !f.endsWith('.json')).map((f) => `uploads/${f}`).sort();
   assert.equal(stored, covers.map((r) => r.location).sort(), 'uploads/ holds the two attached copies only');
+});
+
+test('two bulk creates inserting the same two keys in opposite order deadlock: the one rolled back runs again and meets the other\'s rows (409, not 503)', async () => {
+  const project = (await api.post('/projects', { name: unique('Bulk deadlock') })).body.data.id;
+  const [x, y] = [unique('bx'), unique('by')];
+  const [a, b] = await Promise.all([
+    api.post(`/projects/${project}/posts`, [{ id: x, title: 'first A' }, { id: y, title: 'second A' }]),
+    api.post(`/projects/${project}/posts`, [{ id: y, title: 'first B' }, { id: x, title: 'second B' }]),
+  ]);
+  assert.equal([a.status, b.status].sort(), [201, 409], `${a.text}\n${b.text}`);
+  const loser = a.status === 409 ? a : b;
+  assert.is(loser.body.code, 'E_UNIQUE_VIOLATION');
+  const titles = (await api.db.sql`select title from app.posts where id in (${x}, ${y}) order by title`).map((r) => r.title);
+  assert.ok(['first A,second A', 'first B,second B'].includes(titles.join()), titles.join());
 });
 
 test.run();
