@@ -43,8 +43,6 @@ export class Gate {
   /**
    * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
    * connects on its first statement). `depth`: statements sent on one connection at most (1: none wait behind another).
-   */
-  /**
    * `callerMax`: connections one caller may hold at once for `close` and `own` statements (POOL_CALLER_MAX).
    */
   constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number, readonly callerMax = clients.length) {
