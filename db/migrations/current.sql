@@ -6571,7 +6571,7 @@ COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules
 CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
     WHEN 'Signed-in users see users' THEN ''
-    WHEN 'Users manage themselves' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
+    WHEN 'Users manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
     WHEN 'Administrators can do anything' THEN ''
     WHEN 'Anyone signs up' THEN ''
   END
@@ -6649,7 +6649,7 @@ COMMENT ON FUNCTION "app"."projects_scenario"(text) IS 'Label, level and data ru
 
 CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Stakeholders work on their projects' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Stakeholders work on their projects' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
     WHEN 'Administrators can do anything' THEN ''
     WHEN 'Any signed-in user starts a project' THEN ''
   END
@@ -6730,12 +6730,12 @@ COMMENT ON FUNCTION "app"."posts_scenario"(text) IS 'Label, level and data rules
 
 CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Readers' THEN concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END)
-    WHEN 'Editors and authors manage posts of their projects' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Readers' THEN CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
+    WHEN 'Editors and authors manage posts of their projects' THEN CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
     WHEN 'Administrators can do anything' THEN ''
     WHEN 'Administrators edit anything' THEN ''
-    WHEN 'Reviewers move posts through review' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END)
-    WHEN 'Authors edit their posts until they are published' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END)
+    WHEN 'Reviewers move posts through review' THEN CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END
+    WHEN 'Authors edit their posts until they are published' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END) END
   END
   FROM "app"."posts" WHERE "id" = _key
 $fn$;
@@ -6816,7 +6816,7 @@ COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data ru
 CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone reads comments' THEN ''
-    WHEN 'Authors manage their comments' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END)
+    WHEN 'Authors manage their comments' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
     WHEN 'Administrators can do anything' THEN ''
     WHEN 'Signed-in users from trusted domains comment' THEN ''
   END

@@ -3,7 +3,7 @@
 // owner or link target. They run only when a statement returned no row, or before a nested request.
 import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
-import { dataRules, type RuleContext } from '../../access/rules.ts';
+import { dataRules, treeSql, type RuleContext } from '../../access/rules.ts';
 import { ident, literal, pgName, qname } from '../ident.ts';
 import { keyEquals, plpgsql, type Shape } from './shape.ts';
 
@@ -38,7 +38,10 @@ function scenarioDdl(s: Shape, model: Model): string {
     `COMMENT ON FUNCTION ${fn(s, 'scenario')}(text) IS ${literal(`Label, level and data rules of each scenario of ${s.entity}.`)};`].join('\n');
 }
 
-/** app.<t>_failing(scenario, key): the data rules of the scenario that record `key` breaks (definer). */
+/**
+ * app.<t>_failing(scenario, key): the data rules of the scenario that record `key` breaks (definer); none
+ * when its tree holds for the record, though a rule of another or-branch fails (that branch is not needed).
+ */
 function failingDdl(s: Shape, model: Model): string {
   const ctx: RuleContext = { model, entityName: s.table.entityName, entity: s.table.entity };
   const whens = new Map<string, string>();
@@ -46,7 +49,8 @@ function failingDdl(s: Shape, model: Model): string {
     for (const p of list) {
       const checks = dataRules(p.scenario.predicate, ctx).map((r) =>
         `CASE WHEN (NOT (${r.guard}) OR coalesce(${r.sql}, false)) IS NOT TRUE THEN ${literal(r.rule)} END`);
-      whens.set(p.key, checks.length ? `concat_ws(', ', ${checks.join(', ')})` : "''");
+      const holds = treeSql(p.scenario.predicate, ctx, 'row');
+      whens.set(p.key, checks.length ? `CASE WHEN coalesce(${holds}, false) THEN '' ELSE concat_ws(', ', ${checks.join(', ')}) END` : "''");
     }
   }
   return [`CREATE OR REPLACE FUNCTION ${fn(s, 'failing')}(_scenario text, _key text) RETURNS text LANGUAGE sql${DEFINER} AS $fn$`,

@@ -1500,7 +1500,7 @@ COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data ru
 
 CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Accounts manage themselves' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END)
+    WHEN 'Accounts manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
     WHEN 'Admins' THEN ''
   END
   FROM "app"."accounts" WHERE "id" = _key

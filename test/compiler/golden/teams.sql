@@ -1766,7 +1766,7 @@ COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules
 
 CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Stakeholders' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Stakeholders' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
   END
   FROM "app"."teams" WHERE "id" = _key
 $fn$;
@@ -1840,7 +1840,7 @@ COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules
 
 CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT CASE _scenario
-    WHEN 'Stakeholders or readers' THEN concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END)
+    WHEN 'Stakeholders or readers' THEN CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
   END
   FROM "app"."tasks" WHERE "id" = _key
 $fn$;

@@ -1,0 +1,55 @@
+// Access answers on single records, with a small model of or-scenarios: a stale If-Match on a record whose
+// scenario one or-branch admits is 412, not 403 naming a rule of the branch it did not need.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dataOf, expectStatus } from './support/http.ts';
+import { startApi, type RunningApi } from './support/server.ts';
+
+const and = (...children: object[]) => ({ style: 'and', children });
+const or = (...children: object[]) => ({ style: 'or', children });
+const signedIn = { type: 'allowAuthenticated' };
+
+const MODEL = {
+  api: { slug: 'answers', version: 'v1', title: 'Access answers', docsUrl: 'https://answers.example.com/docs', strategy: 'RBAC' },
+  entities: {
+    Note: {
+      collection: 'notes',
+      properties: {
+        id: { type: 'String', primary: true },
+        owner_id: { type: 'String', readOnly: true, modules: { Owner: {} } },
+        version: { type: 'Number', modules: { Version: {} } },
+        body: { type: 'String' },
+        kind: { type: 'String', enum: ['public', 'private'], defaultValue: 'private' },
+      },
+      scenarios: [{
+        label: 'Owners, or anyone on public notes',
+        predicate: or(and(signedIn, { type: 'matchResourceOwner' }), and(signedIn, { type: 'matchResourceAttribute', attribute: 'kind', values: ['public'] })),
+      }],
+    },
+  },
+};
+
+let api: RunningApi;
+const as = async (sub: string) => ({ token: await api.token({ sub }) });
+test.before(async () => {
+  api = await startApi(MODEL);
+});
+test.after(async () => api?.close());
+
+test('a stale If-Match is 412 when one or-branch admits the record, though a rule of another fails', async () => {
+  const alice = await as('alice');
+  dataOf(await api.post('/notes', { id: 'private-1', body: 'mine' }, alice), 201);
+  const stale = { ...alice, headers: { 'If-Match': '"7"' } };
+  for (const [method, body] of [['PATCH', { body: 'x' }], ['PUT', { body: 'x' }], ['DELETE', undefined]] as const) {
+    const r = await api.call(method, '/notes/private-1', { ...stale, ...(body ? { body } : {}) });
+    expectStatus(r, 412);
+  }
+  // Someone the record's rules reject is still refused (403), naming what fails.
+  const bob = await as('bob');
+  const r = await api.call('PATCH', '/notes/private-1', { token: bob.token, body: { body: 'x' }, headers: { 'If-Match': '"1"' } });
+  expectStatus(r, 403);
+  assert.match(r.body.detail, /matchResourceOwner, matchResourceAttribute \(kind in public\) does not hold/);
+  assert.equal(api.serverErrors, []);
+});
+
+test.run();
