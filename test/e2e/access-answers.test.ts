@@ -1,5 +1,6 @@
-// Access answers on single records, with a small model of or-scenarios: a stale If-Match on a record whose
-// scenario one or-branch admits is 412, not 403 naming a rule of the branch it did not need.
+// Access answers on single records, with a small model: a stale If-Match on a record whose or-scenario one
+// branch admits is 412, not 403 naming a rule of the branch it did not need; a restore of a live record
+// answers it only when the restore scenario's rules hold for it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus } from './support/http.ts';
@@ -26,6 +27,20 @@ const MODEL = {
         predicate: or(and(signedIn, { type: 'matchResourceOwner' }), and(signedIn, { type: 'matchResourceAttribute', attribute: 'kind', values: ['public'] })),
       }],
     },
+    Memo: {
+      collection: 'memos', softDelete: true,
+      properties: {
+        id: { type: 'String', primary: true },
+        owner_id: { type: 'String', readOnly: true, modules: { Owner: {} } },
+        body: { type: 'String' },
+        status: { type: 'String', enum: ['open', 'archived'], defaultValue: 'open', modules: { Status: { initialStatuses: ['open', 'archived'] } } },
+        kind: { type: 'String', enum: ['public', 'private'], defaultValue: 'private' },
+      },
+      scenarios: [{ label: 'Owners', predicate: and(signedIn, { type: 'matchResourceOwner' }) }],
+      actions: {
+        restore: { scenarios: [{ label: 'Anyone restores archived memos', predicate: and(signedIn, { type: 'lifecycleStatus', allowedStatuses: ['archived'] }) }] },
+      },
+    },
   },
 };
 
@@ -49,6 +64,23 @@ test('a stale If-Match is 412 when one or-branch admits the record, though a rul
   const r = await api.call('PATCH', '/notes/private-1', { token: bob.token, body: { body: 'x' }, headers: { 'If-Match': '"1"' } });
   expectStatus(r, 403);
   assert.match(r.body.detail, /matchResourceOwner, matchResourceAttribute \(kind in public\) does not hold/);
+  assert.equal(api.serverErrors, []);
+});
+
+test('a restore of a live record is judged by the restore scenario: lifecycle and attribute rules hold for it', async () => {
+  const alice = await as('alice'), bob = await as('bob');
+  dataOf(await api.post('/memos', { id: 'open-1', body: 'alice only' }, alice), 201);
+  expectStatus(await api.get('/memos/open-1', bob), 403);
+  // Bob's restore scenario admits archived memos only: this one is open, so it is not his to see.
+  const r = await api.post('/memos/open-1/restore', undefined, bob);
+  expectStatus(r, 403);
+  assert.not.match(r.text, /alice only/);
+  assert.match(r.body.detail, /lifecycleStatus \(allowed: archived\) does not hold/);
+  // An archived one, live or deleted, is his to restore, as the scenario says.
+  dataOf(await api.post('/memos', { id: 'archived-1', body: 'old', status: 'archived' }, alice), 201);
+  assert.is(dataOf(await api.post('/memos/archived-1/restore', undefined, bob)).id, 'archived-1');
+  expectStatus(await api.del('/memos/archived-1', alice), 204);
+  assert.is(dataOf(await api.post('/memos/archived-1/restore', undefined, bob)).id, 'archived-1');
   assert.equal(api.serverErrors, []);
 });
 

@@ -281,7 +281,7 @@ function remove(s: Shape): string {
   ], `delete a ${s.entity}${s.soft ? ' (soft delete unless permanent)' : ''}`);
 }
 
-/** Restores a soft-deleted record; one that is not deleted is returned unchanged. */
+/** Restores a soft-deleted record; one that is not deleted is returned unchanged, when the restore scenario admits it. */
 function restore(s: Shape): string {
   const h = head(s, 'restore');
   return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
@@ -292,6 +292,9 @@ function restore(s: Shape): string {
     'IF _result IS NULL THEN',
     `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
     `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
+    // A live record was read, not written: the SELECT policies let a write's lifecycle and attribute rules
+    // give way (the write's own policy judges), so the restore scenario judges it here, as its UPDATE would.
+    `  PERFORM ${fn(s, 'deny')}(${literal(h.action)}, _key);`,
     'END IF;',
     `RETURN _result || ${h.scenario};`,
   ], `restore a ${s.entity}`);

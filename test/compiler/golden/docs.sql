@@ -1199,6 +1199,7 @@ BEGIN
   IF _result IS NULL THEN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent); END IF;
+    PERFORM "app"."docs_deny"('restore', _key);
   END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
 END $fn$;
