@@ -10,6 +10,7 @@ import { compression } from './http/compression.ts';
 import type { Logger } from 'pino';
 import { observe, requestIdOf, setRoute, shaped } from './http/observe.ts';
 import type { Metrics } from './http/metrics.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import { BodyValidators } from './plan/validate.ts';
 import { renderProblem } from './problem/render.ts';
 import { requestProblem } from './problem/request.ts';
@@ -26,7 +27,7 @@ import { onlyReads } from '../compiler/query/operations.ts';
 import { mergedDocuments } from './plan/validate.ts';
 import { ANONYMOUS, createVerifier, identify, type Identity } from './request/auth.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
-import { callerIp, compileTrust } from './request/caller.ts';
+import { callerIp, callerKey, compileTrust } from './request/caller.ts';
 import { sentPath } from './request/path.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
@@ -179,6 +180,13 @@ export function createApp(opts: AppOptions): Hono {
     }));
   }
   app.use('*', compression());
+  if (limits.rateLimitRequests > 0) {
+    app.use(`${basePath}/*`, rateLimit({
+      requests: limits.rateLimitRequests, windowSeconds: limits.rateLimitWindowSeconds,
+      caller: async (c) => callerKey(await identify(c.req.header('authorization'), verify).catch(() => ANONYMOUS), callerIp(c, trust)),
+      fail: (c, err) => fail(c, err, new URL(c.req.url)),
+    }));
+  }
   app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
   if (opts.files) {
     app.route('/', opts.files.routes({ // POST .well-known/upload; the local driver's signed addresses

@@ -24,6 +24,10 @@ export interface RequestLimits {
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (429, and closed, past it; a trusted proxy's are not counted). */
   maxConnectionsPerClient: number;
+  /** Requests one caller may send in RATE_LIMIT_WINDOW_SECONDS (429 past it); 0: no limit. */
+  rateLimitRequests: number;
+  /** The window of RATE_LIMIT_REQUESTS, in seconds. */
+  rateLimitWindowSeconds: number;
   /** Milliseconds a request's statement may run (503 with Retry-After past it). */
   statementTimeoutMs: number;
   /** Milliseconds a request may wait for a row lock another request holds (503 with Retry-After). */
@@ -61,6 +65,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', fallback: 300_000 },
   // Browsers open 6 per host; a load test from one host rarely needs more than a few hundred.
   maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', fallback: 256 },
+  rateLimitRequests: { env: 'RATE_LIMIT_REQUESTS', fallback: 0 }, // off unless set
+  rateLimitWindowSeconds: { env: 'RATE_LIMIT_WINDOW_SECONDS', fallback: 10 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
   lockTimeoutMs: { env: 'LOCK_TIMEOUT_MS', fallback: 3_000 },
   poolMax: { env: 'POOL_MAX', fallback: 10 },
