@@ -64,7 +64,7 @@ const PROBLEMS: Array<[string, string, string, string]> = [
   ['413', 'PayloadTooLarge', 'E_PAYLOAD_TOO_LARGE', 'The request body, or one object or array in it, is over its limit (MAX_BODY_BYTES, MAX_JSON_MEMBERS, MAX_BATCH_OPERATIONS); more than 10 passwords set in one request; a batch whose answers pass MAX_BATCH_RESPONSE_BYTES.'],
   ['415', 'UnsupportedMediaType', 'E_UNSUPPORTED_MEDIA_TYPE', 'The body is not JSON.'],
   ['422', 'ValidationFailed', 'E_VALIDATION_ERROR, E_FILE_TOO_LARGE, E_FILE_TYPE_NOT_ALLOWED, E_FILE_NOT_UPLOADED, E_IDEMPOTENCY_KEY_REUSED', 'The body breaks the schema or a constraint (`errors` lists every rule broken), or the Idempotency-Key was used for another request.'],
-  ['429', 'TooManyRequests', 'E_TOO_MANY_REQUESTS', 'This caller\'s other requests held its share of the database connections (POOL_CALLER_MAX) until POOL_TIMEOUT_MS, or too many connections from its address (MAX_CONNECTIONS_PER_CLIENT); retry after Retry-After seconds.'],
+  ['429', 'TooManyRequests', 'E_TOO_MANY_REQUESTS', 'This caller\'s other requests held its share of the database connections (POOL_CALLER_MAX) until POOL_TIMEOUT_MS, too many connections from its address (MAX_CONNECTIONS_PER_CLIENT), or more requests than RATE_LIMIT_REQUESTS in its window; retry after Retry-After seconds.'],
   ['503', 'Unavailable', 'E_UNAVAILABLE', 'The database is unreachable or overloaded.'],
 ];
 
