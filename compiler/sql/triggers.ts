@@ -4,6 +4,7 @@ import type { TableIR } from '../ir/types.ts';
 import { ident, literal, pgName, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
+import { fn } from './engine/refusals.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -95,6 +96,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
         `  ${refuse('PT422', `"${wire}" does not reference a ${p.references!.split('.')[0]} of your organization`, name, 'references')}`, 'END IF;');
     }
   }
+  always.push(...parentReadable(t, resolve));
   // Guards run before module assignments so a client's value is judged, not the server's.
   const insertBody = sortGuardsFirst(onInsert);
   const updateBody = sortGuardsFirst(onUpdate);
@@ -122,6 +124,20 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     `CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`,
   ];
   return body.join('\n');
+}
+
+/**
+ * A record's parent must be one the caller may read, as on its nested path (app.<parent>_require: 403 when
+ * hidden), whichever path wrote it: its foreign key is checked past row-level security, so a flat create (or a
+ * move) put a child under a parent the caller cannot see. A parent that does not exist is the foreign key's 422.
+ */
+function parentReadable(t: TableIR, resolve?: ResolveReference): string[] {
+  const parent = t.kind === 'entity' ? t.entity.parent : undefined;
+  if (!parent || !resolve) return [];
+  const table = resolve(parent.entity).table, col = `NEW.${ident(parent.property)}`;
+  return [`IF ${col} IS NOT NULL AND (TG_OP = 'INSERT' OR ${col} IS DISTINCT FROM OLD.${ident(parent.property)})`,
+    `   AND ${fn(table, 'exists')}(${col}::text) THEN`,
+    `  PERFORM ${fn(table, 'require')}(${col}::text, 'read');  -- the parent is readable`, 'END IF;'];
 }
 
 function sortGuardsFirst(lines: string[]): string[] {

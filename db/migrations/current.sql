@@ -1776,6 +1776,10 @@ BEGIN
     NEW."version" := OLD."version" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
     NEW."updated_at" := now();
   END IF;
+  IF NEW."project_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."project_id" IS DISTINCT FROM OLD."project_id")
+     AND "app"."projects_exists"(NEW."project_id"::text) THEN
+    PERFORM "app"."projects_require"(NEW."project_id"::text, 'read');  -- the parent is readable
+  END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
   RETURN NEW;
@@ -1808,6 +1812,10 @@ BEGIN
     IF NEW."post_id" IS DISTINCT FROM OLD."post_id" THEN PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable'); END IF;
     IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
     IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
+  END IF;
+  IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id")
+     AND "app"."posts_exists"(NEW."post_id"::text) THEN
+    PERFORM "app"."posts_require"(NEW."post_id"::text, 'read');  -- the parent is readable
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -6619,9 +6627,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
@@ -6697,9 +6705,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."projects_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.projects', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."projects_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_require"(text, text) IS 'Pre-flight: the caller must be able to _action Project _key (404 when missing, 403 when hidden).';
 
@@ -6781,9 +6789,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."posts_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.posts', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."posts_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Post _key (404 when missing, 403 when hidden).';
 
@@ -6864,9 +6872,9 @@ BEGIN
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."comments_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.comments', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."comments_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_require"(text, text) IS 'Pre-flight: the caller must be able to _action Comment _key (404 when missing, 403 when hidden).';
 
@@ -6945,9 +6953,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."tags_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.tags', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."tags_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_require"(text, text) IS 'Pre-flight: the caller must be able to _action Tag _key (404 when missing, 403 when hidden).';
 

@@ -61,6 +61,8 @@ test('auth0: the mapped email claim reaches matchEmailDomain (the scenario that 
   const editor = await token({ sub: 'u-ed', roles: ['editor'] });
   const project = (await call(api.app, 'POST', '/projects', { bearer: editor, body: { name: 'P' } })).json.data.id;
   const postId = (await call(api.app, 'POST', `/projects/${project}/posts`, { bearer: editor, body: { title: 'T' } })).json.data.id;
+  // Published, so that every commenter may read it: a comment goes only under a post its author may read.
+  assert.is((await call(api.app, 'PATCH', `/posts/${postId}`, { bearer: editor, body: { status: 'published' } })).status, 200);
   const comment = async (payload: Record<string, unknown>) => {
     const r = await call(apps.get('auth0')!, 'POST', '/comments', { bearer: await token(payload), body: { post_id: postId, body: 'hi' } });
     assert.is(r.status, 201, r.text);

@@ -1,6 +1,7 @@
 // Access answers on single records, with a small model: a stale If-Match on a record whose or-scenario one
 // branch admits is 412, not 403 naming a rule of the branch it did not need; a restore of a live record
-// answers it only when the restore scenario's rules hold for it.
+// answers it only when the restore scenario's rules hold for it; a child is created or moved only under a
+// parent the caller may read, by its flat path as by its nested one.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus } from './support/http.ts';
@@ -26,6 +27,11 @@ const MODEL = {
         label: 'Owners, or anyone on public notes',
         predicate: or(and(signedIn, { type: 'matchResourceOwner' }), and(signedIn, { type: 'matchResourceAttribute', attribute: 'kind', values: ['public'] })),
       }],
+    },
+    Reply: {
+      collection: 'replies', parent: { entity: 'Note', property: 'note_id' },
+      properties: { id: { type: 'String', primary: true }, note_id: { type: 'String', references: 'Note', required: true }, text: { type: 'String' } },
+      scenarios: [{ label: 'Anyone signed in', predicate: and(signedIn) }],
     },
     Memo: {
       collection: 'memos', softDelete: true,
@@ -81,6 +87,29 @@ test('a restore of a live record is judged by the restore scenario: lifecycle an
   assert.is(dataOf(await api.post('/memos/archived-1/restore', undefined, bob)).id, 'archived-1');
   expectStatus(await api.del('/memos/archived-1', alice), 204);
   assert.is(dataOf(await api.post('/memos/archived-1/restore', undefined, bob)).id, 'archived-1');
+  assert.equal(api.serverErrors, []);
+});
+
+test('a child goes only under a parent the caller may read: flat create, bulk, batch and a move as the nested path', async () => {
+  const alice = await as('alice'), bob = await as('bob');
+  dataOf(await api.post('/notes', { id: 'alice-private', body: 'hidden' }, alice), 201);
+  dataOf(await api.post('/notes', { id: 'bob-own', body: 'his' }, bob), 201);
+  const hidden = /Scenario "Owners, or anyone on public notes" .* does not allow you to read this Note/;
+  assert.match((await api.post('/notes/alice-private/replies', { id: 'r-nested', text: 'planted' }, bob)).body.detail, hidden);
+  const flat = await api.post('/replies', { id: 'r-flat', note_id: 'alice-private', text: 'planted' }, bob);
+  expectStatus(flat, 403);
+  assert.match(flat.body.detail, hidden);
+  assert.match(flat.body.detail, /matchResourceOwner, matchResourceAttribute \(kind in public\) does not hold/);
+  expectStatus(await api.post('/replies', [{ id: 'r-bulk', note_id: 'bob-own' }, { id: 'r-bulk2', note_id: 'alice-private' }], bob), 403);
+  const batch = await api.post('/batch', { operations: [{ method: 'POST', path: '/replies', body: { id: 'r-batch', note_id: 'alice-private' } }] }, bob);
+  expectStatus(batch, 403);
+  // A missing parent stays the foreign key's 422; his own note takes replies, and one cannot move into hers.
+  expectStatus(await api.post('/replies', { id: 'r-none', note_id: 'nobody' }, bob), 422);
+  dataOf(await api.post('/replies', { id: 'r-own', note_id: 'bob-own', text: 'fine' }, bob), 201);
+  expectStatus(await api.patch('/replies/r-own', { note_id: 'alice-private' }, bob), 403);
+  expectStatus(await api.patch('/replies/r-own', { text: 'still fine' }, bob), 200);
+  const planted = await api.db.sql`SELECT id FROM app.replies WHERE note_id = 'alice-private'`;
+  assert.equal(planted.length, 0);
   assert.equal(api.serverErrors, []);
 });
 

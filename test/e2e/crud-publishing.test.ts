@@ -184,7 +184,9 @@ test('parallel requests: each runs with its own caller, none leaks claims to ano
   const work = Array.from({ length: 40 }, async (_, i) => {
     const sub = i % 3 === 0 ? null : `par-${i}`;
     const token = sub === null ? null : await api.token({ sub, roles: ['admin'] });
-    const reply = await api.post('/posts', { id: `par-${i}`, project_id: project, title: `P${i}` }, { token });
+    // A post goes only into a project its caller may read: each administrator starts its own.
+    const into = sub === null ? project : dataOf(await api.post('/projects', { name: `P${i}` }, { token }), 201).id;
+    const reply = await api.post('/posts', { id: `par-${i}`, project_id: into, title: `P${i}` }, { token });
     return { sub, reply };
   });
   let created = 0;

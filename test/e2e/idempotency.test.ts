@@ -52,7 +52,9 @@ test('the same key with another body, path or projection is 422; another caller 
   assert.is((await api.post('/posts?include=id', body, key('k-3'))).status, 422);
   assert.is((await api.post('/projects', { name: 'k-3' }, key('k-3'))).status, 422);
   const other = await api.token({ sub: 'someone-else', roles: ['admin'] });
-  const theirs = await api.post('/posts', { ...body, id: 'once-3b' }, { ...key('k-3'), token: other });
+  // Into a project of their own: a post goes only under a project its caller may read.
+  const own = dataOf(await api.post('/projects', { name: 'Theirs' }, { token: other }), 201).id;
+  const theirs = await api.post('/posts', { ...body, id: 'once-3b', project_id: own }, { ...key('k-3'), token: other });
   assert.is(dataOf(theirs, 201).id, 'once-3b');
   assert.is(theirs.headers.get('idempotent-replayed'), null);
 });

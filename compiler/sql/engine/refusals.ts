@@ -102,9 +102,10 @@ function requireDdl(s: Shape): string {
     `IF lib.castable(_key, ${literal(s.keyType)}) THEN`,
     `  SELECT EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')}${s.soft ? ' AND t.deleted_at IS NULL' : ''}) INTO _found;`,
     'END IF;',
+    // Refused as _action: its rules (lifecycle among them, which gives way to a create) name what fails.
+    `IF NOT _found THEN PERFORM ${fn(s, 'refuse')}(_action, _key); END IF;`,
     "PERFORM set_config('request.action', coalesce(_outer_action, ''), true);",
     `PERFORM set_config(${setting}, coalesce(_outer_scenario, ''), true);`,
-    `IF NOT _found THEN PERFORM ${fn(s, 'refuse')}(_action, _key); END IF;`,
   ], `Pre-flight: the caller must be able to _action ${s.entity} _key (404 when missing, 403 when hidden).`);
 }
 

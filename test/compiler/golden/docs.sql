@@ -81,6 +81,10 @@ BEGIN
     IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
     NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
   END IF;
+  IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id")
+     AND "app"."folders_exists"(NEW."folder_id"::text) THEN
+    PERFORM "app"."folders_require"(NEW."folder_id"::text, 'read');  -- the parent is readable
+  END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
   RETURN NEW;
@@ -1391,9 +1395,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."folders_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.folders', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."folders_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_require"(text, text) IS 'Pre-flight: the caller must be able to _action Folder _key (404 when missing, 403 when hidden).';
 
@@ -1467,9 +1471,9 @@ BEGIN
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."docs_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.docs', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."docs_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."docs_require"(text, text) IS 'Pre-flight: the caller must be able to _action Doc _key (404 when missing, 403 when hidden).';
 

@@ -129,6 +129,10 @@ BEGIN
     IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
     IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable'); END IF;
   END IF;
+  IF NEW."team_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."team_id" IS DISTINCT FROM OLD."team_id")
+     AND "app"."teams_exists"(NEW."team_id"::text) THEN
+    PERFORM "app"."teams_require"(NEW."team_id"::text, 'read');  -- the parent is readable
+  END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
   RETURN NEW;
@@ -1737,9 +1741,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
@@ -1811,9 +1815,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."teams_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.teams', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."teams_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_require"(text, text) IS 'Pre-flight: the caller must be able to _action Team _key (404 when missing, 403 when hidden).';
 
@@ -1885,9 +1889,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."tasks_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.tasks', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."tasks_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_require"(text, text) IS 'Pre-flight: the caller must be able to _action Task _key (404 when missing, 403 when hidden).';
 
