@@ -1546,9 +1546,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."accounts_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.accounts', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."accounts_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Account _key (404 when missing, 403 when hidden).';
 
@@ -1622,9 +1622,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."labels_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.labels', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."labels_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_require"(text, text) IS 'Pre-flight: the caller must be able to _action Label _key (404 when missing, 403 when hidden).';
 

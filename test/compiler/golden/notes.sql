@@ -694,9 +694,9 @@ BEGIN
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key) INTO _found;
   END IF;
+  IF NOT _found THEN PERFORM "app"."notes_refuse"(_action, _key); END IF;
   PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
   PERFORM set_config('request.scenario.notes', coalesce(_outer_scenario, ''), true);
-  IF NOT _found THEN PERFORM "app"."notes_refuse"(_action, _key); END IF;
 END $fn$;
 COMMENT ON FUNCTION "app"."notes_require"(text, text) IS 'Pre-flight: the caller must be able to _action Note _key (404 when missing, 403 when hidden).';
 
