@@ -62,7 +62,8 @@ function identitySql(rule: Rule, ctx: RuleContext): string {
       return `(SELECT auth.org() IS NOT NULL AND (${[...any, ...match].join(' OR ')}))`;
     }
     case 'matchEmailDomain':
-      return `(SELECT split_part(auth.email(), '@', 2) = ANY (${textArray(rule.domains.map((d) => d.toLowerCase()))}))`;
+      // The domain is what follows the last @: in "a@corp.com@evil.com" (or a quoted "a@corp.com"@evil.com) it is evil.com.
+      return `(SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (${textArray(rule.domains.map((d) => d.toLowerCase()))}))`;
     case 'matchIpAddress':
       return `(SELECT auth.ip() <<= ANY (ARRAY[${rule.cidrs.map(literal).join(', ')}]::cidr[]))`;
     default:

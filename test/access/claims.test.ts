@@ -70,6 +70,10 @@ test('auth0: the mapped email claim reaches matchEmailDomain (the scenario that 
   };
   assert.is(await comment(PROVIDERS.auth0.payload('viewer')), 'Signed-in users from trusted domains comment');
   assert.is(await comment({ sub: 'auth0|x', [`${AUTH0_NS}/email`]: 'x@elsewhere.net' }), 'Authors manage their comments');
+  // The domain is what follows the last @: an address at elsewhere.net that names example.com before it is not example.com's.
+  for (const spoof of ['x@example.com@elsewhere.net', '"x@example.com"@elsewhere.net']) {
+    assert.is(await comment({ sub: 'auth0|y', [`${AUTH0_NS}/email`]: spoof }), 'Authors manage their comments', spoof);
+  }
 });
 
 test('claim paths: syntax, lists of one, refusal of malformed paths', () => {
