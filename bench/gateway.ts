@@ -13,9 +13,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(databaseUrl: string, port: number, jwtSecret: string): Promise<Gateway> {
+/** `env`: more of the gateway's environment (limits such as POOL_CALLER_MAX). */
+export async function startGateway(databaseUrl: string, port: number, jwtSecret: string, env: Record<string, string> = {}): Promise<Gateway> {
   const migrations = mkdtempSync(join(tmpdir(), 'modelapi-bench-migrations-'));
-  const server = await startServer(['server/cli/start.ts', '--migrations', migrations], { DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret }, port);
+  const server = await startServer(['server/cli/start.ts', '--migrations', migrations], { ...env, DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret }, port);
   return { ...server, stop: async () => { await server.stop(); rmSync(migrations, { recursive: true, force: true }); } };
 }
 

@@ -2,14 +2,10 @@
 // example in a PostgreSQL of its own (embedded, or DATABASE_URL's server), seeds it, starts the gateway,
 // and measures each workload through the gateway, as direct api.dispatch calls, and against its floor.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { SignJWT } from 'jose';
-import { compileFile } from '../compiler/index.ts';
-import { migrateDatabase } from '../server/migrate.ts';
+import { installBenchDatabase } from './install.ts';
 import { startTestCluster } from '../test/harness/cluster.ts';
 import { freePort } from '../test/harness/net.ts';
 import { clockTicks, startGateway, startServer } from './gateway.ts';
@@ -31,27 +27,12 @@ if (![rows, seconds, connections, rounds].every((x) => Number.isInteger(x) && x 
   throw new Error('--rows, --duration, --connections and --rounds take positive whole numbers (at most 10 connections)');
 }
 
-async function install(adminUrl: string): Promise<string> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  const name = `bench_${Date.now()}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const folder = mkdtempSync(join(tmpdir(), 'modelapi-bench-'));
-  mkdirSync(join(folder, 'committed'));
-  writeFileSync(join(folder, 'current.sql'), compileFile('examples/publishing.model.json').sql);
-  await migrateDatabase({ connectionString: url.toString(), migrationsFolder: folder });
-  rmSync(folder, { recursive: true, force: true });
-  return url.toString();
-}
-
 async function main(): Promise<void> {
   const cluster = await startTestCluster();
   const secret = randomBytes(32).toString('hex');
   let gateway: Awaited<ReturnType<typeof startGateway>> | undefined, floor: typeof gateway, honoFloor: typeof gateway;
   try {
-    const url = await install(cluster.adminUrl);
+    const url = await installBenchDatabase(cluster.adminUrl);
     // The table owner (the cluster's superuser): the raw floor runs as it, and api.dispatch switches role itself.
     const sql = postgres(url, { max: connections, onnotice: () => {} });
     const t = performance.now();
