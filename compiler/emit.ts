@@ -50,7 +50,7 @@ export function modelParts(model: Model): Part[] {
   const target = (ref: string) => {
     const [entity, prop] = ref.split('.');
     const t = model.entities[entity!]!;
-    return { table: tableName(t), key: prop ?? Object.entries(t.properties).find(([, p]) => p.primary)![0] };
+    return { table: tableName(t), key: prop ?? Object.entries(t.properties).find(([, p]) => p.primary)![0], softDelete: Boolean(t.softDelete) };
   };
   const owner = (t: TableIR) => tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
   const access = 'Access scenarios: PRE_FETCH functions and row-level security policies';

@@ -22,8 +22,8 @@ export const PASSWORD_HASHES_PER_REQUEST = 10;
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
 
-/** Where a reference points: the referenced entity's table and key column. */
-export type ResolveReference = (references: string) => { table: string; key: string };
+/** Where a reference (an entity, or `Entity.property`) points: its table and key column, and whether it soft-deletes. */
+export type ResolveReference = (references: string) => { table: string; key: string; softDelete: boolean };
 
 export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const fn = qname('app', pgName(t.name, 'write_rules'));
@@ -129,15 +129,26 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
 /**
  * A record's parent must be one the caller may read, as on its nested path (app.<parent>_require: 403 when
  * hidden), whichever path wrote it: its foreign key is checked past row-level security, so a flat create (or a
- * move) put a child under a parent the caller cannot see. A parent that does not exist is the foreign key's 422.
+ * move) put a child under a parent the caller cannot see. A parent that does not exist is the foreign key's 422;
+ * a soft-deleted one, which the foreign key still finds, is 422 too (its nested path is 404).
  */
 function parentReadable(t: TableIR, resolve?: ResolveReference): string[] {
   const parent = t.kind === 'entity' ? t.entity.parent : undefined;
   if (!parent || !resolve) return [];
-  const table = resolve(parent.entity).table, col = `NEW.${ident(parent.property)}`;
-  return [`IF ${col} IS NOT NULL AND (TG_OP = 'INSERT' OR ${col} IS DISTINCT FROM OLD.${ident(parent.property)})`,
-    `   AND ${fn(table, 'exists')}(${col}::text) THEN`,
-    `  PERFORM ${fn(table, 'require')}(${col}::text, 'read');  -- the parent is readable`, 'END IF;'];
+  const ref = resolve(parent.entity), col = `NEW.${ident(parent.property)}`;
+  const column = t.columns.find((c) => c.name === parent.property)!;
+  // Only the caller's organization is searched: another organization's deleted parent stays a missing one.
+  const org = t.columns.some((c) => c.name === 'organization_id');
+  const deleted = ref.softDelete ? [
+    `  ELSIF lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${literal(column.sqlType)}, ${col}::text, false, NULL, NULL, ${org}) THEN`,
+    `    ${refuse('PT422', `"${wireName(parent.property, column.prop!)}" refers to a deleted ${parent.entity}: restore it first`, parent.property, 'references')}`,
+  ] : [];
+  return [`IF ${col} IS NOT NULL AND (TG_OP = 'INSERT' OR ${col} IS DISTINCT FROM OLD.${ident(parent.property)}) THEN`,
+    `  IF ${fn(ref.table, 'exists')}(${col}::text) THEN`,
+    `    PERFORM ${fn(ref.table, 'require')}(${col}::text, 'read');  -- the parent is readable`,
+    ...deleted,
+    '  END IF;',
+    'END IF;'];
 }
 
 function sortGuardsFirst(lines: string[]): string[] {

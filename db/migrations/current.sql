@@ -1776,9 +1776,10 @@ BEGIN
     NEW."version" := OLD."version" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
     NEW."updated_at" := now();
   END IF;
-  IF NEW."project_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."project_id" IS DISTINCT FROM OLD."project_id")
-     AND "app"."projects_exists"(NEW."project_id"::text) THEN
-    PERFORM "app"."projects_require"(NEW."project_id"::text, 'read');  -- the parent is readable
+  IF NEW."project_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."project_id" IS DISTINCT FROM OLD."project_id") THEN
+    IF "app"."projects_exists"(NEW."project_id"::text) THEN
+      PERFORM "app"."projects_require"(NEW."project_id"::text, 'read');  -- the parent is readable
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -1813,9 +1814,12 @@ BEGIN
     IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
     IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
   END IF;
-  IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id")
-     AND "app"."posts_exists"(NEW."post_id"::text) THEN
-    PERFORM "app"."posts_require"(NEW."post_id"::text, 'read');  -- the parent is readable
+  IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id") THEN
+    IF "app"."posts_exists"(NEW."post_id"::text) THEN
+      PERFORM "app"."posts_require"(NEW."post_id"::text, 'read');  -- the parent is readable
+    ELSIF lib.row_exists('posts', 'id', 'character varying(255)', NEW."post_id"::text, false, NULL, NULL, false) THEN
+      PERFORM lib.refuse('PT422', '"post_id" refers to a deleted Post: restore it first', 'post_id', 'references');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();

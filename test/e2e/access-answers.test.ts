@@ -47,6 +47,11 @@ const MODEL = {
         restore: { scenarios: [{ label: 'Anyone restores archived memos', predicate: and(signedIn, { type: 'lifecycleStatus', allowedStatuses: ['archived'] }) }] },
       },
     },
+    Tail: {
+      collection: 'tails', parent: { entity: 'Memo', property: 'memo_id' },
+      properties: { id: { type: 'String', primary: true }, memo_id: { type: 'String', references: 'Memo', required: true } },
+      scenarios: [{ label: 'Anyone signed in', predicate: and(signedIn) }],
+    },
   },
 };
 
@@ -110,6 +115,19 @@ test('a child goes only under a parent the caller may read: flat create, bulk, b
   expectStatus(await api.patch('/replies/r-own', { text: 'still fine' }, bob), 200);
   const planted = await api.db.sql`SELECT id FROM app.replies WHERE note_id = 'alice-private'`;
   assert.equal(planted.length, 0);
+  assert.equal(api.serverErrors, []);
+});
+
+test('a child goes under no soft-deleted parent by any path: 422 on the flat one, 404 on the nested one; restored, it takes children', async () => {
+  const alice = await as('alice');
+  dataOf(await api.post('/memos', { id: 'm-gone', body: 'soon deleted', status: 'archived' }, alice), 201);
+  expectStatus(await api.del('/memos/m-gone', alice), 204);
+  const flat = await api.post('/tails', { id: 't-flat', memo_id: 'm-gone' }, alice);
+  expectStatus(flat, 422);
+  assert.match(flat.body.errors?.[0]?.message ?? flat.body.detail, /refers to a deleted Memo/);
+  expectStatus(await api.post('/memos/m-gone/tails', { id: 't-nested' }, alice), 404);
+  dataOf(await api.post('/memos/m-gone/restore', undefined, alice));
+  dataOf(await api.post('/tails', { id: 't-after', memo_id: 'm-gone' }, alice), 201);
   assert.equal(api.serverErrors, []);
 });
 

@@ -81,9 +81,10 @@ BEGIN
     IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
     NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
   END IF;
-  IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id")
-     AND "app"."folders_exists"(NEW."folder_id"::text) THEN
-    PERFORM "app"."folders_require"(NEW."folder_id"::text, 'read');  -- the parent is readable
+  IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id") THEN
+    IF "app"."folders_exists"(NEW."folder_id"::text) THEN
+      PERFORM "app"."folders_require"(NEW."folder_id"::text, 'read');  -- the parent is readable
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();

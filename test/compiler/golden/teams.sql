@@ -129,9 +129,10 @@ BEGIN
     IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
     IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable'); END IF;
   END IF;
-  IF NEW."team_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."team_id" IS DISTINCT FROM OLD."team_id")
-     AND "app"."teams_exists"(NEW."team_id"::text) THEN
-    PERFORM "app"."teams_require"(NEW."team_id"::text, 'read');  -- the parent is readable
+  IF NEW."team_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."team_id" IS DISTINCT FROM OLD."team_id") THEN
+    IF "app"."teams_exists"(NEW."team_id"::text) THEN
+      PERFORM "app"."teams_require"(NEW."team_id"::text, 'read');  -- the parent is readable
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
