@@ -196,7 +196,8 @@ DECLARE number text := '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$';
 BEGIN
   RETURN v IS NULL OR CASE typ
     WHEN 'text' THEN true
-    WHEN 'character varying(255)' THEN true  -- compared as text: any string is a value
+    WHEN 'character varying(255)' THEN true  -- a key: any string is a value (a longer one matches no row)
+    WHEN 'character varying' THEN true  -- a filter's comparison type (compiler/sql/functions.ts: comparisonType)
     WHEN 'integer' THEN v ~ number AND pg_input_is_valid(v, 'integer')
     WHEN 'bigint' THEN v ~ number AND pg_input_is_valid(v, 'bigint')
     WHEN 'numeric' THEN v ~ number AND pg_input_is_valid(v, 'numeric')

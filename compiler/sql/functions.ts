@@ -13,12 +13,19 @@ import { identityFunctionNames } from './identity.ts';
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
 
+/**
+ * The type a filter value or cursor value is cast to before it meets the column: the column's own, but a
+ * bounded `character varying(255)` compares as unbounded `character varying`, since a cast to the bound
+ * truncates silently and a 256-character value would then equal the 255-character row that begins it.
+ */
+const comparisonType = (sqlType: string) => sqlType.replace(/^character varying\(\d+\)/, 'character varying');
+
 /** What a filter or sort may name on a column, and how to compare it (read by lib.field_expr). */
 function fieldOf(c: ColumnIR): Record<string, unknown> {
   const p = c.prop!;
   const casts = p.type === 'JSON' ? Object.fromEntries((p.index?.paths ?? []).filter((e) => e.cast).map((e) => [e.path, e.cast])) : {};
   return {
-    type: c.sqlType, kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
+    type: comparisonType(c.sqlType), kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
     readable: !(p.writeOnly || p.modules?.Password), search: Boolean(p.searchIndexed),
     ...(Object.keys(casts).length ? { casts } : {}),
   };

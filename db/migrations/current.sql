@@ -547,7 +547,8 @@ DECLARE number text := '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$';
 BEGIN
   RETURN v IS NULL OR CASE typ
     WHEN 'text' THEN true
-    WHEN 'character varying(255)' THEN true  -- compared as text: any string is a value
+    WHEN 'character varying(255)' THEN true  -- a key: any string is a value (a longer one matches no row)
+    WHEN 'character varying' THEN true  -- a filter's comparison type (compiler/sql/functions.ts: comparisonType)
     WHEN 'integer' THEN v ~ number AND pg_input_is_valid(v, 'integer')
     WHEN 'bigint' THEN v ~ number AND pg_input_is_valid(v, 'bigint')
     WHEN 'numeric' THEN v ~ number AND pg_input_is_valid(v, 'numeric')
@@ -1974,7 +1975,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1982,7 +1983,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "search": false
     },
     "email": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1990,7 +1991,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "search": false
     },
     "password": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1998,7 +1999,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "search": false
     },
     "display_name": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -2761,7 +2762,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -2769,7 +2770,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
       "search": false
     },
     "name": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -2777,7 +2778,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
       "search": false
     },
     "owner_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3333,7 +3334,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3341,7 +3342,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     },
     "project_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3349,7 +3350,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     },
     "title": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3365,7 +3366,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": true
     },
     "status": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3381,7 +3382,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     },
     "author_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3429,7 +3430,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     },
     "tags_cache": {
-      "type": "character varying(255)[]",
+      "type": "character varying[]",
       "kind": "String",
       "multiple": true,
       "json": false,
@@ -3465,7 +3466,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       }
     },
     "legacy_code": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -3473,7 +3474,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     },
     "internal_note": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -5238,7 +5239,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
       "search": false
     },
     "post_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -5254,7 +5255,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
       "search": false
     },
     "author_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -5755,7 +5756,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
   "pk": "slug",
   "columns": {
     "slug": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -5763,7 +5764,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
       "search": false
     },
     "label": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,

@@ -140,6 +140,27 @@ test('a signed token whose claims hold a NUL character or a lone surrogate is 40
   }
 });
 
+test('a filter value past a String column\'s 255 characters is compared whole, never cut to the width (spec 8)', async () => {
+  const [id, tag] = ['k'.repeat(255), 'e'.repeat(255)];
+  dataOf(await api.post('/posts', { id, project_id: project, title: 'Wide', tags_cache: [tag] }), 201);
+  const ids = async (query: string) => {
+    const reply = await api.get(`/posts?${query}`);
+    expectStatus(reply, 200, query);
+    return (reply.body.data as Array<{ id: string }>).map((r) => r.id).sort();
+  };
+  const longer = encodeURIComponent(`${id}k`);
+  assert.equal(await ids(`id=${longer}`), [], 'eq');
+  assert.equal(await ids(`id[in]=${longer},none`), [], 'in');
+  assert.ok((await ids(`id[ne]=${longer}`)).includes(id), 'ne');
+  assert.ok((await ids(`id[nin]=${longer}`)).includes(id), 'nin');
+  assert.equal(await ids(`id[lt]=${longer}`), [id], 'lt: the 255 characters sort before the 256');
+  assert.equal(await ids(`tags_cache[contains]=${encodeURIComponent(`${tag}e`)}`), [], 'contains');
+  assert.equal(await ids(`id=${encodeURIComponent(id)}`), [id], 'the value itself still matches');
+  const search = await api.post('/posts/search', { where: { id: { eq: `${id}k` } } });
+  assert.equal(dataOf(search), [], 'search');
+  dataOf(await api.del(`/posts/${id}?permanent=true`), 204);
+});
+
 test('40 concurrent links of one pair: exactly one 201, the others 200, one row', async () => {
   const replies = await Promise.all(Array.from({ length: 40 }, () => api.put('/posts/lp1/tags/race')));
   const statuses = replies.map((r) => r.status).sort();

@@ -195,7 +195,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -203,7 +203,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
       "search": false
     },
     "email": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -211,7 +211,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
       "search": false
     },
     "password": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -919,7 +919,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('labels', '{
   "pk": "slug",
   "columns": {
     "slug": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -927,7 +927,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('labels', '{
       "search": false
     },
     "name": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,

@@ -121,7 +121,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -129,7 +129,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
       "search": false
     },
     "name": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -527,7 +527,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     },
     "folder_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -535,7 +535,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     },
     "title": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -551,7 +551,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     },
     "status": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -567,7 +567,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     },
     "owner_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,

@@ -55,7 +55,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -63,7 +63,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
       "search": false
     },
     "title": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -79,7 +79,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
       "search": false
     },
     "body_text": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,

@@ -188,7 +188,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -544,7 +544,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -552,7 +552,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
       "search": false
     },
     "name": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -560,7 +560,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
       "search": false
     },
     "owner_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1064,7 +1064,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
   "pk": "id",
   "columns": {
     "id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1072,7 +1072,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
       "search": false
     },
     "team_id": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
@@ -1080,7 +1080,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
       "search": false
     },
     "title": {
-      "type": "character varying(255)",
+      "type": "character varying",
       "kind": "String",
       "multiple": false,
       "json": false,
