@@ -69,7 +69,7 @@ export function bodySchema(props: Record<string, Property>, kind: BodyKind): Sch
     // Version (spec 4.4): ignored on create (a record starts at 1); on update the version it expects.
     properties[name] = p.modules?.Version
       ? (kind === 'create' ? { description: 'ignored: a new record starts at version 1' }
-        : { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], description: 'the version this update expects (409 when it moved on)' })
+        : { type: 'integer', minimum: 1, description: 'the version this update expects (409 when it moved on); null is no version (422)' })
       : propertySchema(p);
     if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable))) required.push(name);
   }

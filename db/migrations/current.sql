@@ -4082,16 +4082,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           ]
         },
         "version": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 1
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "description": "the version this update expects (409 when it moved on)"
+          "type": "integer",
+          "minimum": 1,
+          "description": "the version this update expects (409 when it moved on); null is no version (422)"
         },
         "rating": {
           "anyOf": [
@@ -4294,16 +4287,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           ]
         },
         "version": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 1
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "description": "the version this update expects (409 when it moved on)"
+          "type": "integer",
+          "minimum": 1,
+          "description": "the version this update expects (409 when it moved on); null is no version (422)"
         },
         "rating": {
           "anyOf": [

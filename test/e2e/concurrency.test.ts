@@ -149,7 +149,7 @@ test('post body version: the current one applies (not written as the version); a
     assert.is(stale.body.title, 'Conflict');
     assert.is(stale.body.code, 'E_CONCURRENCY_CONFLICT');
     assert.match(stale.body.detail, 'modified by another user');
-    for (const bad of ['3', 1.5, 0, -1, true]) {
+    for (const bad of ['3', 1.5, 0, -1, true, null, [2], {}]) { // null is no positive integer either (spec 7, 8)
       const r = await api.call(method, path, { body: { title: 'bad', version: bad } });
       assert.is(r.status, 422, `${method} version ${JSON.stringify(bad)}: ${r.text}`);
       assert.is(r.body.code, 'E_VALIDATION_ERROR');

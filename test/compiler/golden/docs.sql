@@ -767,16 +767,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
           ]
         },
         "rev": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 1
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "description": "the version this update expects (409 when it moved on)"
+          "type": "integer",
+          "minimum": 1,
+          "description": "the version this update expects (409 when it moved on); null is no version (422)"
         }
       },
       "required": [
@@ -812,16 +805,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
           ]
         },
         "rev": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 1
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "description": "the version this update expects (409 when it moved on)"
+          "type": "integer",
+          "minimum": 1,
+          "description": "the version this update expects (409 when it moved on); null is no version (422)"
         }
       },
       "additionalProperties": false
