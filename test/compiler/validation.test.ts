@@ -210,6 +210,14 @@ test('lifecycleStatus without an identity rule in its scenario', () => {
   // Paired through an enclosing and-group: accepted.
   m.entities.Item.scenarios = [{ label: 'Paired', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { style: 'or', children: [{ type: 'lifecycleStatus', deniedStatuses: ['old'] }] }] } }];
   assert.equal(errorsOf(m), []);
+  // Paired with a group of identity rules beside it (every branch of an or names one): accepted.
+  const either = { style: 'or', children: [{ type: 'matchUserRole', roles: ['editor'] }, { style: 'and', children: [{ type: 'allowAuthenticated' }, { type: 'matchIpAddress', cidrs: ['10.0.0.0/8'] }] }] };
+  m.entities.Item.scenarios = [{ label: 'Grouped', predicate: { style: 'and', children: [either, { type: 'lifecycleStatus', deniedStatuses: ['old'] }] } }];
+  assert.equal(errorsOf(m), []);
+  // A group with a branch of data rules only is no pairing: that branch passes every caller in PRE_FETCH.
+  const loose = { style: 'or', children: [{ type: 'matchUserRole', roles: ['editor'] }, { type: 'matchResourceAttribute', attribute: 'name', values: ['x'] }] };
+  m.entities.Item.scenarios = [{ label: 'Loose', predicate: { style: 'and', children: [loose, { type: 'lifecycleStatus', deniedStatuses: ['old'] }] } }];
+  rejects(m, '/entities/Item/scenarios/0/predicate/children/1', 'Lifecycle Identity', 'identity rule');
 });
 
 test('lifecycleStatus needs a Status property and known status values', () => {

@@ -38,9 +38,18 @@ function checkScenario(ctx: CheckContext, s: Scenario, at: string, level: Level,
   });
 }
 
-/** True when some enclosing `and` group has an identity rule among its direct children. */
+/**
+ * True when some enclosing `and` group has a child that constrains identity: an identity rule, or a group
+ * of them (`and: [allowAuthenticated, {or: [matchUserRole, matchIpAddress]}, lifecycleStatus]` is paired).
+ */
 function pairedWithIdentity(ancestors: PredicateGroup[]): boolean {
-  return ancestors.some((g) => g.style === 'and' && g.children.some((c) => !isGroup(c) && IDENTITY_RULES.includes(c.type)));
+  return ancestors.some((g) => g.style === 'and' && g.children.some(constrainsIdentity));
+}
+
+/** Whether a node is an identity rule, or a group whose every branch holds one (data rules alone do not). */
+function constrainsIdentity(node: PredicateGroup | Rule): boolean {
+  if (!isGroup(node)) return IDENTITY_RULES.includes(node.type);
+  return node.style === 'and' ? node.children.some(constrainsIdentity) : node.children.every(constrainsIdentity);
 }
 
 function walk(g: PredicateGroup, at: string, ancestors: PredicateGroup[], visit: (r: Rule, at: string, anc: PredicateGroup[]) => void): void {
