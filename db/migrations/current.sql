@@ -4933,7 +4933,7 @@ BEGIN
     _body := _body || jsonb_build_object('project_id', _parent);
   END IF;
   BEGIN
-    INSERT INTO "app"."posts" AS t ("id", "project_id", "title", "body", "status", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note", "version")
+    INSERT INTO "app"."posts" AS t ("id", "project_id", "title", "body", "status", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note")
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
     CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
     CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
@@ -4949,9 +4949,8 @@ BEGIN
     CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
     CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
     CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
-    CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END,
-    CASE WHEN _body ? 'version' THEN r."version" ELSE NULL END
-    FROM jsonb_populate_record(NULL::"app"."posts", _body) r
+    CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+    FROM jsonb_populate_record(NULL::"app"."posts", _body - 'version') r
     RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.

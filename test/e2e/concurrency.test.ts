@@ -158,6 +158,20 @@ test('post body version: the current one applies (not written as the version); a
   assert.is((await api.call('GET', path)).body.data.title, 'PUT');
 });
 
+test('post create: any version in the body is discarded, whatever its value (spec 2.6, 3.2): 201 at version 1', async () => {
+  // A value that is no integer the column holds (1.5, 2^40, true, an object) was cast with the body and was 400.
+  for (const version of [7, -1, '2', 1.5, 2 ** 40, true, {}, [1], null]) {
+    const r = await api.call('POST', '/posts', { body: { id: `v${++n}`, title: 'T', project_id: project, version } });
+    assert.is(r.status, 201, `version ${JSON.stringify(version)}: ${r.text}`);
+    assert.is(r.body.data.version, 1);
+    assert.is(etagOf(r), '"1"');
+  }
+  const bulk = await api.call('POST', '/posts', { body: [{ id: `v${++n}`, title: 'T', project_id: project, version: 1.5 }] });
+  assert.is(bulk.status, 201, bulk.text);
+  assert.is(bulk.body.data[0].version, 1);
+  assert.equal(api.serverErrors, []);
+});
+
 test('a sub-resource PUT advances its owner\'s ETag; a stale owner ETag is 412', async () => {
   const user = await api.call('POST', '/users', { body: { email: `sub${++n}@example.com` } });
   // A profile PUT is its user's update ("Users manage themselves"): the token's sub is the user.

@@ -155,10 +155,16 @@ export function readPreconditions(s: Shape, etag: string, modified: string): str
   return `IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check(${literal(s.entity)}, ${etag}, ${modified}, args); END IF;`;
 }
 
-/** `CASE WHEN body ? c THEN r.c ELSE <fallback> END` for each column a create may set. */
+/**
+ * `CASE WHEN body ? c THEN r.c ELSE <fallback> END` for each column a create may set. A Version in the body is
+ * dropped before the body becomes a row (spec 2.6, 3.2: any client-supplied version is discarded, the record
+ * starts at 1), so no value there, however malformed, reaches a cast.
+ */
 function create(s: Shape): string {
   const h = head(s, 'create');
-  const cols = s.writable.concat(s.managed.map((name) => ({ name, json: false, primary: false, immutable: false, fallback: 'NULL' })));
+  const managed = s.managed.filter((name) => name !== s.version);
+  const cols = s.writable.concat(managed.map((name) => ({ name, json: false, primary: false, immutable: false, fallback: 'NULL' })));
+  const row = s.version ? `_body - ${literal(s.version)}` : '_body';
   const parent = s.parent ? [
     'IF _parent IS NOT NULL THEN',
     `  IF _body ? ${literal(s.parent.column)} AND _body ->> ${literal(s.parent.column)} IS DISTINCT FROM _parent THEN`,
@@ -175,7 +181,7 @@ function create(s: Shape): string {
     ...(cols.length ? [
       `  INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
       `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
-      `  FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
+      `  FROM jsonb_populate_record(NULL::${s.rel}, ${row}) r`,
     ] : [`  INSERT INTO ${s.rel} AS t DEFAULT VALUES`]),
     `  RETURNING ${singleJson(s)} INTO _result;`,
     'EXCEPTION WHEN insufficient_privilege THEN',

@@ -1029,13 +1029,12 @@ BEGIN
     _body := _body || jsonb_build_object('folder_id', _parent);
   END IF;
   BEGIN
-    INSERT INTO "app"."docs" AS t ("folder_id", "title", "data", "status", "rev")
+    INSERT INTO "app"."docs" AS t ("folder_id", "title", "data", "status")
     SELECT CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE NULL END,
     CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
     CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
-    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
-    CASE WHEN _body ? 'rev' THEN r."rev" ELSE NULL END
-    FROM jsonb_populate_record(NULL::"app"."docs", _body) r
+    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+    FROM jsonb_populate_record(NULL::"app"."docs", _body - 'rev') r
     RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
