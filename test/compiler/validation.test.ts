@@ -194,6 +194,13 @@ test('more than one Status property', () => {
   rejects(m, `${P}`, 'Single Status', 'found state, phase');
 });
 
+test('more than one Version property: the ETag and the body lock are one counter (spec 2.6)', () => {
+  const m = base();
+  m.entities.Item.properties.rev = { type: 'Number', modules: { Version: {} } };
+  m.entities.Item.properties.seq = { type: 'Number', web: { format: 'int64' }, modules: { Version: {} } };
+  rejects(m, `${P}`, 'Single Version', 'found rev, seq');
+});
+
 test('lifecycleStatus at the api level', () => {
   const m = base();
   m.api.scenarios = [{ label: 'Published', predicate: { style: 'and', children: [{ type: 'allowPublic' }, { type: 'lifecycleStatus', allowedStatuses: ['new'] }] } }];

@@ -40,6 +40,9 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
   }
   const statuses = props.filter(([, p]) => p.modules?.Status).map(([n]) => n);
   if (statuses.length > 1) ctx.fail(`${at}/properties`, 'Single Status', `only one property may carry the Status module (found ${statuses.join(', ')})`);
+  // Spec 2.6: the Version is the ETag and the body's expected-version lock; a second one would be neither.
+  const versions = props.filter(([, p]) => p.modules?.Version).map(([n]) => n);
+  if (versions.length > 1) ctx.fail(`${at}/properties`, 'Single Version', `only one property may carry the Version module (found ${versions.join(', ')})`);
   const reserved = new Map<string, string>();
   if (e.softDelete) reserved.set('deleted_at', 'softDelete adds it');
   if (ctx.model.api.strategy !== 'RBAC') reserved.set('organization_id', `${ctx.model.api.strategy} adds it`);
