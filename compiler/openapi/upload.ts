@@ -29,7 +29,7 @@ export const uploadPath: Schema = {
     summary: 'Ask for an upload address', operationId: 'createUploadIntent', tag: 'Files',
     description: 'Two-phase upload: (1) this call returns a file_reference and a signed upload_url; (2) PUT the raw bytes to '
       + 'upload_url with the same Content-Type within 15 minutes; (3) send the file_reference as the file property\'s value. '
-      + 'The size and type are checked against the property\'s maxSizeInBytes and allowedMimeTypes on attach (422).',
+      + 'The size and type are checked against the property\'s maxSizeInBytes and accepted types (web.fileTypes, else allowedMimeTypes) on attach (422).',
     body: { schema: 'UploadIntentRequest' }, errors: ['413', '415', '422'],
     success: { '201': success('The upload intent.', 'UploadIntentSingle') },
   }),

@@ -55,8 +55,12 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
   if (stored !== intent.mime) {
     throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, 'contentType', `The file for "${property}" was uploaded as "${stored}", not as the declared "${intent.mime}".`);
   }
-  if (spec.allowedMimeTypes && !spec.allowedMimeTypes.map(essence).includes(essence(intent.mime))) {
-    throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, 'allowedMimeTypes', `"${property}" accepts ${spec.allowedMimeTypes.join(', ')}, not ${essence(intent.mime)}.`);
+  // The accepted types (spec 2.3, 8): web.fileTypes, else allowedMimeTypes (the model keeps the first within the second).
+  const type = essence(intent.mime);
+  const accepted = spec.fileTypes ?? spec.allowedMimeTypes;
+  if (accepted && !accepted.map(essence).includes(type)) {
+    const rule = spec.allowedMimeTypes && !spec.allowedMimeTypes.map(essence).includes(type) ? 'allowedMimeTypes' : 'fileTypes';
+    throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, rule, `"${property}" accepts ${accepted.join(', ')}, not ${type}.`);
   }
   if (spec.maxSizeInBytes !== undefined && object.size > spec.maxSizeInBytes) {
     throw fileError('E_FILE_TOO_LARGE', property, 'maxSizeInBytes', `The file for "${property}" has ${object.size} bytes; at most ${spec.maxSizeInBytes} are allowed.`);

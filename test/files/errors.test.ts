@@ -121,3 +121,42 @@ function errors(driver: 'local' | 's3') {
 
 errors('local').run();
 errors('s3').run();
+
+// Spec 2.3 and 8: web.fileTypes is a list of accepted types, not only a document's hint. A property that sets it
+// without allowedMimeTypes took any type; with both, the narrower fileTypes holds.
+const typed = suite('file errors: web.fileTypes is enforced on attach');
+let typedApi: RunningApi;
+typed.before(async () => {
+  typedApi = await startApi({
+    api: { slug: 'typed', version: 'v1', title: 'Typed files', docsUrl: 'https://typed.example.com/docs', strategy: 'RBAC',
+      scenarios: [{ label: 'Admins', predicate: { style: 'and', children: [{ type: 'matchUserRole', roles: ['admin'] }] } }] },
+    entities: {
+      Doc: {
+        collection: 'docs',
+        properties: {
+          id: { type: 'String', primary: true, immutable: true },
+          scan: { type: 'Binary', modules: { FileURL: {} }, web: { fileTypes: ['application/pdf'] } },
+          picture: { type: 'String', modules: { ImageURL: { allowedMimeTypes: ['image/png', 'image/jpeg'] } }, web: { fileTypes: ['image/png'] } },
+        },
+      },
+    },
+  });
+});
+typed.after(async () => typedApi?.close());
+
+typed('a type outside web.fileTypes is E_FILE_TYPE_NOT_ALLOWED, alone or narrowing allowedMimeTypes; a listed one attaches', async () => {
+  const refused = async (body: Record<string, string>, property: string) => {
+    const reply = await typedApi.post('/docs', { id: `d${Object.values(body)[0]}`, ...body });
+    const problem = assertProblem(reply, 422, typedApi.docsUrl, { code: 'E_FILE_TYPE_NOT_ALLOWED', names: [property] });
+    assert.equal(problem.errors?.[0], { property, rule: 'fileTypes', message: problem.detail });
+  };
+  await refused({ scan: (await upload(typedApi, { name: 'p.png', type: 'image/png' })).ref }, 'scan');
+  await refused({ picture: (await upload(typedApi, { name: 'p.jpg', type: 'image/jpeg' })).ref }, 'picture');
+  const pdf = await upload(typedApi, { name: 'scan.pdf', type: 'application/pdf', bytes: PDF });
+  const png = await upload(typedApi, { name: 'p.png', type: 'image/png' });
+  const doc = dataOf(await typedApi.post('/docs', { id: 'ok', scan: pdf.ref, picture: png.ref }), 201);
+  assert.equal([doc.scan.mime, doc.picture.mime], ['application/pdf', 'image/png']);
+  assert.equal(typedApi.serverErrors, []);
+});
+
+typed.run();
