@@ -26,7 +26,7 @@ export function answerClientErrors(server: Server, docsUrl: string, limits: Serv
         ? new ApiError('requestTimeout', `The request did not arrive in time: its headers are due within ${limits.headersTimeoutMs} ms (${LIMITS.headersTimeoutMs.env}), `
           + `all of it within ${limits.requestTimeoutMs} ms (${LIMITS.requestTimeoutMs.env}).`)
         : badRequest('The request could not be parsed as HTTP/1.1.');
-    answerAndClose(socket, problem, docsUrl);
+    answerAndClose(socket, problem, docsUrl, [], requestPath((err as { rawPacket?: unknown }).rawPacket));
   });
   // CONNECT (a proxy's method) never reaches the app: Node hands it over as a bare socket, closed unanswered.
   server.on('connect', (req: { method?: string }, socket: Socket) => {
@@ -54,9 +54,19 @@ export function answerExpectContinue(server: Server, docsUrl: string, largestBod
   });
 }
 
+/**
+ * The path of the request line at the start of the bytes Node's parser refused, when that line arrived whole
+ * and names an origin-form path (a problem's `instance`); otherwise undefined, and the problem has no instance.
+ */
+function requestPath(raw: unknown): string | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const line = /^[A-Z]+ (\/[\x21-\x7e]*) HTTP\/1\.[01]\r?\n/.exec(raw.toString('latin1'));
+  return line ? line[1]!.split('?')[0] : undefined;
+}
+
 /** Writes the problem as a whole HTTP/1.1 answer on the socket, then closes it once the client stopped sending. */
-function answerAndClose(socket: Socket, problem: ApiError, docsUrl: string, headers: string[] = []): void {
-  const body = JSON.stringify(problemBody(problem, { docsUrl, instance: '' }));
+function answerAndClose(socket: Socket, problem: ApiError, docsUrl: string, headers: string[] = [], instance?: string): void {
+  const body = JSON.stringify(problemBody(problem, { docsUrl, ...(instance ? { instance } : {}) }));
   socket.end([
     `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json', ...headers,
     `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,

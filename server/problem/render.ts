@@ -4,8 +4,8 @@ import type { ApiError } from './types.ts';
 
 export interface ProblemContext {
   docsUrl: string;
-  /** The request path (the problem's `instance`). */
-  instance: string;
+  /** The request path (the problem's `instance`); absent when the request was refused before its path was known. */
+  instance?: string;
 }
 
 export function problemBody(err: ApiError, ctx: ProblemContext): Record<string, unknown> {
@@ -17,7 +17,7 @@ export function problemBody(err: ApiError, ctx: ProblemContext): Record<string, 
     detail: err.message,
   };
   if (err.extra.hint) body.hint = err.extra.hint;
-  body.instance = ctx.instance;
+  if (ctx.instance) body.instance = ctx.instance;
   if (err.extra.errors) body.errors = err.extra.errors;
   return { ...body, ...err.extra.members };
 }

@@ -75,8 +75,10 @@ test('headers past MAX_HEADER_BYTES (a long token, a long URL) get a 431 problem
   assert.is(long.type, 'application/problem+json');
   assert.equal([long.body.status, long.body.code], [431, 'E_HEADERS_TOO_LARGE']);
   assert.match(long.body.detail, /MAX_HEADER_BYTES/);
+  assert.is(long.body.instance, `${api.basePath}/posts`, 'instance: the request path (spec 2.10), its request line having arrived whole');
   const url = await raw(`GET ${api.basePath}/posts?include=${'id,'.repeat(4000)}id HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
   assert.equal([url.status, url.body?.status], [431, 431]);
+  assert.ok(!('instance' in url.body) || url.body.instance === `${api.basePath}/posts`, `instance is the path or absent, never "": ${JSON.stringify(url.body)}`);
 });
 
 test('a Host header or request target no URL can be built from is a 400 problem document', async () => {
@@ -84,6 +86,7 @@ test('a Host header or request target no URL can be built from is a 400 problem 
   assert.is(reply.status, 400);
   assert.is(reply.type, 'application/problem+json');
   assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
+  assert.not.ok('instance' in reply.body, `no path could be read, so no instance (never ""): ${JSON.stringify(reply.body)}`);
 });
 
 test('Expect: 100-continue with a Content-Length past every limit is 413 at once (no 100 Continue); within it, 100 then the answer', async () => {
