@@ -5,6 +5,7 @@ import type { Plan } from '../plan/plan.ts';
 import type { Call } from '../query/dispatch.ts';
 import { setBodyValue } from '../query/json.ts';
 import { essence, normalizeType, writtenFiles, type FileSpec } from './limits.ts';
+import { mimeListAccepts } from '../../compiler/model/mime.ts';
 import type { Storage, StoredObject } from './storage.ts';
 
 /** An intent api.upload_prepare returned: the caller's, unused, with a copy target reserved. */
@@ -58,8 +59,8 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
   // The accepted types (spec 2.3, 8): web.fileTypes, else allowedMimeTypes (the model keeps the first within the second).
   const type = essence(intent.mime);
   const accepted = spec.fileTypes ?? spec.allowedMimeTypes;
-  if (accepted && !accepted.map(essence).includes(type)) {
-    const rule = spec.allowedMimeTypes && !spec.allowedMimeTypes.map(essence).includes(type) ? 'allowedMimeTypes' : 'fileTypes';
+  if (accepted && !mimeListAccepts(accepted, type)) {
+    const rule = spec.allowedMimeTypes && !mimeListAccepts(spec.allowedMimeTypes, type) ? 'allowedMimeTypes' : 'fileTypes';
     throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, rule, `"${property}" accepts ${accepted.join(', ')}, not ${type}.`);
   }
   if (spec.maxSizeInBytes !== undefined && object.size > spec.maxSizeInBytes) {

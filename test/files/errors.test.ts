@@ -137,6 +137,8 @@ typed.before(async () => {
           id: { type: 'String', primary: true, immutable: true },
           scan: { type: 'Binary', modules: { FileURL: {} }, web: { fileTypes: ['application/pdf'] } },
           picture: { type: 'String', modules: { ImageURL: { allowedMimeTypes: ['image/png', 'image/jpeg'] } }, web: { fileTypes: ['image/png'] } },
+          photo: { type: 'Binary', modules: { ImageURL: { allowedMimeTypes: ['image/*'] } } },
+          thumb: { type: 'Binary', modules: { ImageURL: { allowedMimeTypes: ['image/*'] } }, web: { fileTypes: ['image/png', 'image/webp'] } },
         },
       },
     },
@@ -156,6 +158,21 @@ typed('a type outside web.fileTypes is E_FILE_TYPE_NOT_ALLOWED, alone or narrowi
   const png = await upload(typedApi, { name: 'p.png', type: 'image/png' });
   const doc = dataOf(await typedApi.post('/docs', { id: 'ok', scan: pdf.ref, picture: png.ref }), 201);
   assert.equal([doc.scan.mime, doc.picture.mime], ['application/pdf', 'image/png']);
+  assert.equal(typedApi.serverErrors, []);
+});
+
+typed('a type/* pattern (which the model accepts) admits every type under it, also when fileTypes narrows it', async () => {
+  const png = await upload(typedApi, { name: 'p.png', type: 'image/png' });
+  const gif = await upload(typedApi, { name: 'p.gif', type: 'image/gif' });
+  const doc = dataOf(await typedApi.post('/docs', { id: 'wild', photo: gif.ref, thumb: png.ref }), 201);
+  assert.equal([doc.photo.mime, doc.thumb.mime], ['image/gif', 'image/png']);
+  const text = await upload(typedApi, { name: 't.txt', type: 'text/plain', bytes: PDF });
+  const refused = await typedApi.patch('/docs/wild', { photo: text.ref });
+  const problem = assertProblem(refused, 422, typedApi.docsUrl, { code: 'E_FILE_TYPE_NOT_ALLOWED', names: ['photo'] });
+  assert.is(problem.errors?.[0]?.rule, 'allowedMimeTypes');
+  const jpeg = await upload(typedApi, { name: 'p.jpg', type: 'image/jpeg' });
+  assert.is(assertProblem(await typedApi.patch('/docs/wild', { thumb: jpeg.ref }), 422, typedApi.docsUrl,
+    { code: 'E_FILE_TYPE_NOT_ALLOWED', names: ['thumb'] }).errors?.[0]?.rule, 'fileTypes');
   assert.equal(typedApi.serverErrors, []);
 });
 

@@ -8,6 +8,7 @@ import { jsonPathErrors } from './json-paths.ts';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { selfContained } from '../json-schema.ts';
 import { INTEGER_RANGES, baseType, serverFills } from '../../ir/columns.ts';
+import { mimeListAccepts } from '../mime.ts';
 
 const dateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 
@@ -126,7 +127,7 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
   if (p.web?.fileTypes) {
     if (!isFile) fail('Web Binding', 'fileTypes applies only to FileURL or ImageURL properties', 'web/fileTypes');
     const allowed = fileModules[0] ? mods[fileModules[0]]?.allowedMimeTypes : undefined;
-    for (const t of allowed ? p.web.fileTypes : []) if (!allowed!.includes(t)) fail('Web Binding', `fileTypes lists "${t}" which allowedMimeTypes does not allow`, 'web/fileTypes');
+    for (const t of allowed ? p.web.fileTypes : []) if (!mimeListAccepts(allowed!, t)) fail('Web Binding', `fileTypes lists "${t}" which allowedMimeTypes does not allow`, 'web/fileTypes');
   }
 
   // Spec 2.5 JSON properties.
