@@ -41,14 +41,29 @@ export function valueSchema(p: Property): Schema {
   }
 }
 
-/** A property's schema in a request body: nullable unless required (JSON keeps its own schema). */
+/**
+ * A property's schema in a request body: nullable unless required (spec 2.1: only a required value cannot be
+ * null). A JSON property's null is no document, so its JSON Schema never judges it; a JSON property without a
+ * schema (`{}`) takes null as it is.
+ */
 export function propertySchema(p: Property): Schema {
   const one = valueSchema(p);
+  const anything = p.type === 'JSON' && Object.keys(one).length === 0;
   const s: Schema = p.multiple ? { type: 'array', items: one } : one;
   if (p.description) s.description = p.description;
   if (p.deprecated) s.deprecated = true;
-  if (p.required || p.type === 'JSON') return s;
-  return { anyOf: [s, { type: 'null' }] };
+  if (p.required || anything) return s;
+  return { anyOf: [s, NULL] };
+}
+
+const NULL: Schema = { type: 'null' };
+
+/** The value's own schema inside propertySchema's nullable wrapper (a JSON property's document schema). */
+export function documentSchema(s: unknown): unknown {
+  const anyOf = (s as { anyOf?: unknown[] } | undefined)?.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length !== 2 || Object.keys(s as object).length !== 1) return s;
+  const rest = anyOf.filter((b) => (b as Schema)?.type !== 'null' || Object.keys(b as object).length !== 1);
+  return rest.length === 1 ? rest[0] : s;
 }
 
 /** Whether a create body must carry the property: required, and nothing else provides a value. */

@@ -42,6 +42,7 @@ function decorate(s: Schema, p: PropertyManifest, kind: Kind): Schema {
 
 /** JSON properties in a PATCH are RFC 7396 merge patches: nested keys optional, null deletes one. */
 function mergePatch(s: Schema): Schema {
+  if (Array.isArray(s.anyOf)) return { ...s, anyOf: (s.anyOf as Schema[]).map((b) => (b.type === 'null' ? b : mergePatch(b))) };
   if (!s.properties || typeof s.properties !== 'object') return s;
   const { required: _required, ...rest } = s;
   const properties = Object.fromEntries(Object.entries(s.properties as Record<string, Schema>)

@@ -3976,30 +3976,37 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           ]
         },
         "meta": {
-          "type": "object",
-          "properties": {
-            "address": {
+          "anyOf": [
+            {
               "type": "object",
               "properties": {
-                "city": {
-                  "type": "string"
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
                 },
-                "zip": {
-                  "type": "string"
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
                 }
               }
             },
-            "priority": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "labels": {
-              "type": "array",
-              "items": {
-                "type": "string"
-              }
+            {
+              "type": "null"
             }
-          }
+          ]
         },
         "legacyCode": {
           "anyOf": [
@@ -4182,30 +4189,37 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           ]
         },
         "meta": {
-          "type": "object",
-          "properties": {
-            "address": {
+          "anyOf": [
+            {
               "type": "object",
               "properties": {
-                "city": {
-                  "type": "string"
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
                 },
-                "zip": {
-                  "type": "string"
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
                 }
               }
             },
-            "priority": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "labels": {
-              "type": "array",
-              "items": {
-                "type": "string"
-              }
+            {
+              "type": "null"
             }
-          }
+          ]
         },
         "legacyCode": {
           "anyOf": [
@@ -4387,30 +4401,37 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           ]
         },
         "meta": {
-          "type": "object",
-          "properties": {
-            "address": {
+          "anyOf": [
+            {
               "type": "object",
               "properties": {
-                "city": {
-                  "type": "string"
+                "address": {
+                  "type": "object",
+                  "properties": {
+                    "city": {
+                      "type": "string"
+                    },
+                    "zip": {
+                      "type": "string"
+                    }
+                  }
                 },
-                "zip": {
-                  "type": "string"
+                "priority": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "labels": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
                 }
               }
             },
-            "priority": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "labels": {
-              "type": "array",
-              "items": {
-                "type": "string"
-              }
+            {
+              "type": "null"
             }
-          }
+          ]
         },
         "legacyCode": {
           "anyOf": [

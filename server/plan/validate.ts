@@ -68,8 +68,11 @@ export class BodyValidators {
     const patched = rule.mergePatch ? mergePatchedProps(body, rule.props ?? {}) : new Set<string>();
     const view = patched.size ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k, patched.has(k) ? withoutNulls(v) : v])) : body;
     if (validate(view)) return;
-    // A merge patch may leave out what the document requires; the stored document keeps it.
-    const errors = fieldErrors((validate.errors ?? []).filter((e) => !(e.keyword === 'required' && patched.has(e.instancePath.split('/')[1] ?? ''))))
+    // A merge patch may leave out what the document requires; the stored document keeps it. A patch is an
+    // object, never null: its nullable wrapper's failures (the null branch, the anyOf) say nothing more.
+    const patchedAt = (e: ErrorObject) => patched.has(e.instancePath.split('/')[1] ?? '');
+    const errors = fieldErrors((validate.errors ?? []).filter((e) => !(patchedAt(e) && (e.keyword === 'required'
+      || ((e.keyword === 'anyOf' || isNullBranch(e)) && e.instancePath.split('/').length === 2)))))
       .filter((e) => !(e.rule === 'required' && e.property === rule.supplied));
     if (errors.length > 0) throw validationFailed(errors);
   }
@@ -121,10 +124,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 /** ajv errors as {property, rule, message}, with the noise of nullable `anyOf` wrappers removed. */
 export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   const out: FieldError[] = [];
-  const described = new Set(errors.filter((e) => e.keyword !== 'anyOf' && !isNullBranch(e)).map((e) => e.instancePath));
+  const described = errors.filter((e) => e.keyword !== 'anyOf' && !isNullBranch(e)).map((e) => e.instancePath);
+  // A nullable wrapper's branches are noise once an error names the value or a place inside it (a JSON document's).
+  const explained = (path: string) => described.some((d) => d === path || d.startsWith(`${path}/`));
   for (const e of errors) {
-    if (e.keyword === 'anyOf' && described.has(e.instancePath)) continue;
-    if (isNullBranch(e) && described.has(e.instancePath)) continue;
+    if (e.keyword === 'anyOf' && explained(e.instancePath)) continue;
+    if (isNullBranch(e) && explained(e.instancePath)) continue;
     if (e.keyword === 'additionalProperties' && e.instancePath === '') continue; // named above as unknown
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;

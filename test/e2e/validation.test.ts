@@ -93,6 +93,25 @@ test('PATCH of JSON merges per RFC 7396 and validates the merged document', asyn
   assert.equal(dataOf(await api.get(`/posts/${post}`)).meta, nested.meta);
 });
 
+test('a JSON property that is not required takes null on POST, PUT and PATCH (no document: its schema does not judge it)', async () => {
+  // meta has a JSON Schema of type object: null was 422 everywhere, so a PATCH could never clear it (RFC 7396: null removes).
+  const created = await api.post('/posts', { project_id: project, title: 'No meta', meta: null });
+  const id = dataOf(created, 201).id;
+  assert.is(created.body.data.meta, null);
+  dataOf(await api.patch(`/posts/${id}`, { meta: { priority: 2 } }));
+  assert.is(dataOf(await api.patch(`/posts/${id}`, { meta: null })).meta, null, 'PATCH null clears it');
+  dataOf(await api.patch(`/posts/${id}`, { meta: { priority: 3 } }));
+  assert.is(dataOf(await api.put(`/posts/${id}`, { title: 'No meta', meta: null })).meta, null, 'PUT null clears it');
+  assert.is((await api.db.sql`select meta from app.posts where id = ${id}`)[0]!.meta, null, 'stored as SQL NULL');
+  // A value that is neither null nor a document of the schema is still 422, naming only the document's error.
+  for (const meta of [5, 'text', [1], { priority: 'high' }]) {
+    const bad = await api.patch(`/posts/${id}`, { meta });
+    assertProblem(bad, 422, api.docsUrl);
+    assert.equal(fieldErrors(bad).map((e) => [e.property, e.rule]), [['meta', 'type']], JSON.stringify(meta));
+  }
+  assert.equal(api.serverErrors, []);
+});
+
 test('Email: stored lowercase on POST, PUT and PATCH; a bad address is 422', async () => {
   const user = dataOf(await api.post('/users', { email: 'Mixed.Case@Example.COM' }), 201);
   assert.is(user.email, 'mixed.case@example.com');

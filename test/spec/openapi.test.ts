@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { indexRoutes, matchRoute, type Method } from '../../server/plan/routes.ts';
 import { EXAMPLES, documentOf, manifestOf, resolve, schemaOf, type Json } from './support.ts';
+import { documentSchema } from '../../compiler/manifest/schemas.ts';
 
 const pub = documentOf('examples/publishing.model.json');
 const bill = documentOf('examples/billing.model.json');
@@ -118,14 +119,16 @@ test('files: a file_reference token in write bodies, {id, name, mime, url} in re
   assert.equal(schemaOf(pub, 'UploadIntent').required, ['file_reference', 'upload_url']);
 });
 
-test('JSON properties carry their JSON Schema; a PATCH takes a merge patch of it', () => {
+test('JSON properties carry their JSON Schema, or null when not required; a PATCH takes a merge patch of it', () => {
   const model = manifestOf('examples/publishing.model.json').resources.Post!.schemas.create as Json;
   assert.equal(schemaOf(pub, 'PostCreate').properties.meta, model.properties.meta);
-  assert.equal(schemaOf(pub, 'Post').properties.meta.anyOf[0], model.properties.meta);
+  assert.equal(model.properties.meta.anyOf[1], { type: 'null' }, 'meta is not required: null is no document');
+  assert.equal(schemaOf(pub, 'Post').properties.meta.anyOf[0], documentSchema(model.properties.meta));
   const patch = schemaOf(pub, 'PostPatch').properties.meta;
   assert.match(patch.description, 'RFC 7396');
-  assert.equal(patch.properties.address.anyOf[1], { type: 'null' }, 'null deletes a key');
-  assert.equal(schemaOf(bill, 'InvoiceCreate').properties.lines.items.required, ['sku', 'qty']);
+  assert.equal(patch.anyOf[1], { type: 'null' }, 'null clears the property');
+  assert.equal(patch.anyOf[0].properties.address.anyOf[1], { type: 'null' }, 'null deletes a key');
+  assert.equal(schemaOf(bill, 'InvoiceCreate').properties.lines.anyOf[0].items.required, ['sku', 'qty']);
 });
 
 test('the query language: deepObject filters with the operators of each type, sort, paging, projections', () => {
