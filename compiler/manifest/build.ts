@@ -118,9 +118,11 @@ function embedsManifest(name: string, e: Entity) {
   return embeds.length ? { embeds: Object.fromEntries(embeds.map((x) => [x.name, manifest(x)])) } : {};
 }
 
-function linkSchema(edge: Record<string, { enum?: string[] } | undefined>): object {
+/** The link body: each active edge property (spec 2.4), with its allowed values and its display name as `title`. */
+function linkSchema(edge: Record<string, { enum?: string[]; displayName?: string } | undefined>): object {
   const properties = Object.fromEntries(Object.entries(edge).filter(([, v]) => v)
-    .map(([k, v]) => [k, { anyOf: [{ type: 'string', maxLength: 255, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
+    .map(([k, v]) => [k, { ...(v!.displayName ? { title: v!.displayName } : {}),
+      anyOf: [{ type: 'string', maxLength: 255, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
   return { type: 'object', properties, additionalProperties: false };
 }
 

@@ -44,7 +44,7 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
     };
   }
   const target = manifest.resources[rel.target];
-  const edgeProps = Object.fromEntries(Object.entries(rel.edge).map(([k, v]) => [k, { anyOf: [{ type: 'string', maxLength: 255, ...(v.enum ? { enum: v.enum } : {}) }, { type: 'null' }] }]));
+  const edgeProps = (rel.schemas.link as { properties: Record<string, Schema> }).properties;
   const targetParam = keyParameter('target_id', target?.properties[target.primaryKey], `Key of the linked ${rel.target}.`);
   const projection = target ? projectionParameters({ ...target.properties, edge: EDGE }) : [];
   return {

@@ -2861,6 +2861,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
           "type": "object",
           "properties": {
             "role": {
+              "title": "Member role",
               "anyOf": [
                 {
                   "type": "string",
@@ -2876,6 +2877,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
               ]
             },
             "status": {
+              "title": "Membership status",
               "anyOf": [
                 {
                   "type": "string",

@@ -149,6 +149,16 @@ test('the query language: deepObject filters with the operators of each type, so
   assert.equal(where.properties.rating.anyOf[0].properties.in, { type: 'array', items: { type: 'number' } });
 });
 
+test('edge properties of a membership carry their allowed values and display names (spec 2.4), in the link body and the edge', () => {
+  const doc = documentOf('examples/publishing.model.json');
+  for (const name of ['ProjectMembersEdge', 'ProjectMembersLink', 'ProjectMembersLinkBody']) {
+    const s = name.endsWith('Body') ? resolve(doc, doc.components.requestBodies[name]).content['application/json'].schema : schemaOf(doc, name);
+    assert.is(s.properties.role.title, 'Member role', name);
+    assert.is(s.properties.status.title, 'Membership status', name);
+    assert.equal(s.properties.role.anyOf[0].enum, ['editor', 'viewer'], name);
+  }
+});
+
 test('a linked record may come without edge: include/exclude can leave it out, so the schema does not require it', () => {
   const doc = documentOf('examples/publishing.model.json');
   const linked = schemaOf(doc, 'PostTagsLinked');

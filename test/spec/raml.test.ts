@@ -60,4 +60,10 @@ test('same content as the OpenAPI document: resources, methods, filters, types, 
   assert.is(types.User.properties.profile.type, 'UserProfile');
 });
 
+test('an edge property\'s display name (spec 2.4) is its displayName', () => {
+  const raml: Json = parse(buildRaml(documentOf('examples/publishing.model.json')).replace('#%RAML 1.0\n', ''));
+  assert.is(raml.types.ProjectMembersEdge.properties.role.displayName, 'Member role');
+  assert.is(raml.types.ProjectMembersEdge.properties.status.displayName, 'Membership status');
+});
+
 test.run();
