@@ -10,6 +10,9 @@ import { docsFacts, keySchema, readSchema, wireProperties } from './read.ts';
 import { wireName } from '../model/names.ts';
 import { pgName } from '../sql/ident.ts';
 
+/** What an ImageURL property accepts when its model names no types. */
+export const IMAGE_TYPES = ['image/*'];
+
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
     type: p.type,
@@ -26,7 +29,8 @@ export function propertyManifest(p: Property): PropertyManifest {
   const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
   if (file) {
     const cfg = p.modules![file]!;
-    const fileTypes = p.web?.fileTypes ?? cfg.allowedMimeTypes;
+    // An ImageURL that lists no types takes images only (spec 2.4 names it apart from FileURL; the spec lists none).
+    const fileTypes = p.web?.fileTypes ?? cfg.allowedMimeTypes ?? (file === 'ImageURL' ? IMAGE_TYPES : undefined);
     m.file = { module: file, ...cfg, ...(fileTypes ? { fileTypes } : {}) };
   }
   if (p.type === 'JSON' && p.index?.paths?.length) {

@@ -130,7 +130,7 @@ export interface PropertyManifest {
   /** Properties the response must not show in generated specs (web.hidden); still returned. */
   hidden: boolean;
   enum?: string[];
-  /** `fileTypes`: web.fileTypes, else allowedMimeTypes (absent: any type). */
+  /** `fileTypes`, the types accepted: web.fileTypes, else allowedMimeTypes, else `image/*` for an ImageURL (absent: any type). */
   file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
   /** JSON properties: Tier B casts by dot path (below the property). */
   casts?: Record<string, JsonCast>;

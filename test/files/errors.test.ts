@@ -139,6 +139,8 @@ typed.before(async () => {
           picture: { type: 'String', modules: { ImageURL: { allowedMimeTypes: ['image/png', 'image/jpeg'] } }, web: { fileTypes: ['image/png'] } },
           photo: { type: 'Binary', modules: { ImageURL: { allowedMimeTypes: ['image/*'] } } },
           thumb: { type: 'Binary', modules: { ImageURL: { allowedMimeTypes: ['image/*'] } }, web: { fileTypes: ['image/png', 'image/webp'] } },
+          icon: { type: 'String', modules: { ImageURL: {} } },
+          any: { type: 'String', modules: { FileURL: {} } },
         },
       },
     },
@@ -173,6 +175,20 @@ typed('a type/* pattern (which the model accepts) admits every type under it, al
   const jpeg = await upload(typedApi, { name: 'p.jpg', type: 'image/jpeg' });
   assert.is(assertProblem(await typedApi.patch('/docs/wild', { thumb: jpeg.ref }), 422, typedApi.docsUrl,
     { code: 'E_FILE_TYPE_NOT_ALLOWED', names: ['thumb'] }).errors?.[0]?.rule, 'fileTypes');
+  assert.equal(typedApi.serverErrors, []);
+});
+
+typed('an ImageURL that lists no types takes images only; a FileURL that lists none takes any type', async () => {
+  const gif = await upload(typedApi, { name: 'i.gif', type: 'image/gif' });
+  const text = await upload(typedApi, { name: 't.txt', type: 'text/plain', bytes: PDF });
+  const doc = dataOf(await typedApi.post('/docs', { id: 'icons', icon: gif.ref, any: text.ref }), 201);
+  assert.equal([doc.icon.mime, doc.any.mime], ['image/gif', 'text/plain']);
+  const pdf = await upload(typedApi, { name: 's.pdf', type: 'application/pdf', bytes: PDF });
+  const refused = await typedApi.patch('/docs/icons', { icon: pdf.ref });
+  const problem = assertProblem(refused, 422, typedApi.docsUrl, { code: 'E_FILE_TYPE_NOT_ALLOWED', names: ['icon'] });
+  assert.match(problem.detail, 'image/*');
+  const openapi = (await typedApi.get('/openapi.json')).body;
+  assert.equal(openapi.components.schemas.Doc.properties.icon['x-fileTypes'], ['image/*'], 'and the API document says so');
   assert.equal(typedApi.serverErrors, []);
 });
 
