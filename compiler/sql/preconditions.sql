@@ -2,11 +2,11 @@
 -- (ignored when If-Match is present, RFC 9110 13.2.2) and the body version lock are conditions of the
 -- compiled write statement itself, so one statement decides; these helpers read them and explain a miss.
 
--- The version the body expects (spec 4.4): absent, or a positive integer (anything else: 422).
+-- The version the body expects (spec 4.4): absent, or a positive integer (anything else, null included: 422).
 CREATE OR REPLACE FUNCTION lib.expected_version(prop text, body jsonb) RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE v jsonb := body -> prop;
 BEGIN
-  IF v IS NULL OR v = 'null'::jsonb THEN RETURN NULL; END IF;
+  IF v IS NULL THEN RETURN NULL; END IF;
   IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) OR v::numeric < 1 THEN
     PERFORM lib.refuse('PT422', format('%s must be a positive integer (the version the update expects)', prop), prop, 'version');
   END IF;

@@ -93,7 +93,7 @@ test('Doc body version: equal applies and is not written as the new version; dif
     const stale = await code(`docs_${action}`, { id: 'v', body: { title: 'lost', rev: row!.rev } });
     assert.is(stale.code, 'PT409');
     assert.match(stale.message, 'modified by another user');
-    for (const bad of ['3', 1.5, 0, -2, true, [1], { a: 1 }]) {
+    for (const bad of ['3', 1.5, 0, -2, true, [1], { a: 1 }, null]) {
       assert.is((await code(`docs_${action}`, { id: 'v', body: { rev: bad } })).code, 'PT422', `${action} ${JSON.stringify(bad)}`);
     }
   }
