@@ -31,6 +31,19 @@ BEGIN
     HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
+-- If-Match on a link, which has no ETag (only * matches, and only an existing link), that does not hold: 412.
+CREATE OR REPLACE FUNCTION lib.link_precondition_failed(message text, supplied jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = message,
+    DETAIL = jsonb_build_object('current', NULL, 'supplied', supplied)::text,
+    HINT = 'Fetch the linked records again (GET on the relation), then send If-Match: * to act only on a link that exists, or no If-Match.';
+END $$;
+
+-- An If-Match entry as the client wrote it: "3", or W/"3" for a weak tag (kept as W/3).
+CREATE OR REPLACE FUNCTION lib.entity_tag(tag text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN tag LIKE 'W/%' THEN format('W/"%s"', substr(tag, 3)) ELSE format('"%s"', tag) END
+$$;
+
 -- If-Match, else If-Unmodified-Since, against a record's current ETag and modification time: 412 when
 -- the one that applies fails (RFC 9110 13.2.2). A read calls it on the record it found; a write whose
 -- statement matched no row, through lib.precondition_failed.
@@ -41,7 +54,7 @@ DECLARE
   hint text := 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
 BEGIN
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT etag = ANY (lib.as_text_array(args -> 'if_match')) THEN
-    SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
+    SELECT string_agg(lib.entity_tag(x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
       MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', entity, etag, supplied),
       DETAIL = jsonb_build_object('current', etag, 'supplied', args -> 'if_match')::text, HINT = hint;

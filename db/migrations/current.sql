@@ -937,6 +937,19 @@ BEGIN
     HINT = 'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.';
 END $$;
 
+-- If-Match on a link, which has no ETag (only * matches, and only an existing link), that does not hold: 412.
+CREATE OR REPLACE FUNCTION lib.link_precondition_failed(message text, supplied jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'PT412', MESSAGE = message,
+    DETAIL = jsonb_build_object('current', NULL, 'supplied', supplied)::text,
+    HINT = 'Fetch the linked records again (GET on the relation), then send If-Match: * to act only on a link that exists, or no If-Match.';
+END $$;
+
+-- An If-Match entry as the client wrote it: "3", or W/"3" for a weak tag (kept as W/3).
+CREATE OR REPLACE FUNCTION lib.entity_tag(tag text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN tag LIKE 'W/%' THEN format('W/"%s"', substr(tag, 3)) ELSE format('"%s"', tag) END
+$$;
+
 -- If-Match, else If-Unmodified-Since, against a record's current ETag and modification time: 412 when
 -- the one that applies fails (RFC 9110 13.2.2). A read calls it on the record it found; a write whose
 -- statement matched no row, through lib.precondition_failed.
@@ -947,7 +960,7 @@ DECLARE
   hint text := 'Fetch the record again, take its new ETag, and resend the request with it in If-Match.';
 BEGIN
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND NOT etag = ANY (lib.as_text_array(args -> 'if_match')) THEN
-    SELECT string_agg(format('"%s"', x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
+    SELECT string_agg(lib.entity_tag(x), ', ') INTO supplied FROM unnest(lib.as_text_array(args -> 'if_match')) x;
     RAISE EXCEPTION USING ERRCODE = 'PT412',
       MESSAGE = format('The %s has changed: its current ETag is "%s", the request supplied %s', entity, etag, supplied),
       DETAIL = jsonb_build_object('current', etag, 'supplied', args -> 'if_match')::text, HINT = hint;
@@ -3300,7 +3313,7 @@ PERFORM "app"."projects_require"(_key, 'link');
   PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Project', _key, 'User', _target), NULL, NULL); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Project', _key, 'User', _target), args -> 'if_match'); END IF;
   END IF;
   INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
   ON CONFLICT ("project_id", "user_id") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role", "status" = EXCLUDED."status"
@@ -3321,7 +3334,7 @@ BEGIN
 PERFORM "app"."projects_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
-    PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key, 'User', _target), NULL, NULL);
+    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key, 'User', _target), args -> 'if_match');
   END IF;
   DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
     AND j."user_id" = _target;
@@ -5200,7 +5213,7 @@ PERFORM "app"."posts_require"(_key, 'link');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Post', _key, 'Tag', _target), NULL, NULL); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Post', _key, 'Tag', _target), args -> 'if_match'); END IF;
   END IF;
   INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
   ON CONFLICT ("post_id", "tag_slug") DO UPDATE SET _rev = gen_random_uuid()
@@ -5224,7 +5237,7 @@ END IF;
 PERFORM "app"."posts_require"(_key, 'unlink');
   IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
-    PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag', _target), NULL, NULL);
+    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag', _target), args -> 'if_match');
   END IF;
   DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
     AND j."tag_slug" = _target;

@@ -134,7 +134,11 @@ test('If-Match on link and unlink: a link has no ETag, so only * on an existing 
   assertProblem(await api.put('/posts/a2/tags/misc', undefined, match('"nope"')), 412, api.docsUrl);
   assert.is((await api.put('/posts/a2/tags/misc', undefined, match('*'))).status, 200);
   assertProblem(await api.put(`/projects/${p2}/members/${ann}`, { role: 'viewer' }, match('"1"')), 412, api.docsUrl);
-  assertProblem(await api.del('/posts/a2/tags/misc', match('"nope"')), 412, api.docsUrl);
+  const unlinking = assertProblem(await api.del('/posts/a2/tags/misc', match('"nope"')), 412, api.docsUrl);
+  // Spec 7: a 412's hint advises fetching the latest resource, for a link as for a record.
+  for (const body of [unlinking, assertProblem(await api.put('/posts/a2/tags/misc', undefined, match('"nope"')), 412, api.docsUrl)]) {
+    assert.match(body.hint ?? '', /^Fetch the linked records again/, JSON.stringify(body));
+  }
   assert.equal(dataOf(await api.get('/posts/a2/tags')).map((t: { slug: string }) => t.slug), ['misc'], 'still linked');
   // If-Unmodified-Since has no modification time to compare on a link: it does not stop the unlink.
   assert.is((await api.del('/posts/a2/tags/misc', { headers: { 'If-Unmodified-Since': 'Mon, 01 Jan 2001 00:00:00 GMT' } })).status, 204);

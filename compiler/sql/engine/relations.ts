@@ -67,7 +67,7 @@ function link(j: JoinShape): string {
  */
 function linkPrecondition(j: JoinShape, linking: boolean): string[] {
   const where = `${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')} AND ${keyEquals(`j.${ident(j.targetColumn)}`, j.target.keyType, '_target')}`;
-  const refuse = (why: string) => `PERFORM lib.refuse('PT412', format('If-Match: %s "%s" and %s "%s" ${why}', ${literal(j.owner.entity)}, _key, ${literal(j.target.entity)}, _target), NULL, NULL);`;
+  const refuse = (why: string) => `PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" ${why}', ${literal(j.owner.entity)}, _key, ${literal(j.target.entity)}, _target), args -> 'if_match');`;
   if (linking) {
     return ["IF args ? 'if_match' THEN",
       `  PERFORM 1 FROM ${j.join.rel} j WHERE ${where} FOR UPDATE;`,
@@ -144,10 +144,14 @@ function subReplace(s: Shape, owner: Shape): string {
 /**
  * The sub-resource's row written with `cols`: inserted, or its existing row's columns replaced. A Password column
  * (in `hidden`) takes the body's value, not EXCLUDED's: reading EXCLUDED needs the SELECT the request role lacks.
+ * An immutable column the body leaves out keeps its value, as an entity's PUT keeps it (spec 2.2: set once, then
+ * locked; the update body leaves it out), where resetting it was 400 on every PUT after the first.
  */
 function upsert(s: Shape, cols: Shape['writable'], hidden: Set<string>): string[] {
-  const set = (c: Shape['writable'][number]) => `${ident(c.name)} = ${hidden.has(c.name)
-    ? `(jsonb_populate_record(NULL::${s.rel}, _body)).${ident(c.name)}` : `EXCLUDED.${ident(c.name)}`}`;
+  const given = (c: Shape['writable'][number]) => (hidden.has(c.name)
+    ? `(jsonb_populate_record(NULL::${s.rel}, _body)).${ident(c.name)}` : `EXCLUDED.${ident(c.name)}`);
+  const set = (c: Shape['writable'][number]) => `${ident(c.name)} = ${c.immutable
+    ? `CASE WHEN _body ? ${literal(c.name)} THEN ${given(c)} ELSE t.${ident(c.name)} END` : given(c)}`;
   return [
     `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
     `SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
