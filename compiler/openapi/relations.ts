@@ -27,7 +27,9 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
     return {
       schemas: {
         [c]: shape(rel.schemas.read, rel.properties, 'read'),
-        [`${c}Replace`]: shape(rel.schemas.replace, rel.properties, 'update'),
+        // The PUT creates the sub-resource when first written: an immutable property is set there (and kept when
+        // left out later), and what it leaves out takes its default, as a create's body says.
+        [`${c}Replace`]: shape(rel.schemas.replace, rel.properties, 'create'),
         [`${c}Single`]: single(c),
       },
       paths: {

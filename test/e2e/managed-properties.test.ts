@@ -20,7 +20,9 @@ const MODEL = {
         text: { type: 'String' },
         revision: { type: 'Number', readOnly: true, modules: { Version: {} } },
       },
-      relations: { vault: { kind: 'oneToOne', properties: { pin: { type: 'String', modules: { Password: {} } }, hint: { type: 'String' } } } },
+      relations: { vault: { kind: 'oneToOne', properties: {
+        pin: { type: 'String', modules: { Password: {} } }, hint: { type: 'String' }, serial: { type: 'String', immutable: true },
+      } } },
     },
     Price: {
       collection: 'prices',
@@ -76,6 +78,22 @@ test('a sub-resource PUT keeps a Password it leaves out, sets one it names, and 
   assert.ok(second && second !== first, 'named: set');
   dataOf(await api.put('/notes/vaulted/vault', { pin: null }));
   assert.is(await pin(), null, 'null: cleared');
+  assert.equal(api.serverErrors, []);
+});
+
+
+test('a sub-resource PUT sets an immutable property once and keeps it when left out (spec 2.2); changing it is 400', async () => {
+  expectStatus(await api.post('/notes', { id: 'serialized', text: 'x' }), 201);
+  assert.is(dataOf(await api.put('/notes/serialized/vault', { serial: 'S-1', hint: 'first' })).serial, 'S-1');
+  const again = dataOf(await api.put('/notes/serialized/vault', { hint: 'second' }));
+  assert.equal([again.serial, again.hint], ['S-1', 'second'], 'left out: kept (it was reset, and so 400 on every later PUT)');
+  assert.is(dataOf(await api.put('/notes/serialized/vault', { serial: 'S-1', hint: 'third' })).hint, 'third', 'unchanged: tolerated');
+  expectStatus(await api.put('/notes/serialized/vault', { serial: 'S-2' }), 400);
+  expectStatus(await api.put('/notes/serialized/vault', { serial: null }), 400);
+  // The document lets the first PUT set it: the PUT is the sub-resource's create too.
+  const doc = (await api.get('/openapi.json')).body;
+  const body = doc.components.schemas.NoteVaultReplace ?? doc.components.requestBodies.NoteVaultReplace?.content['application/json'].schema;
+  assert.ok(body.properties.serial, JSON.stringify(body));
   assert.equal(api.serverErrors, []);
 });
 
