@@ -29,6 +29,7 @@ export function docsFacts(p: Property): Partial<PropertyManifest> {
 
 /** Spec 2.7: reads put {id, name, mime, url} (url signed for 15 minutes) in place of the stored block. */
 function fileMetadata(p: Property): Schema {
+  // The declared type as uploaded, parameters kept (`text/plain; charset=utf-8`): no enum of the accepted media types.
   const allowed = (p.modules?.FileURL ?? p.modules?.ImageURL)?.allowedMimeTypes;
   return {
     type: 'object',
@@ -36,7 +37,7 @@ function fileMetadata(p: Property): Schema {
     properties: {
       id: { type: 'string', description: 'The file reference token.' },
       name: { type: 'string', description: 'Original file name.' },
-      mime: { type: 'string', ...(allowed ? { enum: allowed } : {}) },
+      mime: { type: 'string', description: `The content type declared at upload${allowed ? `; its media type is one of ${allowed.join(', ')}` : ''}.` },
       url: { type: 'string', format: 'uri-reference', description: 'Signed download link (15 minutes).' },
     },
     required: ['id', 'name', 'mime', 'url'],

@@ -2221,10 +2221,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
                     },
                     "mime": {
                       "type": "string",
-                      "enum": [
-                        "image/png",
-                        "image/jpeg"
-                      ]
+                      "description": "The content type declared at upload; its media type is one of image/png, image/jpeg."
                     },
                     "url": {
                       "type": "string",
@@ -4620,11 +4617,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
                 },
                 "mime": {
                   "type": "string",
-                  "enum": [
-                    "image/png",
-                    "image/jpeg",
-                    "image/webp"
-                  ]
+                  "description": "The content type declared at upload; its media type is one of image/png, image/jpeg, image/webp."
                 },
                 "url": {
                   "type": "string",
@@ -4660,9 +4653,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
                 },
                 "mime": {
                   "type": "string",
-                  "enum": [
-                    "application/pdf"
-                  ]
+                  "description": "The content type declared at upload; its media type is one of application/pdf."
                 },
                 "url": {
                   "type": "string",
