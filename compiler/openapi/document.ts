@@ -65,7 +65,7 @@ function describe(manifest: Manifest): string {
     'Generated from the model. Lists take filters `<property>[<operator>]=<value>` (dot paths reach into JSON properties), '
       + `\`sort\`, \`page\`, \`per_page\` (at most ${MAX_PER_PAGE}), \`after\`/\`before\` (cursors from meta.next/meta.prev), \`count\` (exact, estimated, none), `
       + '`include` and `exclude`; unknown names are 400, never ignored.',
-    'Writes answer a strong ETag; PUT, PATCH, DELETE and reads take If-Match / If-Unmodified-Since (412 on a mismatch), reads If-None-Match / If-Modified-Since (304). '
+    'Writes answer a strong ETag; PUT, PATCH, DELETE, restore and reads take If-Match / If-Unmodified-Since (412 on a mismatch), reads If-None-Match / If-Modified-Since (304). '
       + 'Every error is an RFC 9457 problem document (application/problem+json) with a `code`.',
     'Property names are the wire\'s: a property with a web `name` is called by it everywhere (its column keeps the model\'s name).',
   ].filter(Boolean).join('\n\n');

@@ -67,7 +67,9 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   };
   if (r.softDelete) {
     paths[`${base}/{id}/restore`] = {
-      [verb('restore')]: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...projection, ...idempotent], errors: ['409', '422'],
+      [verb('restore')]: operation({ summary: `Restore a soft-deleted ${e}`, operationId: opId('restore'), tag, parameters: [...item, ...preconditions, ...projection, ...idempotent],
+        description: 'A record that is not deleted is answered as it is. If-Match and If-Unmodified-Since are judged on the record (412), deleted or not.',
+        errors: ['409', '412', '422'],
         success: { [status('restore')]: success('Restored.', `${e}Single`, ['ETag']) } }),
     };
   }

@@ -110,7 +110,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       if (permanent !== undefined && permanent !== 'true' && permanent !== 'false') throw badRequest('"permanent" must be true or false.');
       return plan(r.functions.delete, { id: e.id, ...parent, ...(permanent ? { permanent: permanent === 'true' } : {}), ...preconditions });
     }
-    case 'restore': return plan(r.functions.restore, { id: e.id, ...parent });
+    case 'restore': return plan(r.functions.restore, { id: e.id, ...parent, ...preconditions });
     case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parent, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
     case 'link': {
       if (rel?.kind !== 'manyToMany') break;

@@ -135,6 +135,27 @@ test('If-Match * on a soft-deleted record is 412: it no longer exists for the AP
   assert.is((await api.call('PATCH', path, { body: { title: 'x' } })).status, 404);
 });
 
+test('restore judges If-Match and If-Unmodified-Since as any write (spec 7: a stale If-Match is 412); nothing is restored on a 412', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  const tag = etagOf(created);
+  const read = await api.call('GET', path);
+  assert.is((await api.call('DELETE', path, { headers: { 'If-Match': tag } })).status, 204);
+  assertPrecondition(await api.call('POST', `${path}/restore`, { headers: { 'If-Match': '"7"' } }), `its current ETag is ${tag}`);
+  const earlier = new Date(Date.parse(read.headers.get('last-modified')!) - 60_000).toUTCString();
+  assertPrecondition(await api.call('POST', `${path}/restore`, { headers: { 'If-Unmodified-Since': earlier } }), 'If-Unmodified-Since');
+  assert.is((await api.call('GET', path)).status, 404, 'still deleted after the 412s');
+  assertPrecondition(await api.call('POST', `${kinds.post.path('no-such')}/restore`, { headers: { 'If-Match': '*' } }), '*');
+  const restored = await api.call('POST', `${path}/restore`, { headers: { 'If-Match': tag } });
+  assert.is(restored.status, 200, restored.text);
+  const now = etagOf(restored);
+  assert.is.not(now, tag, 'a restore is a write: a new ETag');
+  // A live record is answered as it is, and judged as a read: a stale If-Match is 412, the current one 200.
+  assertPrecondition(await api.call('POST', `${path}/restore`, { headers: { 'If-Match': tag } }), `its current ETag is ${now}`);
+  assert.is((await api.call('POST', `${path}/restore`, { headers: { 'If-Match': now } })).status, 200);
+  assert.is((await api.call('POST', `${path}/restore`, { headers: { 'If-Match': '*' } })).status, 200);
+});
+
 test('post body version: the current one applies (not written as the version); a stale one is 409; others 422', async () => {
   const created = await kinds.post.create();
   const path = kinds.post.path(created.body.data.id);

@@ -66,6 +66,7 @@ test('create, list, search, read, replace, patch, delete and restore', async () 
   check(await api.patch('/posts/d1', { meta: { address: { city: 'Oslo' } } }, { headers: { 'If-Match': '"2"' } }), 'PATCH', '/posts/{id}');
   check(await api.del('/posts/d2'), 'DELETE', '/posts/{id}');
   check(await api.post('/posts/d2/restore'), 'POST', '/posts/{id}/restore');
+  assert.is(check(await api.post('/posts/d2/restore', undefined, { headers: { 'If-Match': '"99"' } }), 'POST', '/posts/{id}/restore').status, 412, 'a documented 412');
   const comment = check(await api.post('/posts/d1/comments', { body: 'Nice' }), 'POST', '/posts/{post_id}/comments').data.id;
   check(await api.get(`/comments/${comment}`), 'GET', '/comments/{id}');
 });

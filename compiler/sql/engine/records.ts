@@ -287,20 +287,37 @@ function remove(s: Shape): string {
   ], `delete a ${s.entity}${s.soft ? ' (soft delete unless permanent)' : ''}`);
 }
 
-/** Restores a soft-deleted record; one that is not deleted is returned unchanged, when the restore scenario admits it. */
+/**
+ * Restores a soft-deleted record; one that is not deleted is returned unchanged, when the restore scenario admits it.
+ * If-Match and If-Unmodified-Since are conditions of the restoring UPDATE, as of any write (a soft delete leaves the
+ * Version, so an ETag read before the delete still matches); on a live record they are judged as a read's (412).
+ */
 function restore(s: Shape): string {
   const h = head(s, 'restore');
-  return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
+  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJson(s)} INTO _result;`];
+  const etag = s.version ? `t.${ident(s.version)}::text` : 't._rev::text';
+  return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
     keyCheck(s),
     parentCheck(s),
-    `UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${recordWhere(s, 'deleted')}`,
-    `RETURNING ${singleJson(s)} INTO _result;`,
+    ...preconditionAssignments(s),
+    ...restoring(`${recordWhere(s, 'deleted')}\n  AND ${preconditionWhere(s)}`),
+    'IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN',
+    // Was it the preconditions? Restore without them: a row restored so is undone by the 412 (the request's
+    // transaction ends with it); a row the policies keep (restore filters, FETCH) is still not found (404).
+    `  SELECT ${etag}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, 'deleted')};`,
+    '  IF FOUND THEN',
+    ...restoring(recordWhere(s, 'deleted')).map((l) => `    ${l}`),
+    `    IF _result IS NOT NULL THEN PERFORM lib.precondition_check(${literal(s.entity)}, _etag, _modified, args); END IF;`,
+    `    IF _result IS NOT NULL THEN RETURN _result || ${h.scenario}; END IF;`,
+    '  END IF;',
+    'END IF;',
     'IF _result IS NULL THEN',
     `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
-    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
+    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
     // A live record was read, not written: the SELECT policies let a write's lifecycle and attribute rules
     // give way (the write's own policy judges), so the restore scenario judges it here, as its UPDATE would.
     `  PERFORM ${fn(s, 'deny')}(${literal(h.action)}, _key);`,
+    `  ${readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz")}`,
     'END IF;',
     `RETURN _result || ${h.scenario};`,
   ], `restore a ${s.entity}`);

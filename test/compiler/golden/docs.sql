@@ -1180,16 +1180,37 @@ DECLARE
   _scenario text := lib.enter('docs', 'restore', "app"."docs_access"('restore'), 'Doc');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
   _result jsonb;
+  _etag text;
+  _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('rev', args -> 'body');
   UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
+  AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."rev" = _expected)
   RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL;
+    IF FOUND THEN
+      UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
+      RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+      IF _result IS NOT NULL THEN PERFORM lib.precondition_check('Doc', _etag, _modified, args); END IF;
+      IF _result IS NOT NULL THEN RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]); END IF;
+    END IF;
+  END IF;
   IF _result IS NULL THEN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent); END IF;
+    IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('restore', _key);
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
 END $fn$;
