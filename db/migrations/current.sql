@@ -5145,16 +5145,37 @@ DECLARE
   _scenario text := lib.enter('posts', 'restore', "app"."posts_access"('restore'), 'Post');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
+  _if_match text[];
+  _since timestamptz;
+  _expected numeric;
   _result jsonb;
+  _etag text;
+  _modified timestamptz;
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
+  _if_match := lib.if_match(args);
+  _since := lib.if_unmodified_since(args);
+  _expected := lib.expected_version('version', args -> 'body');
   UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
+  AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    AND (_expected IS NULL OR t."version" = _expected)
   RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL;
+    IF FOUND THEN
+      UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
+      RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+      IF _result IS NOT NULL THEN PERFORM lib.precondition_check('Post', _etag, _modified, args); END IF;
+      IF _result IS NOT NULL THEN RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]); END IF;
+    END IF;
+  END IF;
   IF _result IS NULL THEN
     SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent); END IF;
+    IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('restore', _key);
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   END IF;
   RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
