@@ -387,6 +387,35 @@ test('matchResourceOwner on a property that is no single String, matchResourceAt
   assert.equal(errorsOf(ok), []);
 });
 
+test('matchResourceAttribute values the property cannot hold (spec 2.8: attribute in list of values) are model errors, not a failed migration', () => {
+  const props: Record<string, object> = {
+    n: { type: 'Number' }, i: { type: 'Number', web: { format: 'int32' } }, b: { type: 'Boolean' }, d: { type: 'Date' }, t: { type: 'Time' },
+    e: { type: 'String', enum: ['a', 'b'] }, s: { type: 'String' },
+  };
+  const bad: Array<[string, unknown, string]> = [
+    ['n', 'abc', 'must be a number'], // was: the migration failed, invalid input syntax for type numeric
+    ['i', 1.5, 'does not fit the integer column'], // was: cast to 2, matching the records holding 2
+    ['i', 99999999999, 'does not fit the integer column'], // was: every request on the entity failed, integer out of range
+    ['b', 'yes', 'must be a boolean'],
+    ['d', 'not a date', 'ISO 8601 Date'], ['d', '2024-02-30', 'ISO 8601 Date'], ['t', '25:00', 'ISO 8601 Time'],
+    ['e', 'zzz', 'is not in the enum'],
+    ['s', 'x'.repeat(256), 'longer than the 255 characters'], // was: cut to 255, matching the record holding the cut text
+    ['s', 5, 'must be a string'],
+  ];
+  for (const [name, value, fragment] of bad) {
+    const m = base();
+    m.entities.Item.properties[name] = props[name];
+    m.entities.Item.scenarios = [{ label: 'A', predicate: { style: 'and', children: [{ type: 'allowPublic' }, { type: 'matchResourceAttribute', attribute: name, values: ['e', 's'].includes(name) ? ['a', value] : [value] }] } }];
+    rejects(m, `/entities/Item/scenarios/0/predicate/children/1/values/${['e', 's'].includes(name) ? 1 : 0}`, 'Rule Target', fragment);
+  }
+  const ok = base();
+  Object.assign(ok.entities.Item.properties, props);
+  const rule = (attribute: string, values: unknown[]) => ({ type: 'matchResourceAttribute', attribute, values });
+  ok.entities.Item.scenarios = [{ label: 'A', predicate: { style: 'and', children: [{ type: 'allowPublic' },
+    rule('n', [1.5, -2]), rule('i', [7]), rule('b', [true]), rule('d', ['2024-02-29']), rule('t', ['24:00', '08:30:15']), rule('e', ['b']), rule('s', ['x'.repeat(255)])] } }];
+  assert.equal(errorsOf(ok), []);
+});
+
 test('other domain rules: primary key count, type-bound settings, reserved names, parents', () => {
   const m = base();
   m.entities.Item.properties.id.primary = false;

@@ -18,8 +18,9 @@ const dateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean
  * an instant in whatever time zone the database session has.
  */
 const ISO = {
-  Date: /^\d{4}-\d{2}-\d{2}$/,
-  Time: /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/,
+  // A calendar day (2024-02-30 is none) and a time of day PostgreSQL holds (24:00 is its end of day).
+  Date: { test: (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) },
+  Time: { test: (v: string) => /^(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?|24:00(:00(\.0+)?)?)$/.test(v) },
   DateTime: { test: (v: string) => dateTime(v) },
 } as const;
 
@@ -148,22 +149,33 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
 function checkDefault(p: Property, fail: (m: string) => void): void {
   const values = p.multiple ? (Array.isArray(p.defaultValue) ? p.defaultValue : null) : [p.defaultValue];
   if (values === null) return fail('defaultValue of a multiple property must be a list');
-  const kind: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'string', Time: 'string', DateTime: 'string' };
-  if (p.type === 'JSON' || p.type === 'Binary') return;
   for (const v of values) {
-    if (typeof v !== kind[p.type]) return fail(`defaultValue must be a ${kind[p.type]}`);
-    if (p.enum && !p.enum.includes(v as string)) return fail(`defaultValue "${String(v)}" is not in the enum`);
-    if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return fail(`defaultValue must be an ISO 8601 ${p.type}${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`);
-    if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return fail(`defaultValue "${v}" does not match the pattern`);
-    if (typeof v === 'number') {
-      const { minimum: lo, maximum: hi } = p;
-      if (typeof lo === 'number' && (p.exclusiveMinimum ? v <= lo : v < lo)) return fail(`defaultValue ${v} is below the minimum`);
-      if (typeof hi === 'number' && (p.exclusiveMaximum ? v >= hi : v > hi)) return fail(`defaultValue ${v} is above the maximum`);
-      if (p.multipleOf && !isMultiple(v, p.multipleOf)) return fail(`defaultValue ${v} is not a multiple of ${p.multipleOf}`);
-      const column = baseType(p);
-      if ((column === 'integer' || column === 'bigint') && !fitsInteger(v, column)) return fail(`defaultValue ${v} does not fit the ${column} column (format ${p.web?.format ?? 'of a Version'})`);
-    }
+    const problem = valueProblem(p, v, 'defaultValue');
+    if (problem) return fail(problem);
   }
+}
+
+/**
+ * Why `v` is no value a single (not JSON, not Binary) property `p` can hold, named `what` in the message; undefined
+ * when it can. Used for a defaultValue and for the values a matchResourceAttribute rule compares the property with.
+ */
+export function valueProblem(p: Property, v: unknown, what: string): string | undefined {
+  const kind: Record<string, string> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'string', Time: 'string', DateTime: 'string' };
+  if (p.type === 'JSON' || p.type === 'Binary') return undefined;
+  if (typeof v !== kind[p.type]) return `${what} must be a ${kind[p.type]}`;
+  if (p.enum && !p.enum.includes(v as string)) return `${what} "${String(v)}" is not in the enum`;
+  if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return `${what} must be an ISO 8601 ${p.type}${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`;
+  if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return `${what} "${v}" does not match the pattern`;
+  if (typeof v === 'string' && baseType(p) === 'character varying(255)' && [...v].length > 255) return `${what} is longer than the 255 characters the column holds`;
+  if (typeof v === 'number') {
+    const { minimum: lo, maximum: hi } = p;
+    if (typeof lo === 'number' && (p.exclusiveMinimum ? v <= lo : v < lo)) return `${what} ${v} is below the minimum`;
+    if (typeof hi === 'number' && (p.exclusiveMaximum ? v >= hi : v > hi)) return `${what} ${v} is above the maximum`;
+    if (p.multipleOf && !isMultiple(v, p.multipleOf)) return `${what} ${v} is not a multiple of ${p.multipleOf}`;
+    const column = baseType(p);
+    if ((column === 'integer' || column === 'bigint') && !fitsInteger(v, column)) return `${what} ${v} does not fit the ${column} column (format ${p.web?.format ?? 'of a Version'})`;
+  }
+  return undefined;
 }
 
 /** A whole number the column holds, and that JSON carried exactly (an int64 past 2^53 was already rounded). */

@@ -5,6 +5,7 @@ import type { Entity, PredicateGroup, Property, Rule, Scenario } from '../types.
 import { ACTION_NAMES, IDENTITY_RULES, isGroup } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
+import { valueProblem } from './properties.ts';
 
 type Level = 'api' | 'entity' | 'action';
 
@@ -99,6 +100,13 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
       if (!hasProp(rule.attribute)) ctx.fail(`${at}/attribute`, 'Unknown property', `no property "${rule.attribute}" on ${entityName}${onEntity}`);
       else if (!comparable(entity.properties[rule.attribute]!)) {
         ctx.fail(`${at}/attribute`, 'Rule Target', `matchResourceAttribute compares "${rule.attribute}" with single values: it needs a single String, Number, Boolean, Date, Time or DateTime property, not a JSON, file, Password or multiple one`);
+      } else {
+        // Each value is one the property can hold: any other could never match, or fails the migration, or is
+        // cast to something else (1.5 into an int32 is 2, a long text cut to 255 characters).
+        rule.values.forEach((v, i) => {
+          const problem = valueProblem(entity.properties[rule.attribute]!, v, 'a matchResourceAttribute value');
+          if (problem) ctx.fail(`${at}/values/${i}`, 'Rule Target', `${problem} (${rule.attribute} on ${entityName}${onEntity})`);
+        });
       }
       return;
     case 'lifecycleStatus': {
