@@ -2066,7 +2066,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       "immutable": false,
       "writeOnly": false,
       "searchIndexed": false,
-      "hidden": false
+      "hidden": false,
+      "email": true
     },
     "password": {
       "type": "String",

@@ -127,6 +127,17 @@ test('Email: stored lowercase on POST, PUT and PATCH; a bad address is 422', asy
   }
 });
 
+test('Email: a filter value is normalized as the stored value was, so the address as it was sent finds its record', async () => {
+  const user = dataOf(await api.post('/users', { email: 'Find.Me@Example.COM' }), 201);
+  const ids = async (query: string) => dataOf(await api.get(`/users?${query}`)).map((u: { id: string }) => u.id);
+  assert.equal(await ids('email=Find.Me@Example.COM'), [user.id], 'eq by default');
+  assert.equal(await ids('email[in]=nobody@example.com,FIND.ME@EXAMPLE.COM'), [user.id], 'in');
+  assert.equal(await ids('email[like]=FIND.*'), [user.id], 'like');
+  assert.not.ok((await ids('email[ne]=FIND.ME@example.com')).includes(user.id), 'ne');
+  const found = await api.post('/users/search', { where: { email: { eq: 'FIND.me@example.COM' } } });
+  assert.equal(dataOf(found).map((u: { id: string }) => u.id), [user.id], 'a search body too');
+});
+
 test('unique: a duplicate is 409 E_UNIQUE_VIOLATION naming the property (case-insensitive Email too)', async () => {
   const a = dataOf(await api.post('/users', { email: 'taken@example.com' }), 201);
   const dup = await api.post('/users', { email: 'TAKEN@example.com' });

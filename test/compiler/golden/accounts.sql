@@ -249,7 +249,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       "immutable": false,
       "writeOnly": false,
       "searchIndexed": false,
-      "hidden": false
+      "hidden": false,
+      "email": true
     },
     "password": {
       "type": "String",
