@@ -86,7 +86,8 @@ export function bodySchema(props: Record<string, Property>, kind: BodyKind): Sch
       ? (kind === 'create' ? { description: 'ignored: a new record starts at version 1' }
         : { type: 'integer', minimum: 1, description: 'the version this update expects (409 when it moved on); null is no version (422)' })
       : propertySchema(p);
-    if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable))) required.push(name);
+    // A PUT keeps what it leaves out of these (compiler/sql/engine: kept), so it need not repeat them.
+    if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable || p.writeOnly))) required.push(name);
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }

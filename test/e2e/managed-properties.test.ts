@@ -24,6 +24,15 @@ const MODEL = {
         pin: { type: 'String', modules: { Password: {} } }, hint: { type: 'String' }, serial: { type: 'String', immutable: true },
       } } },
     },
+    Hook: {
+      collection: 'hooks',
+      properties: {
+        id: { type: 'String', primary: true },
+        url: { type: 'String' },
+        secret: { type: 'String', writeOnly: true, required: true },
+      },
+      relations: { signing: { kind: 'oneToOne', properties: { key: { type: 'String', writeOnly: true }, note: { type: 'String' } } } },
+    },
     Price: {
       collection: 'prices',
       properties: {
@@ -94,6 +103,28 @@ test('a sub-resource PUT sets an immutable property once and keeps it when left 
   const doc = (await api.get('/openapi.json')).body;
   const body = doc.components.schemas.NoteVaultReplace ?? doc.components.requestBodies.NoteVaultReplace?.content['application/json'].schema;
   assert.ok(body.properties.serial, JSON.stringify(body));
+  assert.equal(api.serverErrors, []);
+});
+
+test('a PUT keeps a writeOnly property it leaves out, as it keeps a Password: no client can read it back to resend it', async () => {
+  const secret = async () => (await api.db.sql`select secret from app.hooks where id = 'h1'`)[0]?.secret as string | null;
+  expectStatus(await api.post('/hooks', { id: 'h1', url: 'https://a.example.com', secret: 's1' }), 201);
+  const read = dataOf(await api.get('/hooks/h1'));
+  assert.not.ok('secret' in read, 'never returned');
+  // A GET -> PUT round trip (the read holds no secret) changes the url and keeps the secret; required or not,
+  // a PUT need not repeat it.
+  assert.is(dataOf(await api.put('/hooks/h1', { ...read, url: 'https://b.example.com' })).url, 'https://b.example.com');
+  assert.is(await secret(), 's1', 'left out: kept (it was reset to null, and a required one was 422)');
+  dataOf(await api.put('/hooks/h1', { url: 'https://c.example.com', secret: 's2' }));
+  assert.is(await secret(), 's2', 'named: set');
+  expectStatus(await api.put('/hooks/h1', { secret: null }), 422); // required: null is no value
+  // The sub-resource's PUT likewise.
+  const key = async () => (await api.db.sql`select key from app.hooks_signing where hook_id = 'h1'`)[0]?.key as string | null;
+  dataOf(await api.put('/hooks/h1/signing', { key: 'k1', note: 'first' }));
+  assert.is(dataOf(await api.put('/hooks/h1/signing', { note: 'second' })).note, 'second');
+  assert.is(await key(), 'k1', 'left out: kept');
+  dataOf(await api.put('/hooks/h1/signing', { key: null }));
+  assert.is(await key(), null, 'null: cleared');
   assert.equal(api.serverErrors, []);
 });
 

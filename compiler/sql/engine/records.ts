@@ -163,7 +163,7 @@ export function readPreconditions(s: Shape, etag: string, modified: string): str
 function create(s: Shape): string {
   const h = head(s, 'create');
   const managed = s.managed.filter((name) => name !== s.version);
-  const cols = s.writable.concat(managed.map((name) => ({ name, json: false, primary: false, immutable: false, fallback: 'NULL' })));
+  const cols = s.writable.concat(managed.map((name) => ({ name, json: false, primary: false, kept: false, fallback: 'NULL' })));
   const row = s.version ? `_body - ${literal(s.version)}` : '_body';
   const parent = s.parent ? [
     'IF _parent IS NOT NULL THEN',
@@ -229,7 +229,7 @@ function update(s: Shape, patch: boolean): string {
         ? `CASE WHEN jsonb_typeof(_body -> ${literal(c.name)}) = 'object' THEN lib.merge_patch(${keep}, _body -> ${literal(c.name)}) ELSE r.${ident(c.name)} END`
         : `r.${ident(c.name)}`;
       if (hidden.has(c.name)) return `${ident(c.name)} = ${given}`;
-      return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.immutable ? keep : c.fallback} END`;
+      return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.kept ? keep : c.fallback} END`;
     });
     // An empty PATCH still counts as a write (new revision, version + 1), like any other update. It sets the
     // revision, which the trigger renews anyway: an identity key may not even be set to itself (428C9).

@@ -144,13 +144,14 @@ function subReplace(s: Shape, owner: Shape): string {
 /**
  * The sub-resource's row written with `cols`: inserted, or its existing row's columns replaced. A Password column
  * (in `hidden`) takes the body's value, not EXCLUDED's: reading EXCLUDED needs the SELECT the request role lacks.
- * An immutable column the body leaves out keeps its value, as an entity's PUT keeps it (spec 2.2: set once, then
- * locked; the update body leaves it out), where resetting it was 400 on every PUT after the first.
+ * An immutable or writeOnly column the body leaves out keeps its value, as an entity's PUT keeps it (spec 2.2: an
+ * immutable one is set once, then locked, and resetting it was 400 on every PUT after the first; a writeOnly one
+ * cannot be read back to be sent again).
  */
 function upsert(s: Shape, cols: Shape['writable'], hidden: Set<string>): string[] {
   const given = (c: Shape['writable'][number]) => (hidden.has(c.name)
     ? `(jsonb_populate_record(NULL::${s.rel}, _body)).${ident(c.name)}` : `EXCLUDED.${ident(c.name)}`);
-  const set = (c: Shape['writable'][number]) => `${ident(c.name)} = ${c.immutable
+  const set = (c: Shape['writable'][number]) => `${ident(c.name)} = ${c.kept
     ? `CASE WHEN _body ? ${literal(c.name)} THEN ${given(c)} ELSE t.${ident(c.name)} END` : given(c)}`;
   return [
     `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,

@@ -10,7 +10,11 @@ export interface Writable {
   name: string;
   json: boolean;
   primary: boolean;
-  immutable: boolean;
+  /**
+   * Kept when a PUT leaves it out instead of reset: immutable (locked once set), or writeOnly (no client can read it
+   * back to send it again, as with a Password).
+   */
+  kept: boolean;
   /** The column's default expression, for PUT resets and creates that omit it ('NULL' when none). */
   fallback: string;
 }
@@ -87,8 +91,8 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
     output: props.filter(readable).map((c) => c.name),
     keys: Object.fromEntries(props.map((c) => [c.name, c.prop ? wireName(c.name, c.prop) : c.name])),
     writable: props.filter((c) => !readOnly(c) && !managed(c)).map((c) => ({
-      name: c.name, json: c.prop?.type === 'JSON', primary: c.name === pk, immutable: Boolean(c.prop?.immutable),
-      fallback: c.defaultSql ?? 'NULL',
+      name: c.name, json: c.prop?.type === 'JSON', primary: c.name === pk,
+      kept: Boolean(c.prop?.immutable || c.prop?.writeOnly), fallback: c.defaultSql ?? 'NULL',
     })),
     managed: props.filter(managed).map((c) => c.name),
     readOnly: props.filter(readOnly).map((c) => c.name),
