@@ -58,7 +58,9 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
         ? `NEW.${col} := OLD.${col} + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;`
         : `NEW.${col} := OLD.${col} + 1;`);
     }
-    if (m.Owner) onInsert.push(`NEW.${col} := coalesce(auth.uid(), NEW.${col});  -- Owner: the caller`);
+    // Owner: the caller, whatever the body said (an anonymous caller owns nothing: it named any user it liked). Only a
+    // statement outside the request roles (a seed, an import) may give the value itself.
+    if (m.Owner) onInsert.push(`NEW.${col} := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW.${col}) END;  -- Owner: the caller`);
     if (m.CreatedTimestamp) {
       onInsert.push(`NEW.${col} := now();  -- CreatedTimestamp`);
       if (!p.readOnly) onUpdate.push(`NEW.${col} := OLD.${col};`);

@@ -1741,7 +1741,7 @@ BEGIN
     IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
     IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
     NEW."id" := gen_random_uuid()::text;
-    NEW."owner_id" := coalesce(auth.uid(), NEW."owner_id");  -- Owner: the caller
+    NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
     IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
     IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
@@ -1778,7 +1778,7 @@ BEGIN
     IF NEW."updated_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly'); END IF;
     IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft', 'in_review']::text[])) THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft, in_review', 'status', 'initialStatuses'); END IF;
     NEW."version" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
-    NEW."author_id" := coalesce(auth.uid(), NEW."author_id");  -- Owner: the caller
+    NEW."author_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."author_id") END;  -- Owner: the caller
     NEW."created_at" := now();  -- CreatedTimestamp
     NEW."updated_at" := now();  -- UpdatedTimestamp
   ELSE
@@ -1821,7 +1821,7 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
     IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
-    NEW."author_id" := coalesce(auth.uid(), NEW."author_id");  -- Owner: the caller
+    NEW."author_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."author_id") END;  -- Owner: the caller
     NEW."created_at" := now();  -- CreatedTimestamp
   ELSE
     IF NEW."post_id" IS DISTINCT FROM OLD."post_id" THEN PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable'); END IF;

@@ -33,6 +33,15 @@ const MODEL = {
       },
       relations: { signing: { kind: 'oneToOne', properties: { key: { type: 'String', writeOnly: true }, note: { type: 'String' } } } },
     },
+    Memo: {
+      collection: 'memos',
+      properties: {
+        id: { type: 'String', primary: true, readOnly: true },
+        text: { type: 'String' },
+        owner: { type: 'String', modules: { Owner: {} } },
+      },
+      scenarios: [{ label: 'Anyone writes memos', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }],
+    },
     Price: {
       collection: 'prices',
       properties: {
@@ -125,6 +134,14 @@ test('a PUT keeps a writeOnly property it leaves out, as it keeps a Password: no
   assert.is(await key(), 'k1', 'left out: kept');
   dataOf(await api.put('/hooks/h1/signing', { key: null }));
   assert.is(await key(), null, 'null: cleared');
+  assert.equal(api.serverErrors, []);
+});
+
+test('the Owner is the caller whatever the body says: an anonymous create owns nothing, it no longer names any user', async () => {
+  const anonymous = dataOf(await api.post('/memos', { text: 'a', owner: 'victim' }, { token: null }), 201);
+  assert.is(anonymous.owner, null, 'it was "victim": an anonymous caller planted records on any user');
+  const signedIn = dataOf(await api.post('/memos', { text: 'b', owner: 'victim' }, { token: await api.token({ sub: 'u-9' }) }), 201);
+  assert.is(signedIn.owner, 'u-9');
   assert.equal(api.serverErrors, []);
 });
 

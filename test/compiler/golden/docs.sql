@@ -75,7 +75,7 @@ BEGIN
     IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
     IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft']::text[])) THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft', 'status', 'initialStatuses'); END IF;
     NEW."rev" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
-    NEW."owner_id" := coalesce(auth.uid(), NEW."owner_id");  -- Owner: the caller
+    NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
     IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id" THEN PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable'); END IF;
     IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;

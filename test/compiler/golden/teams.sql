@@ -94,7 +94,7 @@ BEGIN
     IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
     IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
     NEW."id" := gen_random_uuid()::text;
-    NEW."owner_id" := coalesce(auth.uid(), NEW."owner_id");  -- Owner: the caller
+    NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
     IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
     IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
