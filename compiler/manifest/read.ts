@@ -1,7 +1,7 @@
 // What a returned record looks like, for the generated API specifications: the JSON Schema of a row
 // (never Password or writeOnly properties; files as {id, name, mime, url}) and the docs-only facts.
 import type { Property } from '../model/types.ts';
-import { isFile } from '../ir/columns.ts';
+import { isFile, serverManaged } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { valueSchema } from './schemas.ts';
 import type { NumberFormat, PropertyManifest } from './types.ts';
@@ -17,9 +17,16 @@ export function numberFormat(p: Property): NumberFormat | undefined {
 }
 
 /** The docs-only part of a property's manifest entry. */
+/**
+ * A value the server sets whatever a body says (a CreatedTimestamp, UpdatedTimestamp or Owner, flagged readOnly or
+ * not): readOnly in the API documents, as spec 2.2 has readOnly values. A Version is not: update bodies name it.
+ */
+export const setByServer = (p: Property): boolean => serverManaged(p) && !p.modules?.Version;
+
 export function docsFacts(p: Property): Partial<PropertyManifest> {
   const format = numberFormat(p);
   return {
+    ...(setByServer(p) && !p.readOnly ? { serverSet: true as const } : {}),
     ...(p.description ? { description: p.description } : {}),
     ...(p.deprecated ? { deprecated: true } : {}),
     ...(format ? { format } : {}),
@@ -58,7 +65,7 @@ function readProperty(p: Property): Schema {
   const s: Schema = alwaysSet(p) ? { ...value } : { anyOf: [value, { type: 'null' }] };
   if (p.description) s.description = p.description;
   if (p.deprecated) s.deprecated = true;
-  if (p.readOnly) s.readOnly = true;
+  if (setByServer(p)) s.readOnly = true;
   return s;
 }
 

@@ -142,6 +142,8 @@ export interface PropertyManifest {
    */
   column?: string;
   // For the generated API specifications only (the gateway ignores these):
+  /** Not readOnly, but set by the server whatever a body says (a timestamp or Owner module): left out of write bodies. */
+  serverSet?: true;
   description?: string;
   deprecated?: boolean;
   /** web.format, or the one the column type implies (Version: int32, a readOnly Number key: int64). */

@@ -61,6 +61,7 @@ export function shape(source: object, props: Props, kind: Kind, version?: string
     if (!p) return true; // a key column that is not a model property (a sub-resource's owner key)
     if (p.hidden) return false;
     if (kind === 'create' && name === version) return false;
+    if (kind !== 'read' && p.serverSet) return false; // the server sets it whatever the body says
     return !((kind === 'update' || kind === 'patch') && (p.immutable || p.primary));
   };
   const properties: Record<string, Schema> = {};

@@ -6,6 +6,9 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { indexRoutes, matchRoute, type Method } from '../../server/plan/routes.ts';
 import { EXAMPLES, documentOf, manifestOf, resolve, schemaOf, type Json } from './support.ts';
 import { documentSchema } from '../../compiler/manifest/schemas.ts';
+import { buildManifest } from '../../compiler/manifest/build.ts';
+import { buildOpenApi } from '../../compiler/openapi/document.ts';
+import { validateModel } from '../../compiler/model/validate.ts';
 
 const pub = documentOf('examples/publishing.model.json');
 const bill = documentOf('examples/billing.model.json');
@@ -80,6 +83,26 @@ test('writeOnly and Password properties are never in a read schema', () => {
   const readSchemas = Object.keys(pub.components.schemas).filter((n) => !/(Create|CreateNested|Update|Patch|Replace|LinkBody|Request)$/.test(n));
   for (const n of readSchemas) assert.not.ok(JSON.stringify(schemaOf(pub, n)).includes('"password"'), n);
   assert.is(schemaOf(pub, 'UserCreate').properties.password.writeOnly, true);
+});
+
+test('timestamps and the Owner are readOnly in the documents even when the model does not flag them: the server sets them', () => {
+  const model = validateModel({
+    api: { slug: 'stamps', version: 'v1', title: 'Stamps', docsUrl: 'https://stamps.example.com/docs', strategy: 'RBAC',
+      scenarios: [{ label: 'Anyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }] },
+    entities: { Note: { collection: 'notes', properties: {
+      id: { type: 'String', primary: true }, text: { type: 'String' }, rev: { type: 'Number', modules: { Version: {} } },
+      made: { type: 'DateTime', modules: { CreatedTimestamp: {} } }, changed: { type: 'DateTime', modules: { UpdatedTimestamp: {} } },
+      owner: { type: 'String', modules: { Owner: {} } },
+    } } },
+  });
+  const doc: Json = buildOpenApi(buildManifest(model));
+  for (const body of ['NoteCreate', 'NoteUpdate', 'NotePatch']) {
+    const names = Object.keys(schemaOf(doc, body).properties);
+    for (const managed of ['made', 'changed', 'owner']) assert.not.ok(names.includes(managed), `${managed} in ${body}`);
+    assert.ok(names.includes('text'), body);
+  }
+  assert.ok(Object.keys(schemaOf(doc, 'NotePatch').properties).includes('rev'), 'the Version stays the lock of update bodies');
+  for (const managed of ['made', 'changed', 'owner']) assert.is(schemaOf(doc, 'Note').properties[managed].readOnly, true, managed);
 });
 
 test('hidden properties are left out of everything: schemas, filters, sort and projections', () => {
