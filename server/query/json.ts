@@ -38,6 +38,9 @@ function pairTwins(value: unknown, twin: unknown): void {
   for (const [k, v] of Object.entries(value)) pairTwins(v, (twin as Record<string, unknown>)[k]);
 }
 
+/** The exact twin of a parsed body (or of an object or array in it), when one of its numbers needed one. */
+export const exactOf = (value: object): unknown => precise.get(value);
+
 /** Sets a body's property on the body and on its exact twin, if it has one (the twin is what is sent). */
 export function setBodyValue(body: Record<string, unknown>, key: string, value: unknown): void {
   body[key] = value;

@@ -63,6 +63,31 @@ test('the same violations on PUT and PATCH: 422, and the record is unchanged', a
   assert.equal(dataOf(await api.get(`/posts/${post}`)), before);
 });
 
+test('a fraction a double rounds away is still a fraction: 422 naming the integer it breaks, on POST, PUT, PATCH and in a document', async () => {
+  const before = dataOf(await api.get(`/posts/${post}`));
+  // 1.0000000000000000001 and 1e-400 read as the integers 1 and 0 in JavaScript; the text is what is stored.
+  const cases: Array<[string, string, string]> = [
+    ['"word_count": 1.0000000000000000001', 'word_count', 'type'],
+    ['"word_count": 1e-400', 'word_count', 'type'],
+    ['"meta": {"priority": 2.00000000000000000001}', 'meta', 'type'],
+  ];
+  for (const [member, property, rule] of cases) {
+    for (const [method, path, body] of [['POST', '/posts', `{"project_id": "${project}", "title": "ok", ${member}}`],
+      ['PUT', `/posts/${post}`, `{"title": "ok", ${member}}`], ['PATCH', `/posts/${post}`, `{${member}}`]] as const) {
+      const reply = await api.call(method, path, { raw: body, type: 'application/json' });
+      assert.is(reply.status, 422, `${method} ${member}: ${reply.text.slice(0, 300)}`);
+      assertProblem(reply, 422, api.docsUrl, { code: 'E_VALIDATION_ERROR' });
+      assertFieldError(reply, property, rule);
+    }
+  }
+  assert.equal(dataOf(await api.get(`/posts/${post}`)), before);
+  // Whole numbers written with a fraction or an exponent stay whole; a Number property keeps every digit.
+  const whole = await api.call('PATCH', `/posts/${post}`, { raw: '{"word_count": 12.000000000000000000, "meta": {"priority": 300e-2}}', type: 'application/json' });
+  assert.is(whole.status, 200, whole.text);
+  assert.is(dataOf(whole).word_count, 12);
+  assert.is((dataOf(whole).meta as { priority: number }).priority, 3);
+});
+
 test('several violations at once are all listed', async () => {
   const reply = await api.post('/posts', { project_id: project, title: ' x', rating: 9, status: 'nope', featured: 1 });
   const errors = fieldErrors(reply);
