@@ -9,9 +9,7 @@ import { embedsOf, type EmbedDef } from '../query/embeds.ts';
 import { docsFacts, keySchema, readSchema, wireProperties } from './read.ts';
 import { wireName } from '../model/names.ts';
 import { pgName } from '../sql/ident.ts';
-
-/** What an ImageURL property accepts when its model names no types. */
-export const IMAGE_TYPES = ['image/*'];
+import { acceptedFileTypes } from '../model/mime.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -30,8 +28,7 @@ export function propertyManifest(p: Property): PropertyManifest {
   const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
   if (file) {
     const cfg = p.modules![file]!;
-    // An ImageURL that lists no types takes images only (spec 2.4 names it apart from FileURL; the spec lists none).
-    const fileTypes = p.web?.fileTypes ?? cfg.allowedMimeTypes ?? (file === 'ImageURL' ? IMAGE_TYPES : undefined);
+    const fileTypes = acceptedFileTypes(p);
     m.file = { module: file, ...cfg, ...(fileTypes ? { fileTypes } : {}) };
   }
   if (p.type === 'JSON' && p.index?.paths?.length) {

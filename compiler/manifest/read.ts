@@ -2,6 +2,7 @@
 // (never Password or writeOnly properties; files as {id, name, mime, url}) and the docs-only facts.
 import type { Property } from '../model/types.ts';
 import { isFile, serverManaged } from '../ir/columns.ts';
+import { acceptedFileTypes } from '../model/mime.ts';
 import { wireName } from '../model/names.ts';
 import { valueSchema } from './schemas.ts';
 import type { NumberFormat, PropertyManifest } from './types.ts';
@@ -16,13 +17,13 @@ export function numberFormat(p: Property): NumberFormat | undefined {
   return p.primary && p.readOnly ? 'int64' : undefined;
 }
 
-/** The docs-only part of a property's manifest entry. */
 /**
  * A value the server sets whatever a body says (a CreatedTimestamp, UpdatedTimestamp or Owner, flagged readOnly or
  * not): readOnly in the API documents, as spec 2.2 has readOnly values. A Version is not: update bodies name it.
  */
 export const setByServer = (p: Property): boolean => serverManaged(p) && !p.modules?.Version;
 
+/** The docs-only part of a property's manifest entry. */
 export function docsFacts(p: Property): Partial<PropertyManifest> {
   const format = numberFormat(p);
   return {
@@ -37,7 +38,7 @@ export function docsFacts(p: Property): Partial<PropertyManifest> {
 /** Spec 2.7: reads put {id, name, mime, url} (url signed for 15 minutes) in place of the stored block. */
 function fileMetadata(p: Property): Schema {
   // The declared type as uploaded, parameters kept (`text/plain; charset=utf-8`): no enum of the accepted media types.
-  const allowed = (p.modules?.FileURL ?? p.modules?.ImageURL)?.allowedMimeTypes;
+  const allowed = acceptedFileTypes(p);
   return {
     type: 'object',
     description: 'Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.',

@@ -3,13 +3,14 @@
 import type { TableIR } from '../ir/types.ts';
 import { isFile } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
-import { ident, literal, pgName, qname } from './ident.ts';
+import { ident, literal, qname } from './ident.ts';
+import { fn } from './engine/refusals.ts';
 
 /** The two triggers of `t`, or their removal when the model gives it no file column (any more). */
 export function fileTriggersDdl(t: TableIR): string {
   const rel = qname('app', t.name);
-  const claimFn = qname('app', pgName(t.name, 'files'));
-  const discardFn = qname('app', pgName(t.name, 'files_gone'));
+  const claimFn = fn(t.name, 'files');
+  const discardFn = fn(t.name, 'files_gone');
   const fileColumns = t.columns.filter((c) => c.prop && isFile(c.prop));
   const files = fileColumns.map((c) => c.name);
   /** Refusals name the property as clients do (its web.name). */

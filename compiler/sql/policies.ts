@@ -6,6 +6,7 @@ import type { TableIR } from '../ir/types.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { ident, literal, pgName, qname } from './ident.ts';
+import { fn } from './engine/refusals.ts';
 
 const ROLES = 'anon, authenticated';
 type Command = 'select' | 'insert' | 'update' | 'delete';
@@ -21,7 +22,7 @@ function commandActions(t: TableIR): Record<Command, ActionName[]> {
   };
 }
 
-export const accessFunction = (t: TableIR) => qname('app', pgName(t.name, 'access'));
+export const accessFunction = (t: TableIR) => fn(t.name, 'access');
 
 /** app.<table>_access(action): the key of the first scenario whose identity rules pass, else NULL. */
 function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>): string {
@@ -142,7 +143,7 @@ export function tableAccessDdl(model: Model, t: TableIR, tables: TableIR[]): str
     const merged = mergedScenarios(model, t.entity);
     out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged),
       // The per-row stakeholder check of earlier versions, replaced by the key sets.
-      `DROP FUNCTION IF EXISTS ${qname('app', pgName(t.name, 'stakeholder'))}(text);`);
+      `DROP FUNCTION IF EXISTS ${fn(t.name, 'stakeholder')}(text);`);
   } else {
     out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
   }

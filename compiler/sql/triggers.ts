@@ -1,7 +1,7 @@
 // The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
 import type { TableIR } from '../ir/types.ts';
-import { ident, literal, pgName, qname, textArray } from './ident.ts';
+import { ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn } from './engine/refusals.ts';
@@ -26,7 +26,7 @@ const refuse = (code: string, message: string, property: string, rule: string) =
 export type ResolveReference = (references: string) => { table: string; key: string; softDelete: boolean };
 
 export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
-  const fn = qname('app', pgName(t.name, 'write_rules'));
+  const rules = fn(t.name, 'write_rules');
   // Messages say the property's wire name (web.name); the property argument stays the column's, which the
   // gateway maps to the wire like every errors[].property SQL reports.
   const props = t.columns.filter((c) => c.prop).map((c) => ({
@@ -106,7 +106,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
   const softDelete = t.kind === 'entity' && t.entity.softDelete;
   const hashes = always.some((line) => line.includes('_hashes'));
   const body = [
-    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
+    `CREATE OR REPLACE FUNCTION ${rules}() RETURNS trigger LANGUAGE plpgsql AS $fn$`,
     ...(softDelete || hashes ? ['DECLARE'] : []),
     ...(softDelete ? ["  soft_delete_only boolean := TG_OP = 'UPDATE' AND OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL",
       "    AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');"] : []),
@@ -122,8 +122,8 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     '  NEW._modified_at := now();',
     '  RETURN NEW;',
     'END $fn$;',
-    `COMMENT ON FUNCTION ${fn}() IS ${literal(`Write rules of app.${t.name}: readOnly/immutable guards, modules, revision token.`)};`,
-    `CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`,
+    `COMMENT ON FUNCTION ${rules}() IS ${literal(`Write rules of app.${t.name}: readOnly/immutable guards, modules, revision token.`)};`,
+    `CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${rules}();`,
   ];
   return body.join('\n');
 }
@@ -160,14 +160,14 @@ function sortGuardsFirst(lines: string[]): string[] {
 
 /** A sub-resource is part of its owner: any write to it gives the owner a new ETag (spec 4.3). */
 export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string): string {
-  const fn = qname('app', pgName(t.name, 'touch_owner'));
+  const touch = fn(t.name, 'touch_owner');
   const key = ident(t.relation!.ownerColumn);
   return [
-    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    `CREATE OR REPLACE FUNCTION ${touch}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
     'BEGIN',
     `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = (CASE WHEN TG_OP = 'DELETE' THEN OLD.${key} ELSE NEW.${key} END);`,
     '  RETURN NULL;',
     'END $fn$;',
-    `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`,
+    `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${touch}();`,
   ].join('\n');
 }

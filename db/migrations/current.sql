@@ -5168,8 +5168,10 @@ BEGIN
     IF FOUND THEN
       UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
       RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
-      IF _result IS NOT NULL THEN PERFORM lib.precondition_check('Post', _etag, _modified, args); END IF;
-      IF _result IS NOT NULL THEN RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]); END IF;
+      IF _result IS NOT NULL THEN
+        PERFORM lib.precondition_check('Post', _etag, _modified, args);
+        RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+      END IF;
     END IF;
   END IF;
   IF _result IS NULL THEN

@@ -56,9 +56,9 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
   if (stored !== intent.mime) {
     throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, 'contentType', `The file for "${property}" was uploaded as "${stored}", not as the declared "${intent.mime}".`);
   }
-  // The accepted types (spec 2.3, 8): web.fileTypes, else allowedMimeTypes (the model keeps the first within the second).
+  // The accepted types (compiler/model/mime.ts: acceptedFileTypes; the model keeps web.fileTypes within allowedMimeTypes).
   const type = essence(intent.mime);
-  const accepted = spec.fileTypes ?? spec.allowedMimeTypes;
+  const accepted = spec.fileTypes;
   if (accepted && !mimeListAccepts(accepted, type)) {
     const rule = spec.allowedMimeTypes && !mimeListAccepts(spec.allowedMimeTypes, type) ? 'allowedMimeTypes' : 'fileTypes';
     throw fileError('E_FILE_TYPE_NOT_ALLOWED', property, rule, `"${property}" accepts ${accepted.join(', ')}, not ${type}.`);

@@ -52,10 +52,10 @@ export class Files {
     return (this.o.publicUrl ?? new URL(requestUrl).origin).replace(/\/+$/, '');
   }
 
-  /** How download links are signed: for LINK_LIFETIME_MS from now. */
-  sign(origin: string): SignOptions {
+  /** How addresses are signed: for `lifetimeMs` from now (a download link's LINK_LIFETIME_MS unless told). */
+  sign(origin: string, lifetimeMs = LINK_LIFETIME_MS): SignOptions {
     const now = this.clock();
-    return { now: new Date(now), expiresAt: new Date(now + LINK_LIFETIME_MS), origin };
+    return { now: new Date(now), expiresAt: new Date(now + lifetimeMs), origin };
   }
 
   /** POST /.well-known/upload: the intent in SQL (as the caller), then its signed upload address. */
@@ -63,8 +63,7 @@ export class Files {
     const made = (await dispatch(this.o.pool ?? this.o.sql, { ...call, fn: 'upload_intent', args: { filename, contentType: normalizeType(contentType) } })) as
       { file_reference: string; tmp_key: string; lifetime_ms: number };
     // The address lasts as long as the intent (api.upload_intent holds its window), from the gateway's clock.
-    const now = this.clock();
-    const sign = { now: new Date(now), expiresAt: new Date(now + made.lifetime_ms), origin };
+    const sign = this.sign(origin, made.lifetime_ms);
     // Signed with the type as the client wrote it (S3 compares the header exactly); compared normalized.
     const upload_url = await this.storage.signPut(made.tmp_key, contentType.trim(), sign);
     return { file_reference: made.file_reference, upload_url, expires_at: sign.expiresAt.toISOString() };

@@ -69,7 +69,7 @@ export class BodyValidators {
     const patched = rule.mergePatch ? mergePatchedProps(body, rule.props ?? {}) : new Set<string>();
     const view = patched.size ? viewOf(body, patched) : body;
     if (validate(view)) {
-      const rounded = roundedFractions(validate, body, (v) => (patched.size ? viewOf(v as Record<string, unknown>, patched) : v));
+      const rounded = roundedFractions(validate, body, patched);
       if (rounded.length > 0) throw validationFailed(rounded);
       return;
     }
@@ -127,7 +127,7 @@ const viewOf = (body: Record<string, unknown>, patched: Set<string>) =>
  * then failed the database's cast (400 naming nothing). The exact body is judged again with each such number
  * standing in as 0.5, and the `integer` errors at those places are the answer (422 naming them, as for 1.5).
  */
-function roundedFractions(validate: ValidateFunction, body: object, view: (v: unknown) => unknown): FieldError[] {
+function roundedFractions(validate: ValidateFunction, body: object, patched: Set<string>): FieldError[] {
   const twin = exactOf(body);
   if (twin === undefined) return []; // every number was a safe double: ajv saw them exactly
   const places = new Set<string>();
@@ -141,8 +141,8 @@ function roundedFractions(validate: ValidateFunction, body: object, view: (v: un
     if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, stand(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)]));
     return v;
   };
-  const probe = view(stand(twin, ''));
-  if (places.size === 0 || validate(probe)) return [];
+  const stood = stand(twin, '') as Record<string, unknown>;
+  if (places.size === 0 || validate(patched.size ? viewOf(stood, patched) : stood)) return [];
   return fieldErrors((validate.errors ?? []).filter((e) => places.has(e.instancePath) && (e.keyword === 'type' || e.keyword === 'anyOf')));
 }
 

@@ -1,6 +1,7 @@
 // The SQL of embeds (`include=project,tags,site.region`): correlated subqueries in the one statement of a
 // read or list, each embedded table judged by its own policies under its own `read` scenario for the caller.
-import { ident, literal, pgName, qname } from '../ident.ts';
+import { ident, literal } from '../ident.ts';
+import { fn } from './refusals.ts';
 import { emptyRow, rowJson, type EmbedShape, type Shape } from './shape.ts';
 
 /**
@@ -49,7 +50,7 @@ export function embedScenarios(s: Shape, tree = "args -> 'embed'", indent = ''):
     const t = e.target, below = `${tree} -> ${literal(e.name)}`;
     return [
       `${indent}IF ${tree} ? ${literal(e.name)} THEN`,
-      `${indent}  PERFORM set_config(${literal(`request.scenario.${t.name}`)}, coalesce(${qname('app', pgName(t.name, 'access'))}('read'), ${NO_SCENARIO}), true);`,
+      `${indent}  PERFORM set_config(${literal(`request.scenario.${t.name}`)}, coalesce(${fn(t, 'access')}('read'), ${NO_SCENARIO}), true);`,
       ...embedScenarios(t, below, `${indent}  `),
       `${indent}END IF;`,
     ];

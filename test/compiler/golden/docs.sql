@@ -1202,8 +1202,10 @@ BEGIN
     IF FOUND THEN
       UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
       RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
-      IF _result IS NOT NULL THEN PERFORM lib.precondition_check('Doc', _etag, _modified, args); END IF;
-      IF _result IS NOT NULL THEN RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]); END IF;
+      IF _result IS NOT NULL THEN
+        PERFORM lib.precondition_check('Doc', _etag, _modified, args);
+        RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+      END IF;
     END IF;
   END IF;
   IF _result IS NULL THEN
