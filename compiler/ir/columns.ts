@@ -44,6 +44,9 @@ export const INTEGER_RANGES = {
   bigint: { minimum: -9223372036854775808, maximum: 9223372036854775807 },
 } as const;
 
+/** The bigint column's range exactly (INTEGER_RANGES.bigint's maximum is a double: 2^63, one past it). */
+export const INT64_EXACT = { minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n } as const;
+
 /**
  * Whether the server gives the property a value on insert when the client cannot (readOnly): a String key
  * (a uuid), a Number key (an identity column), a defaultValue, or a module (Version, Owner, timestamps).

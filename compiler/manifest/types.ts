@@ -141,13 +141,16 @@ export interface PropertyManifest {
    * the gateway speaks the wire name to clients and the column's to SQL.
    */
   column?: string;
+  /**
+   * web.format, or the one the column type implies (Version: int32, a readOnly Number key: int64). The gateway
+   * checks an int64 body value against the column's range exactly (a double rounds 2^63 into it).
+   */
+  format?: NumberFormat;
   // For the generated API specifications only (the gateway ignores these):
   /** Not readOnly, but set by the server whatever a body says (a timestamp or Owner module): left out of write bodies. */
   serverSet?: true;
   description?: string;
   deprecated?: boolean;
-  /** web.format, or the one the column type implies (Version: int32, a readOnly Number key: int64). */
-  format?: NumberFormat;
   defaultValue?: unknown;
 }
 

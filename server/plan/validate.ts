@@ -4,7 +4,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
 import { badRequest, validationFailed, type FieldError } from '../problem/types.ts';
-import { exactOf, isLosslessNumber } from '../query/json.ts';
+import { exactOf } from '../query/json.ts';
+import { fractionStandIns, int64Overflows } from './exact-numbers.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -69,8 +70,8 @@ export class BodyValidators {
     const patched = rule.mergePatch ? mergePatchedProps(body, rule.props ?? {}) : new Set<string>();
     const view = patched.size ? viewOf(body, patched) : body;
     if (validate(view)) {
-      const rounded = roundedFractions(validate, body, patched);
-      if (rounded.length > 0) throw validationFailed(rounded);
+      const exact = exactNumberErrors(validate, body, rule, patched);
+      if (exact.length > 0) throw validationFailed(exact);
       return;
     }
     // A merge patch may leave out what the document requires; the stored document keeps it. A patch is an
@@ -123,38 +124,16 @@ const viewOf = (body: Record<string, unknown>, patched: Set<string>) =>
   Object.fromEntries(Object.entries(body).map(([k, v]) => [k, patched.has(k) ? withoutNulls(v) : v]));
 
 /**
- * A number whose fraction a double rounds away (1.0000000000000000001 reads as 1) passes ajv's `integer`, and
- * then failed the database's cast (400 naming nothing). The exact body is judged again with each such number
- * standing in as 0.5, and the `integer` errors at those places are the answer (422 naming them, as for 1.5).
+ * The errors ajv could not see in a body it passed, because a number there is not a double (server/plan/exact-numbers.ts):
+ * a fraction a double rounds away, judged again standing in as 0.5; an int64 value rounded into the column's range.
  */
-function roundedFractions(validate: ValidateFunction, body: object, patched: Set<string>): FieldError[] {
+function exactNumberErrors(validate: ValidateFunction, body: object, rule: BodyRule, patched: Set<string>): FieldError[] {
   const twin = exactOf(body);
   if (twin === undefined) return []; // every number was a safe double: ajv saw them exactly
-  const places = new Set<string>();
-  const stand = (v: unknown, path: string): unknown => {
-    if (isLosslessNumber(v)) {
-      if (!hasFraction(v.toString())) return Number(v.toString());
-      places.add(path);
-      return 0.5;
-    }
-    if (Array.isArray(v)) return v.map((x, i) => stand(x, `${path}/${i}`));
-    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, stand(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)]));
-    return v;
-  };
-  const stood = stand(twin, '') as Record<string, unknown>;
-  if (places.size === 0 || validate(patched.size ? viewOf(stood, patched) : stood)) return [];
-  return fieldErrors((validate.errors ?? []).filter((e) => places.has(e.instancePath) && (e.keyword === 'type' || e.keyword === 'anyOf')));
-}
-
-/** Whether a JSON number's text has a fraction that is not zero: 1.5, 15e-2 and 1e-400 have one; 1.0, 1e3 and 100e-2 do not. */
-export function hasFraction(text: string): boolean {
-  const m = /^-?(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (!m) return false;
-  const [whole, fraction = '', exponent = '0'] = [m[1]!, m[2], m[3]];
-  const e = Number(exponent);
-  // The digits left right of the point once the exponent has moved it.
-  const right = e >= 0 ? fraction.slice(Math.min(e, fraction.length)) : whole.slice(Math.max(0, whole.length + e)) + fraction;
-  return /[1-9]/.test(right);
+  const ranges = rule.props ? int64Overflows(twin as Record<string, unknown>, rule.props) : [];
+  const { stood, places } = fractionStandIns(twin as object);
+  if (places.size === 0 || validate(patched.size ? viewOf(stood, patched) : stood)) return ranges;
+  return [...fieldErrors((validate.errors ?? []).filter((e) => places.has(e.instancePath) && (e.keyword === 'type' || e.keyword === 'anyOf'))), ...ranges];
 }
 
 /** A merge patch without its deletions (null members), as the schema sees what it adds. */
