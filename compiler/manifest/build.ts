@@ -24,7 +24,6 @@ export function propertyManifest(p: Property): PropertyManifest {
     hidden: Boolean(p.web?.hidden),
   };
   if (p.enum) m.enum = p.enum;
-  if (p.modules?.Email) m.email = true;
   const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
   if (file) {
     const cfg = p.modules![file]!;

@@ -130,8 +130,6 @@ export interface PropertyManifest {
   /** Properties the response must not show in generated specs (web.hidden); still returned. */
   hidden: boolean;
   enum?: string[];
-  /** Email module: stored lowercase, so a filter's value is lowercased too. */
-  email?: true;
   /** `fileTypes`, the types accepted: web.fileTypes, else allowedMimeTypes, else `image/*` for an ImageURL (absent: any type). */
   file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
   /** JSON properties: Tier B casts by dot path (below the property). */

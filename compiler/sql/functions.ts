@@ -27,6 +27,7 @@ function fieldOf(c: ColumnIR): Record<string, unknown> {
   return {
     type: comparisonType(c.sqlType), kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
     readable: !(p.writeOnly || p.modules?.Password), search: Boolean(p.searchIndexed),
+    ...(p.modules?.Email ? { email: true } : {}), // stored lowercase: a filter's value is lowered too
     ...(Object.keys(casts).length ? { casts } : {}),
   };
 }

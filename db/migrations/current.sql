@@ -623,7 +623,7 @@ BEGIN
   base := format('%I.%I', alias, prop);
   IF cardinality(rest) = 0 THEN
     RETURN jsonb_build_object('expr', base, 'type', col ->> 'type', 'kind', col ->> 'kind',
-      'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search');
+      'multiple', col -> 'multiple', 'json', col -> 'json', 'search', col -> 'search', 'email', col -> 'email');
   END IF;
   IF NOT (col ->> 'json')::boolean THEN
     PERFORM lib.bad_request(format('"%s" is not a JSON property, so "%s" has no sub-path', prop, field), prop, 'path');
@@ -649,7 +649,8 @@ CREATE OR REPLACE FUNCTION lib.field_expr(d jsonb, field text, purpose text) RET
   SELECT lib.field_expr_at(d, field, purpose, 't')
 $$;
 
--- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1.
+-- One filter condition. `vp` is the text of the JSON path of its value inside the argument $1. An Email is
+-- stored lowercase, so the value it meets is lowered the same way (its JSON text: a string or a list of them).
 CREATE OR REPLACE FUNCTION lib.condition_sql(d jsonb, node jsonb, vp text[]) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   field text := node ->> 'field';
@@ -659,7 +660,8 @@ DECLARE
   e text := f ->> 'expr';
   typ text := f ->> 'type';
   kind text := f ->> 'kind';
-  val text := format('($1 #>> %L::text[])', vp::text);
+  vj text := format(CASE WHEN (f ->> 'email')::boolean THEN 'lower(($1 #> %L::text[])::text)::jsonb' ELSE '($1 #> %L::text[])' END, vp::text);
+  val text := format(CASE WHEN (f ->> 'email')::boolean THEN 'lower($1 #>> %L::text[])' ELSE '($1 #>> %L::text[])' END, vp::text);
   o jsonb := lib.operators() -> op;  -- the operator table (compiler/query/operators.ts)
   item text;
   flag boolean;
@@ -685,16 +687,16 @@ BEGIN
       '$' || (SELECT string_agg(format('."%s"', s), '') FROM jsonb_array_elements_text(f -> 'path') s));
   WHEN 'contains' THEN
     IF (f ->> 'json')::boolean THEN
-      RETURN format('(%s @> ($1 #> %L::text[]))', e, vp::text);
+      RETURN format('(%s @> %s)', e, vj);
     ELSIF (f ->> 'jsonpath')::boolean THEN
-      RETURN format('(%s @> lib.jsonb_nest(%L::text[], $1 #> %L::text[]))', f ->> 'base', f ->> 'path_array', vp::text);
+      RETURN format('(%s @> lib.jsonb_nest(%L::text[], %s))', f ->> 'base', f ->> 'path_array', vj);
     ELSIF (f ->> 'multiple')::boolean THEN
       FOREACH item IN ARRAY coalesce(lib.as_text_array(v), '{}') LOOP
         IF NOT lib.castable(item, rtrim(typ, '[]')) THEN
           PERFORM lib.bad_request(format('%s[contains]: "%s" is not a valid %s', field, item, lower(kind)), field, op);
         END IF;
       END LOOP;
-      RETURN format('(%s @> lib.as_text_array($1 #> %L::text[])::%s)', e, vp::text, typ);
+      RETURN format('(%s @> lib.as_text_array(%s)::%s)', e, vj, typ);
     END IF;
     PERFORM lib.bad_request(format('%s[contains] applies to JSON and multiple properties', field), field, op);
   WHEN 'search' THEN
@@ -720,9 +722,9 @@ BEGIN
       END IF;
     END LOOP;
     IF op = 'in' THEN
-      RETURN format('(%s = ANY (lib.as_text_array($1 #> %L::text[])::%s[]))', e, vp::text, typ);
+      RETURN format('(%s = ANY (lib.as_text_array(%s)::%s[]))', e, vj, typ);
     END IF;
-    RETURN format('(%s IS NULL OR %s <> ALL (lib.as_text_array($1 #> %L::text[])::%s[]))', e, e, vp::text, typ);
+    RETURN format('(%s IS NULL OR %s <> ALL (lib.as_text_array(%s)::%s[]))', e, e, vj, typ);
   END IF;
   IF jsonb_typeof(v) NOT IN ('string', 'number', 'boolean') THEN
     PERFORM lib.bad_request(format('%s[%s] takes a single value', field, op), field, op);
@@ -2001,7 +2003,8 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
       "multiple": false,
       "json": false,
       "readable": true,
-      "search": false
+      "search": false,
+      "email": true
     },
     "password": {
       "type": "character varying",
@@ -2066,8 +2069,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       "immutable": false,
       "writeOnly": false,
       "searchIndexed": false,
-      "hidden": false,
-      "email": true
+      "hidden": false
     },
     "password": {
       "type": "String",

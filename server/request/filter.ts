@@ -55,10 +55,8 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
   if (why) throw badRequest(`Operator "${op}" in ${where} ${why}; "${t.property}" is ${t.prop.multiple ? 'a multiple ' : ''}${t.prop.type}.`);
   const elementType: ValueType = shape === 'jsonPath' ? jsonPathType(t, schema) : t.prop.type === 'Number' ? 'number' : t.prop.type === 'Boolean' ? 'boolean' : 'string';
   const temporal = shape === 'scalar' || shape === 'array' ? TEMPORAL[t.prop.type] : undefined;
-  // An Email is stored lowercase (spec 2.4): the value it is compared with is input normalized the same way.
-  const normalize = (c: unknown) => (t.prop.email && typeof c === 'string' ? c.toLowerCase() : c);
   const scalar = (v: unknown) => {
-    const c = normalize(coerce(v, elementType, fromQuery, where));
+    const c = coerce(v, elementType, fromQuery, where);
     if (temporal && !temporal.test(String(c))) throw badRequest(`The value in ${where} must be an ISO 8601 ${t.prop.type} (such as ${EXAMPLE[t.prop.type]}).`);
     return c;
   };
@@ -75,7 +73,7 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
       case 'document':
         if (shape === 'array') return fromQuery || Array.isArray(raw) ? list(raw) : [scalar(raw)];
         return fromQuery ? parseJson(raw as string, where) : raw;
-      case 'pattern': return normalize(text(raw, where)); // SQL reads * as % as well
+      case 'pattern': return text(raw, where); // SQL reads * as % as well
       case 'words': {
         const s = text(raw, where);
         if (!s.trim()) throw badRequest(`Operator "${op}" in ${where} needs words to search for.`);

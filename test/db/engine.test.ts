@@ -145,6 +145,19 @@ test('filters: operators by type, JSON paths with casts, exact totals and stable
 });
 
 
+test('an Email filter lowers its value in SQL, as the column is stored: psql callers find FIND.me@Example.com too', async () => {
+  const user = await call('users_create', { body: { email: 'Find.Me@Example.com' } });
+  assert.is(user.data.email, 'find.me@example.com');
+  const ids = async (op: string, value: unknown) =>
+    (await call('users_list', { filter: { field: 'email', op, value } })).data.map((r: any) => r.id);
+  assert.equal(await ids('eq', 'FIND.me@example.COM'), [user.id], 'eq');
+  assert.equal(await ids('in', ['nobody@example.com', 'FIND.ME@EXAMPLE.COM']), [user.id], 'in');
+  assert.equal(await ids('like', 'FIND.*'), [user.id], 'like');
+  assert.not.ok((await ids('ne', 'FIND.ME@example.com')).includes(user.id), 'ne');
+  assert.not.ok((await ids('nin', ['FIND.ME@example.com'])).includes(user.id), 'nin');
+  assert.equal(await ids('gte', 'FIND.ME@EXAMPLE.COM'), await ids('gte', 'find.me@example.com'), 'gte');
+});
+
 test('RFC 7396 Appendix A through patch on a JSON property', async () => {
   const project = await call('projects_create', { body: { name: 'RFC' } });
   for (const [i, [target, patch, result]] of APPENDIX_A.entries()) {

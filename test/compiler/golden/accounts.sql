@@ -208,7 +208,8 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
       "multiple": false,
       "json": false,
       "readable": true,
-      "search": false
+      "search": false,
+      "email": true
     },
     "password": {
       "type": "character varying",
@@ -249,8 +250,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       "immutable": false,
       "writeOnly": false,
       "searchIndexed": false,
-      "hidden": false,
-      "email": true
+      "hidden": false
     },
     "password": {
       "type": "String",
