@@ -6,6 +6,8 @@ export const LOCK_NOT_AVAILABLE = '55P03';
 /** deadlock_detected and serialization_failure: the transaction was rolled back, and may run again. */
 export const DEADLOCK_DETECTED = '40P01';
 export const SERIALIZATION_FAILURE = '40001';
+/** query_canceled: a statement timeout, or a cancel request. */
+export const QUERY_CANCELED = '57014';
 
 /** HTTP status for `sqlstate`; `anonymous` splits insufficient_privilege into 401 and 403. */
 export function statusFor(sqlstate: string, anonymous: boolean): number {
@@ -28,7 +30,7 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case '428C9': return 400; // generated_always: a value supplied for an identity column
     case '42501': return anonymous ? 401 : 403; // insufficient_privilege
     case '54000': return 413; // program_limit_exceeded (e.g. index row size)
-    case '57014': return 503; // query_canceled (statement timeout)
+    case QUERY_CANCELED: return 503; // a statement timeout
     case LOCK_NOT_AVAILABLE: return 503; // (lock timeout)
     case SERIALIZATION_FAILURE: return 503; // retry
     case DEADLOCK_DETECTED: return 503; // retry

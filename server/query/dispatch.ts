@@ -6,7 +6,7 @@ import { STALE_MS } from '../pg/gate.ts';
 import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
-import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
+import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult, parseWithRowsText } from './json.ts';
 import { callerKey } from '../request/caller.ts';
@@ -61,16 +61,27 @@ function statement(sql: Sql, call: Call, lockTimeoutMs: number | undefined): Pen
 }
 
 /**
+ * Cancels this statement did not ask for: a cancel request reaches whatever its connection runs when it arrives,
+ * so one sent as the statement before ended (the next was already pipelined behind it) stops this one
+ * instead; or an operator's pg_cancel_backend. The statement was rolled back, so it may run again.
+ */
+const strayCancels = new WeakSet<object>();
+
+/**
  * Runs the statement; with bounds, cancels it once it outlives them (57014, answered 503). A cancel is a
  * request of its own to the server, so it works through a pooler too.
  */
 async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<unknown> {
   const query = statement(sql, call, bounds?.lockTimeoutMs);
-  const timer = bounds ? setTimeout(() => void query.cancel(), Math.max(bounds.cancelAfterMs, 1)) : undefined;
+  let cancelled = false;
+  const timer = bounds ? setTimeout(() => { cancelled = true; void query.cancel(); }, Math.max(bounds.cancelAfterMs, 1)) : undefined;
   let result: unknown;
   try {
     const text = (await query)[0]?.result ?? null;
     result = call.rowsAsText ? parseWithRowsText(text) : parseResult(text);
+  } catch (err) {
+    if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
+    throw err;
   } finally {
     clearTimeout(timer);
   }
@@ -83,9 +94,9 @@ const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
   () => ({ lockTimeoutMs: pool.limits.lockTimeoutMs, cancelAfterMs: startedAt + pool.limits.statementTimeoutMs - Date.now() });
 
 /**
- * Runs the call's one statement. A statement a deadlock or a serialization failure rolled back changed nothing, so
- * it runs once more on a connection of its own (two bulk creates crossing on unique keys: the second then meets
- * the first's rows, 409, instead of a 503); a second failure is answered.
+ * Runs the call's one statement. A statement a deadlock, a serialization failure or a stray cancel rolled back
+ * changed nothing, so it runs once more on a connection of its own, within the time left (two bulk creates
+ * crossing on unique keys: the second then meets the first's rows, 409, instead of a 503); a second failure is answered.
  */
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
@@ -93,7 +104,7 @@ export async function dispatch(target: Target, call: Call): Promise<unknown> {
   try {
     return await dispatchOnce(target, call);
   } catch (err) {
-    if (!conflicted(err)) throw err;
+    if (!retryable(err)) throw err;
   }
   return target.gate.run('close', (sql) => run(sql, call, boundsOf(target, startedAt)()), callerKey(call.identity, call.ip));
 }
@@ -138,11 +149,14 @@ export async function keepAnswer(tx: Sql, once: Once, result: unknown): Promise<
   await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::jsonb, ${once.ttlSeconds}::int)`;
 }
 
-/** A deadlock or serialization failure rolled back the transaction, as the error or one it wraps (a cause) says. */
-function conflicted(err: unknown): boolean {
+/**
+ * A deadlock, a serialization failure or a stray cancel rolled back the statement or transaction, as the error
+ * or one it wraps (a cause) says: it changed nothing and may run again.
+ */
+function retryable(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return true;
+    if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE || strayCancels.has(e)) return true;
   }
   return false;
 }
@@ -157,8 +171,8 @@ export interface TransactionOptions {
 /**
  * Several calls in one transaction on one connection, committed when `work` returns and rolled back when it
  * throws. On a pool it holds one place of the gate, and STATEMENT_TIMEOUT_MS bounds the whole transaction:
- * each statement is cancelled when the time left runs out. A transaction a deadlock or a serialization failure
- * rolled back (it changed nothing) runs once more, on the same connection and within the same time, after
+ * each statement is cancelled when the time left runs out. A transaction a deadlock, a serialization failure or a
+ * stray cancel rolled back (it changed nothing) runs once more, on the same connection and within the same time, after
  * `beforeRetry` (if any) has undone what the failed attempt did outside the database; a second failure is thrown.
  */
 export async function transaction<T>(target: Target, work: (call: TransactionCall, tx: Sql) => Promise<T>, o: TransactionOptions = {}): Promise<T> {
@@ -171,7 +185,7 @@ export async function transaction<T>(target: Target, work: (call: TransactionCal
     try {
       return await attempt(sql, bounds);
     } catch (err) {
-      if (!conflicted(err)) throw err;
+      if (!retryable(err)) throw err;
     }
     await beforeRetry();
     return attempt(sql, bounds);

@@ -138,6 +138,35 @@ test('STATEMENT_TIMEOUT_MS cancels a request that runs longer (the lock timeout 
   assert.is(row!.n, 1, 'the cancelled delete changed nothing');
 });
 
+test('a cancel the gateway did not send (meant for the statement before it, or pg_cancel_backend) is run again: 200, not 503', async () => {
+  const g = gateway({ lockTimeoutMs: 10_000 });
+  const project = (await g.call('POST', '/projects', { name: 'Stray' })).body.data;
+  const release = await holdLock(project.id);
+  /** The backend of the gateway's statement waiting on the held lock (past the shared attempt's STALE_MS). */
+  const waiting = async (): Promise<number> => {
+    for (let i = 0; i < 500; i++) {
+      await sleep(20);
+      const [row] = await api.db.sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.dispatch%'`;
+      if (row) return row.pid as number;
+    }
+    throw new Error('no statement waits on the lock');
+  };
+  let write: ReturnType<typeof g.call> | undefined;
+  try {
+    write = g.call('PATCH', `/projects/${project.id}`, { name: 'after a stray cancel' });
+    await sleep(STALE_MS * 10);
+    const [cancel] = await api.db.sql`select pg_cancel_backend(${await waiting()}) as sent`;
+    assert.ok(cancel!.sent);
+    await sleep(50);
+    await waiting(); // run again, it waits on the lock once more
+  } finally {
+    await release();
+  }
+  const r = await write!;
+  assert.is(r.res.status, 200, JSON.stringify(r.body));
+  assert.is(r.body.data.name, 'after a stray cancel');
+});
+
 test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () => {
   const g = gateway({ lockTimeoutMs: 3000, poolMax: 1, poolTimeoutMs: 300 });
   const project = (await g.call('POST', '/projects', { name: 'Pool' })).body.data;
