@@ -4,7 +4,7 @@ import type { TableIR } from '../ir/types.ts';
 import { ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
-import { fn } from './engine/refusals.ts';
+import { fn, identityFirst } from './engine/refusals.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -132,7 +132,8 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
  * A record's parent must be one the caller may read, as on its nested path (app.<parent>_require: 403 when
  * hidden), whichever path wrote it: its foreign key is checked past row-level security, so a flat create (or a
  * move) put a child under a parent the caller cannot see. A parent that does not exist is the foreign key's 422;
- * a soft-deleted one, which the foreign key still finds, is 422 too (its nested path is 404).
+ * a soft-deleted one, which the foreign key still finds, is 422 too (its nested path is 404). A caller no scenario
+ * lets read the parent's entity is refused first (401/403), before any parent is looked for.
  */
 function parentReadable(t: TableIR, resolve?: ResolveReference): string[] {
   const parent = t.kind === 'entity' ? t.entity.parent : undefined;
@@ -146,6 +147,7 @@ function parentReadable(t: TableIR, resolve?: ResolveReference): string[] {
     `    ${refuse('PT422', `"${wireName(parent.property, column.prop!)}" refers to a deleted ${parent.entity}: restore it first`, parent.property, 'references')}`,
   ] : [];
   return [`IF ${col} IS NOT NULL AND (TG_OP = 'INSERT' OR ${col} IS DISTINCT FROM OLD.${ident(parent.property)}) THEN`,
+    `  ${identityFirst(ref.table, parent.entity, "'read'")}`,
     `  IF ${fn(ref.table, 'exists')}(${col}::text) THEN`,
     `    PERFORM ${fn(ref.table, 'require')}(${col}::text, 'read');  -- the parent is readable`,
     ...deleted,

@@ -1796,6 +1796,7 @@ BEGIN
     NEW."updated_at" := now();
   END IF;
   IF NEW."project_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."project_id" IS DISTINCT FROM OLD."project_id") THEN
+    IF "app"."projects_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Project'); END IF;
     IF "app"."projects_exists"(NEW."project_id"::text) THEN
       PERFORM "app"."projects_require"(NEW."project_id"::text, 'read');  -- the parent is readable
     END IF;
@@ -1834,6 +1835,7 @@ BEGIN
     IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
   END IF;
   IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id") THEN
+    IF "app"."posts_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Post'); END IF;
     IF "app"."posts_exists"(NEW."post_id"::text) THEN
       PERFORM "app"."posts_require"(NEW."post_id"::text, 'read');  -- the parent is readable
     ELSIF lib.row_exists('posts', 'id', 'character varying(255)', NEW."post_id"::text, false, NULL, NULL, false) THEN
@@ -6666,10 +6668,12 @@ CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('users');
+  _winner text := "app"."users_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.users', coalesce("app"."users_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.users', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -6744,10 +6748,12 @@ CREATE OR REPLACE FUNCTION "app"."projects_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('projects');
+  _winner text := "app"."projects_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Project'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.projects', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -6828,10 +6834,12 @@ CREATE OR REPLACE FUNCTION "app"."posts_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('posts');
+  _winner text := "app"."posts_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Post'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.posts', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL) INTO _found;
   END IF;
@@ -6845,6 +6853,7 @@ CREATE OR REPLACE FUNCTION "app"."posts_within"(_key text, _above jsonb) RETURNS
 BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
     PERFORM "app"."projects_within"(_above ->> -1, _above - -1);
+    IF "app"."posts_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Post'); END IF;
     IF NOT "app"."posts_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   END IF;
   PERFORM "app"."posts_require"(_key, 'read');
@@ -6911,10 +6920,12 @@ CREATE OR REPLACE FUNCTION "app"."comments_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('comments');
+  _winner text := "app"."comments_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Comment'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.comments', coalesce("app"."comments_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.comments', _winner, true);
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint) INTO _found;
   END IF;
@@ -6928,6 +6939,7 @@ CREATE OR REPLACE FUNCTION "app"."comments_within"(_key text, _above jsonb) RETU
 BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
     PERFORM "app"."posts_within"(_above ->> -1, _above - -1);
+    IF "app"."comments_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Comment'); END IF;
     IF NOT "app"."comments_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   END IF;
   PERFORM "app"."comments_require"(_key, 'read');
@@ -6992,10 +7004,12 @@ CREATE OR REPLACE FUNCTION "app"."tags_require"(_key text, _action text) RETURNS
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('tags');
+  _winner text := "app"."tags_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Tag'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.tags', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key) INTO _found;
   END IF;

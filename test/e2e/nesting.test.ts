@@ -73,6 +73,22 @@ test('the parent pre-flight holds at every level: a hidden site hides what is be
   assert.is((await api.get('/regions/r1/sites/s1/devices', { token: reader })).status, 200, 'an open site');
 });
 
+test('identity before any row: a caller no scenario lets read a level gets 401 whether its records exist or not', async () => {
+  // Regions need a signed-in caller; sites are open to anyone. A 404 for a missing region and a 401 for an existing
+  // one told an anonymous caller which regions exist.
+  for (const path of ['/regions/r1/sites', '/regions/nope/sites', '/regions/r1/sites/s1', '/regions/nope/sites/s1', '/regions/nope/sites/s1/devices']) {
+    const reply = await api.get(path, { token: null });
+    assert.is(reply.status, 401, `${path}: ${reply.text}`);
+  }
+  for (const region of ['r1', 'nope']) {
+    const created = await api.post('/sites', { id: `anon-${region}`, region_id: region }, { token: null });
+    assert.is(created.status, 401, `a flat create under ${region}: ${created.text}`);
+  }
+  // An open site's records are the next level's to judge: devices need a signed-in caller.
+  expectStatus(await api.get('/sites/s1/devices', { token: null }), 401);
+  expectStatus(await api.get('/sites/nope/devices', { token: null }), 401);
+});
+
 test('OpenAPI and RAML list the deep paths', async () => {
   const doc = (await api.get('/openapi.json')).body;
   for (const path of ['/regions/{region_id}/sites/{site_id}/devices', '/regions/{region_id}/sites/{site_id}/devices/{id}/restore',

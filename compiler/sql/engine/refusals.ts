@@ -10,6 +10,13 @@ import { keyEquals, plpgsql, type Shape } from './shape.ts';
 const DEFINER = ' STABLE SECURITY DEFINER SET search_path = pg_catalog';
 export const fn = (s: Shape | string, what: string) => qname('app', pgName(typeof s === 'string' ? s : s.name, what));
 
+/**
+ * The caller's identity before any row of the table is touched (spec 5.1): no scenario lets it `action` (SQL) the
+ * entity, 401 or 403, so a missing record and one it may not see answer alike (no existence oracle).
+ */
+export const identityFirst = (table: Shape | string, entity: string, action: string) =>
+  `IF ${fn(table, 'access')}(${action}) IS NULL THEN PERFORM lib.no_scenario(${action}, ${literal(entity)}); END IF;`;
+
 /** app.<t>_exists(key, parent): the record exists for the caller's API (live, in the organization, under the parent). */
 function existsDdl(s: Shape): string {
   const where = [keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key'),
@@ -95,10 +102,12 @@ function requireDdl(s: Shape): string {
   return plpgsql(fn(s, 'require'), [['_key', 'text'], ['_action', 'text']], 'void', [
     '_outer_action text := lib.action();',
     `_outer_scenario text := lib.scenario(${literal(s.name)});`,
+    `_winner text := ${fn(s, 'access')}(_action);`,
     '_found boolean := false;',
   ], [
+    `IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, ${literal(s.entity)}); END IF;  -- identity before any row`,
     "PERFORM set_config('request.action', _action, true);",
-    `PERFORM set_config(${setting}, coalesce(${fn(s, 'access')}(_action), ''), true);`,
+    `PERFORM set_config(${setting}, _winner, true);`,
     `IF lib.castable(_key, ${literal(s.keyType)}) THEN`,
     `  SELECT EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')}${s.soft ? ' AND t.deleted_at IS NULL' : ''}) INTO _found;`,
     'END IF;',
@@ -119,6 +128,7 @@ function withinDdl(s: Shape): string {
   const up = s.parent
     ? [`IF ${depth} > 0 THEN`,
       `  PERFORM ${fn(s.parent.table, 'within')}(_above ->> -1, _above - -1);`,
+      `  ${identityFirst(s, s.entity, "'read'")}`,
       `  IF NOT ${fn(s, 'exists')}(_key, _above ->> -1) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, _key); END IF;`,
       'END IF;']
     : [`IF ${depth} > 0 THEN PERFORM lib.bad_request(${literal(`${s.entity} has no parent`)}); END IF;`];

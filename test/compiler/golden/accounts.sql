@@ -1540,10 +1540,12 @@ CREATE OR REPLACE FUNCTION "app"."accounts_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('accounts');
+  _winner text := "app"."accounts_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Account'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.accounts', coalesce("app"."accounts_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.accounts', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -1616,10 +1618,12 @@ CREATE OR REPLACE FUNCTION "app"."labels_require"(_key text, _action text) RETUR
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('labels');
+  _winner text := "app"."labels_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Label'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.labels', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key) INTO _found;
   END IF;

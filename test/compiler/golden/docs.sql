@@ -82,6 +82,7 @@ BEGIN
     NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
   END IF;
   IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id") THEN
+    IF "app"."folders_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Folder'); END IF;
     IF "app"."folders_exists"(NEW."folder_id"::text) THEN
       PERFORM "app"."folders_require"(NEW."folder_id"::text, 'read');  -- the parent is readable
     END IF;
@@ -1397,10 +1398,12 @@ CREATE OR REPLACE FUNCTION "app"."folders_require"(_key text, _action text) RETU
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('folders');
+  _winner text := "app"."folders_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Folder'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.folders', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -1473,10 +1476,12 @@ CREATE OR REPLACE FUNCTION "app"."docs_require"(_key text, _action text) RETURNS
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('docs');
+  _winner text := "app"."docs_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Doc'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.docs', coalesce("app"."docs_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.docs', _winner, true);
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL) INTO _found;
   END IF;
@@ -1490,6 +1495,7 @@ CREATE OR REPLACE FUNCTION "app"."docs_within"(_key text, _above jsonb) RETURNS 
 BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
     PERFORM "app"."folders_within"(_above ->> -1, _above - -1);
+    IF "app"."docs_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Doc'); END IF;
     IF NOT "app"."docs_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   END IF;
   PERFORM "app"."docs_require"(_key, 'read');

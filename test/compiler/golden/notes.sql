@@ -687,10 +687,12 @@ CREATE OR REPLACE FUNCTION "app"."notes_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('notes');
+  _winner text := "app"."notes_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Note'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.notes', coalesce("app"."notes_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.notes', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key) INTO _found;
   END IF;

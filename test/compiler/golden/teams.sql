@@ -130,6 +130,7 @@ BEGIN
     IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable'); END IF;
   END IF;
   IF NEW."team_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."team_id" IS DISTINCT FROM OLD."team_id") THEN
+    IF "app"."teams_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Team'); END IF;
     IF "app"."teams_exists"(NEW."team_id"::text) THEN
       PERFORM "app"."teams_require"(NEW."team_id"::text, 'read');  -- the parent is readable
     END IF;
@@ -1735,10 +1736,12 @@ CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('users');
+  _winner text := "app"."users_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.users', coalesce("app"."users_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.users', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -1809,10 +1812,12 @@ CREATE OR REPLACE FUNCTION "app"."teams_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('teams');
+  _winner text := "app"."teams_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Team'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.teams', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -1883,10 +1888,12 @@ CREATE OR REPLACE FUNCTION "app"."tasks_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('tasks');
+  _winner text := "app"."tasks_access"(_action);
   _found boolean := false;
 BEGIN
+  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Task'); END IF;  -- identity before any row
   PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.tasks', coalesce("app"."tasks_access"(_action), ''), true);
+  PERFORM set_config('request.scenario.tasks', _winner, true);
   IF lib.castable(_key, 'character varying(255)') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key) INTO _found;
   END IF;
@@ -1900,6 +1907,7 @@ CREATE OR REPLACE FUNCTION "app"."tasks_within"(_key text, _above jsonb) RETURNS
 BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN
     PERFORM "app"."teams_within"(_above ->> -1, _above - -1);
+    IF "app"."tasks_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Task'); END IF;
     IF NOT "app"."tasks_exists"(_key, _above ->> -1) THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   END IF;
   PERFORM "app"."tasks_require"(_key, 'read');
