@@ -330,6 +330,24 @@ test('references to or from a JSON key, or to an unknown entity', () => {
   rejects(unknown, `${P}/owner/references`, 'Unknown entity', '"Person"');
 });
 
+test('matchProjectStakeholder.via: a single reference to the key of an entity on the way to the project', () => {
+  const withVia = (entity: string, props: Record<string, unknown>, via: string) => {
+    const m = example('publishing');
+    Object.assign(m.entities[entity].properties, props);
+    m.entities[entity].scenarios = [{ label: 'S', predicate: { style: 'and', children: [{ type: 'allowAuthenticated' }, { type: 'matchProjectStakeholder', via }] } }];
+    return m;
+  };
+  const at = (entity: string) => `/entities/${entity}/scenarios/0/predicate/children/1/via`;
+  // Each of these threw a TypeError in the compiler, or failed the migration (no app.tags_stakeholder_keys()).
+  rejects(withVia('Comment', {}, 'body'), at('Comment'), 'Projects', '"body" on Comment references nothing');
+  rejects(withVia('Tag', { owners: { type: 'String', multiple: true, references: 'Project' } }, 'owners'), at('Tag'), 'Projects', 'is multiple');
+  rejects(withVia('Post', { tag_ref: { type: 'String', references: 'Tag' } }, 'tag_ref'), at('Post'), 'Projects', 'Tag, which "tag_ref" references, is not Project');
+  rejects(withVia('Tag', { project_name: { type: 'String', references: 'Project.name' } }, 'project_name'), at('Tag'), 'Projects', 'references Project.name');
+  rejects(withVia('Tag', {}, 'nothing'), at('Tag'), 'Unknown property', 'no property "nothing"');
+  // An entity with no parent chain reaches the project through `via` (test/e2e/stakeholder-via.test.ts serves it).
+  assert.equal(errorsOf(withVia('Tag', { project_id: { type: 'String', references: 'Project' } }, 'project_id')), []);
+});
+
 test('unknown rule names', () => {
   const m = base();
   m.entities.Item.scenarios[0].predicate.children.push({ type: 'matchMoonPhase' });

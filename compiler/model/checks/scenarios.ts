@@ -90,7 +90,7 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
     case 'matchProjectStakeholder': {
       const projects = ctx.model.api.projects;
       if (!projects) return ctx.fail(at, 'Projects', 'matchProjectStakeholder needs api.projects');
-      if (rule.via && !hasProp(rule.via)) return ctx.fail(`${at}/via`, 'Unknown property', `no property "${rule.via}" on ${entityName}`);
+      if (rule.via) return checkVia(ctx, rule.via, `${at}/via`, entityName, entity, projects.entity);
       if (!reachesProject(ctx, entityName, projects.entity)) {
         ctx.fail(at, 'Projects', `${entityName} is not ${projects.entity} and has no parent chain up to it${onEntity}`);
       }
@@ -133,6 +133,26 @@ function comparable(p: Property, type?: Property['type']): boolean {
   const m = p.modules ?? {};
   if (p.multiple || p.type === 'JSON' || p.type === 'Binary' || m.FileURL || m.ImageURL || m.Password) return false;
   return type === undefined || p.type === type;
+}
+
+/**
+ * matchProjectStakeholder.via: a single property referencing the key of an entity that is the projects entity or
+ * reaches it by its parents; the row's project is that record's (the entity itself need not reach it).
+ */
+function checkVia(ctx: CheckContext, via: string, at: string, entityName: string, entity: Entity, projectEntity: string): void {
+  const p = Object.hasOwn(entity.properties, via) ? entity.properties[via] : undefined;
+  if (!p) return ctx.fail(at, 'Unknown property', `no property "${via}" on ${entityName}`);
+  if (!p.references || p.multiple) {
+    return ctx.fail(at, 'Projects', `matchProjectStakeholder.via names a single property that references a record on the way to ${projectEntity}; "${via}" on ${entityName} ${p.multiple ? 'is multiple' : 'references nothing'}`);
+  }
+  const [target, column] = p.references.split('.');
+  const key = Object.entries(ctx.model.entities[target!]?.properties ?? {}).find(([, tp]) => tp.primary)?.[0];
+  if (column !== undefined && column !== key) {
+    return ctx.fail(at, 'Projects', `matchProjectStakeholder.via follows a reference to a record's key; "${via}" references ${p.references}`);
+  }
+  if (ctx.model.entities[target!] && !reachesProject(ctx, target!, projectEntity)) {
+    ctx.fail(at, 'Projects', `${target}, which "${via}" references, is not ${projectEntity} and has no parent chain up to it`);
+  }
 }
 
 function reachesProject(ctx: CheckContext, entityName: string, projectEntity: string): boolean {
