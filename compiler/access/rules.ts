@@ -27,6 +27,8 @@ export interface RuleContext {
   model: Model;
   entityName: string;
   entity: Entity;
+  /** The scenario can win an update: its SELECT policy lets the row an update makes be returned (see movable). */
+  updates?: boolean;
 }
 
 const claims = {
@@ -75,7 +77,7 @@ function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
   const e = ctx.entity;
   switch (rule.type) {
     case 'matchResourceOwner':
-      return `(${ident(rule.property ?? ownerProperty(e)!)} = ${claims.uid})`;
+      return movable(mode, ctx, `(${ident(rule.property ?? ownerProperty(e)!)} = ${claims.uid})`);
     case 'matchResourceAttribute': {
       const p = e.properties[rule.attribute]!;
       const cond = `(${ident(rule.attribute)} = ANY (ARRAY[${rule.values.map(scalarLiteral).join(', ')}]::${baseType(p)}[]))`;
@@ -91,11 +93,20 @@ function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
       return unlessActing(mode === 'select' ? WRITES : ['create'], `(${parts.join(' AND ')})`);
     }
     case 'matchProjectStakeholder':
-      return stakeholderCall(ctx, rule.via);
+      return movable(mode, ctx, stakeholderCall(ctx, rule.via));
     default:
       throw new Error(`${rule.type} is not a data rule`);
   }
 }
+
+/**
+ * Updates are judged on the existing record (spec 3.1): its UPDATE policy holds the whole tree, but the row an
+ * update makes must also pass the SELECT policy to be returned, so an owner who handed a task to someone else,
+ * or moved a post to a project of which she is no member, got PostgreSQL's 42501 (a 403 naming nothing). In the
+ * SELECT policy of a scenario that can win an update (only the winner's policies apply), such a rule gives way
+ * while an update runs; other scenarios' policies (a list's) keep it plain.
+ */
+const movable = (mode: Mode, ctx: RuleContext, cond: string) => (mode === 'select' && ctx.updates ? unlessActing(['update'], cond) : cond);
 
 /** app.<table>_stakeholder_keys(): the keys of that table's rows in the caller's projects. */
 export const stakeholderKeys = (table: string) => qname('app', pgName(table, 'stakeholder_keys'));

@@ -52,7 +52,8 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const uses = actions.flatMap((a) => (merged.get(a) ?? []).filter((p) => p.key === key).map((p) => `${a} (${p.level})`));
       if (!uses.length) continue;
       const name = pgName(`${key} [${command}]`);
-      const tree = treeSql(placed.scenario.predicate, ctx, command === 'select' ? 'select' : 'row');
+      const updates = (merged.get('update') ?? []).some((p) => p.key === key);
+      const tree = treeSql(placed.scenario.predicate, { ...ctx, updates }, command === 'select' ? 'select' : 'row');
       // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
       // One boolean sub-select, once per statement, which the planner weighs as a half (compiler/access/rules.ts).
       const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;

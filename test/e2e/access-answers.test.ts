@@ -47,6 +47,11 @@ const MODEL = {
         restore: { scenarios: [{ label: 'Anyone restores archived memos', predicate: and(signedIn, { type: 'lifecycleStatus', allowedStatuses: ['archived'] }) }] },
       },
     },
+    Task: {
+      collection: 'tasks',
+      properties: { id: { type: 'String', primary: true }, title: { type: 'String' }, assignee: { type: 'String' } },
+      scenarios: [{ label: 'Assignees handle their tasks', predicate: and(signedIn, { type: 'matchResourceOwner', property: 'assignee' }) }],
+    },
     Tail: {
       collection: 'tails', parent: { entity: 'Memo', property: 'memo_id' },
       properties: { id: { type: 'String', primary: true }, memo_id: { type: 'String', references: 'Memo', required: true } },
@@ -129,6 +134,18 @@ test('a child goes under no soft-deleted parent by any path: 422 on the flat one
   dataOf(await api.post('/memos/m-gone/restore', undefined, alice));
   dataOf(await api.post('/tails', { id: 't-after', memo_id: 'm-gone' }, alice), 201);
   assert.equal(api.serverErrors, []);
+});
+
+test('an update is judged on the existing record: an assignee hands her task to someone else (200), and then it is theirs', async () => {
+  const alice = await as('alice'), bob = await as('bob');
+  dataOf(await api.post('/tasks', { id: 'handover', title: 'Write', assignee: 'alice' }, alice), 201);
+  expectStatus(await api.patch('/tasks/handover', { title: 'Not mine' }, bob), 403);
+  // The row the update made no longer passes her SELECT policy: PostgreSQL refused the RETURNING (42501, a 403 naming nothing).
+  assert.is(dataOf(await api.patch('/tasks/handover', { assignee: 'bob' }, alice)).assignee, 'bob');
+  expectStatus(await api.get('/tasks/handover', alice), 403);
+  assert.is(dataOf(await api.put('/tasks/handover', { title: 'Back', assignee: 'alice' }, bob)).assignee, 'alice');
+  assert.equal(dataOf(await api.get('/tasks', bob)), [], 'a list judges the rows as they are');
+  assert.equal(dataOf(await api.get('/tasks', alice)).map((t: { id: string }) => t.id), ['handover']);
 });
 
 test.run();

@@ -39,6 +39,11 @@ test('a Tag is its project\'s stakeholders\' to read, list and write; a member a
   assert.is(dataOf(await api.get('/tags/mine', { token: bob })).label, 'Mine');
   assert.equal(dataOf(await api.get('/tags', { token: bob })).map((t: { slug: string }) => t.slug), ['mine']);
   assert.is(dataOf(await api.patch('/tags/mine', { label: 'Shared' }, { token: bob })).label, 'Shared');
+  // Judged on the existing record: Alice moves the tag to Bob's project, of which she is no member (was a 403 naming nothing).
+  const bobs = dataOf(await api.post('/projects', { name: 'Bob\'s' }, { token: bob }), 201).id;
+  assert.is(dataOf(await api.patch('/tags/mine', { project_id: bobs }, { token: alice })).project_id, bobs);
+  expectStatus(await api.get('/tags/mine', { token: alice }), 403);
+  assert.is(dataOf(await api.get('/tags/mine', { token: bob })).project_id, bobs);
 });
 
 test.run();

@@ -1423,7 +1423,7 @@ CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LAN
   END
 $fn$;
 COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
 CREATE POLICY "Admins [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."accounts" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';

@@ -1322,7 +1322,7 @@ CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAG
   END
 $fn$;
 COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Editors read all [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
