@@ -93,7 +93,8 @@ export function batchRunner(d: BatchDeps): Batch {
   };
 
   /** Runs operation `n` (from 1) in the transaction; `done` holds the results before it. `bytes`: its response body's. */
-  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[]): Promise<OperationResult & { outbox: boolean; bytes: number }> {
+  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[],
+    deadline: AbortSignal | undefined): Promise<OperationResult & { outbox: boolean; bytes: number }> {
     let plan: Plan | undefined;
     let instance = batchPath;
     try {
@@ -125,7 +126,7 @@ export function batchRunner(d: BatchDeps): Batch {
       });
       plan = await planRequest(d.planner, endpoint, req, url);
       const c = callOf(plan, caller.identity, caller.ip);
-      const attached = await d.files?.attach(plan, c, call);
+      const attached = await d.files?.attach(plan, c, call, deadline);
       if (attached) attachments.push(attached);
       let result = await call(c);
       if (plan.merged) d.documents.verify(plan.merged, resultRow(result));
@@ -146,14 +147,18 @@ export function batchRunner(d: BatchDeps): Batch {
       const ops = readOperations(body, d.planner.limits.maxBatchOperations);
       const maxAnswer = d.planner.limits.maxBatchResponseBytes;
       let outbox = false;
+      // Storage calls end with the transaction's time (STATEMENT_TIMEOUT_MS from its start, a retry's included):
+      // a stalled storage service must not hold the batch's row locks.
+      let deadline: AbortSignal | undefined;
       const outcome = await transaction(d.pool, async (call, tx): Promise<BatchOutcome> => {
         outbox = false;
+        deadline ??= d.files?.deadline();
         const kept = caller.once ? await holdKey(tx, caller.once) as BatchOutcome | undefined : undefined;
         if (kept) return { ...kept, headers: { ...kept.headers, 'Idempotent-Replayed': 'true' } };
         const done: OperationResult[] = [];
         let answerBytes = 0;
         for (const [i, op] of ops.entries()) {
-          const { outbox: queued, bytes, ...result } = await runOne(op, i + 1, done, caller, call, attachments);
+          const { outbox: queued, bytes, ...result } = await runOne(op, i + 1, done, caller, call, attachments, deadline);
           answerBytes += bytes;
           if (answerBytes > maxAnswer) throw answerTooLarge(maxAnswer, i + 1);
           outbox ||= queued;

@@ -60,7 +60,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
       stopping = true;
       // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
       if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
-      await files.stop().catch(() => {});
+      await files.stop(limits.shutdownGraceMs).catch(() => {});
       await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});
     }

@@ -40,11 +40,11 @@ const notUploaded = (property: string) => fileError('E_FILE_NOT_UPLOADED', prope
  * Copies the upload to its location. A tmp/ object that is not there is the client's to fix (422, not 503):
  * it was never PUT, or another write attached the reference meanwhile and its tmp/ object went after that commit.
  */
-async function copyUpload(storage: Storage, property: string, intent: Intent): Promise<void> {
+async function copyUpload(storage: Storage, property: string, intent: Intent, signal: AbortSignal): Promise<void> {
   try {
-    await storage.copy(intent.tmp_key, intent.location);
+    await storage.copy(intent.tmp_key, intent.location, signal);
   } catch (err) {
-    if (await storageCall(() => storage.head(intent.tmp_key))) throw unavailable(err);
+    if (await storageCall(() => storage.head(intent.tmp_key, signal))) throw unavailable(err);
     throw notUploaded(property);
   }
 }
@@ -72,9 +72,11 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
  * Rewrites the plan's body: a reference to the caller's unused intent becomes the stored block
  * {id, location, name, mime} (after the copy and its checks); any other reference becomes {id}, which the
  * SQL accepts only as the file the record already holds (else 422 E_FILE_NOT_UPLOADED). `prepare` runs
- * upload_prepare: on the pool, or on the connection of the transaction the write runs in.
+ * upload_prepare: on the pool, or on the connection of the transaction the write runs in. `signal` ends the
+ * storage calls at the request's deadline (503).
  */
-export async function attachFiles(prepare: (call: Call) => Promise<unknown>, storage: Storage, plan: Plan, call: Call): Promise<Attachment | undefined> {
+export async function attachFiles(prepare: (call: Call) => Promise<unknown>, storage: Storage, plan: Plan, call: Call,
+  signal: AbortSignal): Promise<Attachment | undefined> {
   const specs = writtenFiles(plan.endpoint);
   const body = plan.args.body as Record<string, unknown> | undefined;
   const given = body ? Object.keys(specs).filter((k) => typeof body[k] === 'string') : [];
@@ -99,10 +101,10 @@ export async function attachFiles(prepare: (call: Call) => Promise<unknown>, sto
       // The tmp/ object is checked first (an S3 upload address caps no size: a huge one is not copied), then
       // the copy: the address takes PUTs until it expires, so the object may change up to the copy, and the
       // copy is what the record will hold.
-      check(name, specs[property]!, intent, await storageCall(() => storage.head(intent.tmp_key)));
+      check(name, specs[property]!, intent, await storageCall(() => storage.head(intent.tmp_key, signal)));
       copied.push(intent.location);
-      await copyUpload(storage, name, intent);
-      check(name, specs[property]!, intent, await storageCall(() => storage.head(intent.location)));
+      await copyUpload(storage, name, intent, signal);
+      check(name, specs[property]!, intent, await storageCall(() => storage.head(intent.location, signal)));
       setBodyValue(body, property, { id: intent.token, location: intent.location, name: intent.name, mime: intent.mime });
     }
   } catch (err) {

@@ -51,10 +51,17 @@ export class Outbox {
     every(sweepEveryMs, () => this.sweep(), 'upload sweep failed');
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the timers and waits for the pass under way, `waitMs` at most: what it leaves stays queued in the
+   * database for the next gateway (a storage service that stalls does not hold a shutdown).
+   */
+  async stop(waitMs = Infinity): Promise<void> {
     this.#timers.forEach(clearInterval);
     this.#timers = [];
-    await this.#tail;
+    if (!Number.isFinite(waitMs)) { await this.#tail; return; }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#tail, new Promise<void>((r) => { timer = setTimeout(r, waitMs).unref(); })]);
+    clearTimeout(timer);
   }
 
   async #pass(): Promise<DrainReport> {

@@ -14,7 +14,12 @@ export interface S3Options {
   forcePathStyle?: boolean;
   /** Attempts per storage call (default 2): a stopped server fails the request quickly. */
   maxAttempts?: number;
+  /** How long a call may take when its caller gives no signal (the outbox's deletes; default CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number;
 }
+
+/** A call's limit when its caller sets none: a service that stalls never holds a worker or a shutdown for ever. */
+const CALL_TIMEOUT_MS = 30_000;
 
 const seconds = (o: SignOptions) => Math.max(1, Math.round((o.expiresAt.getTime() - o.now.getTime()) / 1000));
 
@@ -22,16 +27,19 @@ export class S3Storage implements Storage {
   readonly driver = 's3' as const;
   readonly client: S3Client;
   readonly bucket: string;
+  readonly #callTimeoutMs: number;
 
   constructor(opts: S3Options) {
     this.bucket = opts.bucket;
+    this.#callTimeoutMs = opts.callTimeoutMs ?? CALL_TIMEOUT_MS;
     this.client = new S3Client({
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       ...(opts.credentials ? { credentials: opts.credentials } : {}),
       forcePathStyle: opts.forcePathStyle ?? false,
       maxAttempts: opts.maxAttempts ?? 2,
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+      // Without throwOnRequestTimeout the SDK only logs a request past its timeout, and waits on.
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: this.#callTimeoutMs, throwOnRequestTimeout: true },
     });
   }
 
@@ -48,9 +56,14 @@ export class S3Storage implements Storage {
     return getSignedUrl(this.client, command, { expiresIn: seconds(o), signingDate: o.now });
   }
 
-  async head(key: string): Promise<StoredObject | undefined> {
+  /** The SDK's options of one call: ended by `signal`, else after the driver's limit. */
+  #within(signal: AbortSignal | undefined) {
+    return { abortSignal: signal ?? AbortSignal.timeout(this.#callTimeoutMs) };
+  }
+
+  async head(key: string, signal?: AbortSignal): Promise<StoredObject | undefined> {
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), this.#within(signal));
       return { size: out.ContentLength ?? 0, contentType: out.ContentType };
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -59,12 +72,12 @@ export class S3Storage implements Storage {
     }
   }
 
-  async copy(from: string, to: string): Promise<void> {
+  async copy(from: string, to: string, signal?: AbortSignal): Promise<void> {
     const source = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
-    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source }));
+    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source }), this.#within(signal));
   }
 
-  async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  async delete(key: string, signal?: AbortSignal): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), this.#within(signal));
   }
 }

@@ -14,6 +14,7 @@ import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
 import { RowsText } from '../query/json.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
+import { DEFAULT_LIMITS } from '../request/limits.ts';
 
 export interface FilesOptions {
   sql: Sql;
@@ -27,6 +28,8 @@ export interface FilesOptions {
   publicUrl?: string;
   /** Cap of a gateway-served upload (default: the largest maxSizeInBytes of the model). */
   maxUploadBytes?: number;
+  /** How long an attach's storage calls may take: STATEMENT_TIMEOUT_MS (default: the pool's, else the default limit). */
+  attachTimeoutMs?: number;
   log?: (message: string, err: unknown) => void;
 }
 
@@ -87,17 +90,20 @@ export class Files {
    * Before a call: each file_reference in its body (each record's, for a bulk create) copied to uploads/
    * and checked there; `undo` deletes the copies when the write does not commit. In a transaction (a batch),
    * `inTransaction` runs upload_prepare on its connection: a batch holding a connection of the pool and
-   * waiting for another could wait for ever (POOL_MAX batches doing so take them all).
+   * waiting for another could wait for ever (POOL_MAX batches doing so take them all). The storage calls end
+   * at `deadline` (a batch's, for the whole transaction), by default STATEMENT_TIMEOUT_MS from now: a storage
+   * service that stops answering is a 503, never a request (or a batch holding its row locks) left hanging.
    */
-  async attach(plan: Plan, call: Call, inTransaction?: TransactionCall): Promise<Attachment | undefined> {
+  async attach(plan: Plan, call: Call, inTransaction?: TransactionCall, deadline?: AbortSignal): Promise<Attachment | undefined> {
     const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
     const { each: _each, ...caller } = call; // upload_prepare is one call of its own
     const prepare = inTransaction ?? ((c: Call) => dispatch(this.o.pool ?? this.o.sql, c));
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
+    const signal = deadline ?? this.deadline();
     try {
       for (const one of plans) {
-        const a = await attachFiles(prepare, this.storage, one, caller);
+        const a = await attachFiles(prepare, this.storage, one, caller, signal);
         if (a) done.push(a);
       }
     } catch (err) {
@@ -105,6 +111,11 @@ export class Files {
       throw err;
     }
     return done.length ? { undo } : undefined;
+  }
+
+  /** A signal that ends storage calls when a request's statements would be cancelled: STATEMENT_TIMEOUT_MS from now. */
+  deadline(): AbortSignal {
+    return AbortSignal.timeout(this.o.attachTimeoutMs ?? this.o.pool?.limits.statementTimeoutMs ?? DEFAULT_LIMITS.statementTimeoutMs);
   }
 
   /** After commit: when the database says the write queued files for deletion (lib.discard_file), a drain. */
@@ -138,5 +149,6 @@ export class Files {
   sweep(): Promise<number> { return this.outbox.sweep(); }
   /** The background worker: drain every `drainEveryMs`, sweep every `sweepEveryMs` (timers do not hold the process). */
   start(drainEveryMs = 10_000, sweepEveryMs = 60_000): void { this.outbox.start(drainEveryMs, sweepEveryMs); }
-  stop(): Promise<void> { return this.outbox.stop(); }
+  /** Stops the worker; waits `waitMs` at most for a drain under way (default: until it ends). */
+  stop(waitMs?: number): Promise<void> { return this.outbox.stop(waitMs); }
 }

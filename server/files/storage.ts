@@ -27,11 +27,14 @@ export interface Storage {
   signPut(key: string, contentType: string, opts: SignOptions): Promise<string>;
   /** An address that serves the object with the file's type and name. */
   signGet(key: string, file: { name: string; mime: string }, opts: SignOptions): Promise<string>;
-  /** Size and type of the object; undefined when there is none. */
-  head(key: string): Promise<StoredObject | undefined>;
-  copy(from: string, to: string): Promise<void>;
+  /**
+   * Size and type of the object; undefined when there is none. `signal` ends a call that outlives its request
+   * (a storage service that accepts connections and never answers); without one the driver's own limit holds.
+   */
+  head(key: string, signal?: AbortSignal): Promise<StoredObject | undefined>;
+  copy(from: string, to: string, signal?: AbortSignal): Promise<void>;
   /** Deleting a missing object succeeds. */
-  delete(key: string): Promise<void>;
+  delete(key: string, signal?: AbortSignal): Promise<void>;
 }
 
 export type Env = Record<string, string | undefined>;

@@ -60,7 +60,8 @@ export async function startApi(model: string | object, options: StartOptions = {
     const serverErrors: string[] = [];
     const log = (message: string, err: unknown) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`);
     const storage = options.storage ?? new LocalStorage({ dir: fileDir!, secret: 'e2e-file-secret', basePath: manifest.api.basePath });
-    const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}) });
+    const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.limits?.statementTimeoutMs ? { attachTimeoutMs: options.limits.statementTimeoutMs } : {}) });
     const app = createApp({
       files,
       sql: gatewaySql,
