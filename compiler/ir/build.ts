@@ -4,7 +4,7 @@ import type { Entity, Model, Property } from '../model/types.ts';
 import { keyColumnName, relationTableName, tableName } from '../model/names.ts';
 import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { SYSTEM_COLUMNS, baseType, propertyColumn } from './columns.ts';
-import { propertyConstraints, propertyIndexes } from './rules.ts';
+import { orgScoped, propertyConstraints, propertyIndexes } from './rules.ts';
 import type { ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from './types.ts';
 
 export function buildSchema(model: Model): SchemaIR {
@@ -56,7 +56,7 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
     columns.push({ name: 'deleted_at', sqlType: 'timestamp with time zone', notNull: false, identity: false,
       comment: 'Set when the record is soft-deleted; restore clears it.' });
   }
-  const primary: ConstraintIR = { name: pgName(table, 'pkey'), property: pk, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(pk)})` };
+  const primary: ConstraintIR = { name: pgName(table, 'pkey'), property: pk, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${orgScoped(model, ident(pk))})` };
   return {
     name: table, kind: 'entity', entityName: name, entity,
     comment: entity.description ?? `Entity ${name} (collection ${entity.collection}).`,
@@ -70,11 +70,22 @@ function keyColumn(entityName: string, entity: Entity, prefix = ''): { col: Colu
   return { pk, col: { name: keyColumnName(entityName, pk, prefix), sqlType: baseType(p), notNull: true, identity: false } };
 }
 
-function foreignKey(table: string, col: string, targetName: string, target: Entity, targetCol: string): ConstraintIR {
+function foreignKey(model: Model, table: string, col: string, target: Entity, targetCol: string): ConstraintIR {
   return {
     name: pgName(table, col, 'fkey'), property: col, rule: 'references', kind: 'foreign',
-    def: `FOREIGN KEY (${ident(col)}) REFERENCES ${qname('app', tableName(target))} (${ident(targetCol)}) ON DELETE CASCADE`,
+    def: `FOREIGN KEY (${orgScoped(model, ident(col))}) REFERENCES ${qname('app', tableName(target))} (${orgScoped(model, ident(targetCol))}) ON DELETE CASCADE`,
   };
+}
+
+/**
+ * A join or sub-resource row's organization_id under the organization strategies: its owner's, which the
+ * keys and references lead with (orgScoped). A new row takes the caller's (the owner is in it); rows of a
+ * table made before it had the column take their owner's when the migration adds it.
+ */
+function ownedOrganization(model: Model, owner: Entity, ownerColumn: string, ownerKey: string): ColumnIR[] {
+  if (model.api.strategy === 'RBAC') return [];
+  return [{ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false, defaultSql: 'auth.org()',
+    comment: `${model.api.strategy}: the organization of the owning record.`, ownerOrganization: { table: tableName(owner), key: ownerKey, column: ownerColumn } }];
 }
 
 function joinTable(model: Model, name: string, entity: Entity, rel: string, targetName: string,
@@ -86,11 +97,11 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
   // `FooBar.id` and `Foo.bar_id`, both `foo_bar_id`.
   const plain = keyColumn(targetName, target);
   const other = targetName === name || plain.col.name === source.col.name ? keyColumn(targetName, target, 'related_') : plain;
-  const columns: ColumnIR[] = [source.col, other.col];
+  const columns: ColumnIR[] = [source.col, other.col, ...ownedOrganization(model, entity, source.col.name, source.pk)];
   const constraints: ConstraintIR[] = [
-    { name: pgName(table, 'pkey'), property: rel, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(source.col.name)}, ${ident(other.col.name)})` },
-    foreignKey(table, source.col.name, name, entity, source.pk),
-    foreignKey(table, other.col.name, targetName, target, other.pk),
+    { name: pgName(table, 'pkey'), property: rel, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${orgScoped(model, `${ident(source.col.name)}, ${ident(other.col.name)}`)})` },
+    foreignKey(model, table, source.col.name, entity, source.pk),
+    foreignKey(model, table, other.col.name, target, other.pk),
   ];
   for (const [edgeName, spec] of Object.entries(edge)) {
     if (!spec) continue;
@@ -118,10 +129,10 @@ function subresourceTable(model: Model, name: string, entity: Entity, rel: strin
   return {
     name: table, kind: 'subresource', entityName: name, entity,
     comment: `oneToOne sub-resource ${name}.${rel}.`,
-    columns: [owner.col, ...parts.columns, ...SYSTEM_COLUMNS],
+    columns: [owner.col, ...parts.columns, ...SYSTEM_COLUMNS, ...ownedOrganization(model, entity, owner.col.name, owner.pk)],
     constraints: [
-      { name: pgName(table, 'pkey'), property: owner.col.name, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${ident(owner.col.name)})` },
-      foreignKey(table, owner.col.name, name, entity, owner.pk),
+      { name: pgName(table, 'pkey'), property: owner.col.name, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${orgScoped(model, ident(owner.col.name))})` },
+      foreignKey(model, table, owner.col.name, entity, owner.pk),
       ...parts.constraints,
     ],
     indexes: parts.indexes,

@@ -38,17 +38,27 @@ export function propertyConstraints(model: Model, table: string, name: string, p
   }
   if (p.modules?.Email) check('email', `lib.is_email(${col})`);
   if (isFile(p)) check('file', `lib.is_file_block(${col})`);
-  if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${col})` });
+  // Under the organization strategies keys and unique values are the organization's own (orgScoped).
+  if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${orgScoped(model, col)})` });
   if (p.references) {
     const [entityName, propName] = p.references.split('.');
     const target = model.entities[entityName!]!;
     const targetCol = propName ?? Object.entries(target.properties).find(([, x]) => x.primary)![0];
     out.push({
       name: pgName(table, name, 'fkey'), property: name, rule: 'references', kind: 'foreign',
-      def: `FOREIGN KEY (${col}) REFERENCES ${qname('app', tableName(target))} (${ident(targetCol)}) ON DELETE RESTRICT`,
+      def: `FOREIGN KEY (${orgScoped(model, col)}) REFERENCES ${qname('app', tableName(target))} (${orgScoped(model, ident(targetCol))}) ON DELETE RESTRICT`,
     });
   }
   return out;
+}
+
+/**
+ * The columns of a key, a unique value or a reference: under OrganizationRBAC and EnterpriseRBAC led by
+ * organization_id, so two organizations may both hold INV-0001 (or a customer with one email), and a taken
+ * value in another organization is no 409 that tells it exists; a reference stays inside its organization.
+ */
+export function orgScoped(model: Model, columns: string): string {
+  return model.api.strategy === 'RBAC' ? columns : `organization_id, ${columns}`;
 }
 
 function flip(op: string): string {

@@ -12,6 +12,8 @@ export interface ColumnIR {
   /** The model property behind the column; absent for system columns (_rev, deleted_at, keys of joins). */
   prop?: Property;
   comment?: string;
+  /** A join or sub-resource row's organization_id: where existing rows find it when the column is added. */
+  ownerOrganization?: { table: string; key: string; column: string };
 }
 
 /** Managed constraint or index: named after its property, with the rule it enforces. */

@@ -80,7 +80,10 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
 /** Join and sub-resource rows are visible and writable exactly when their owning record is. */
 function ownedTableDdl(t: TableIR, owner: TableIR): string[] {
   const pk = Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0];
-  const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${ident(t.relation!.ownerColumn)}))`;
+  const org = t.columns.some((c) => c.name === 'organization_id');
+  // The row's own columns qualified by its table: unqualified, organization_id named the owner's own column.
+  const own = (col: string) => `${qname('app', t.name)}.${ident(col)}`;
+  const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${own(t.relation!.ownerColumn)}${org ? ` AND o.organization_id = ${own('organization_id')}` : ''}))`;
   const name = pgName(`through ${t.entityName} [all]`);
   return [`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)} AS PERMISSIVE FOR ALL TO ${ROLES} USING ${cond} WITH CHECK ${cond};`,
     `COMMENT ON POLICY ${ident(name)} ON ${qname('app', t.name)} IS ${literal(`Rows of ${t.entityName}.${t.relation!.name} follow the access to their ${t.entityName}.`)};`];
@@ -106,16 +109,19 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const project = entityTable(projects.entity);
   const members = tables.find((t) => t.kind === 'join' && t.entityName === projects.entity && t.relation!.name === projects.members)!;
   const owner = ownerProperty(project.entity);
+  // Definer, past the policies: under the organization strategies, the caller's organization's rows alone
+  // (keys are the organization's own: another may hold a project with the same key).
+  const inOrg = (alias: string) => (model.api.strategy === 'RBAC' ? '' : ` AND ${alias}.organization_id = auth.org()`);
   define(project, [
-    ...(owner ? [`SELECT p.${ident(keyOf(project))} FROM ${qname('app', project.name)} p WHERE p.${ident(owner)} = auth.uid()`, 'UNION'] : []),
-    `SELECT m.${ident(members.relation!.ownerColumn)} FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.targetColumn!)} = auth.uid()`,
+    ...(owner ? [`SELECT p.${ident(keyOf(project))} FROM ${qname('app', project.name)} p WHERE p.${ident(owner)} = auth.uid()${inOrg('p')}`, 'UNION'] : []),
+    `SELECT m.${ident(members.relation!.ownerColumn)} FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.targetColumn!)} = auth.uid()${inOrg('m')}`,
   ]);
   // Every entity whose parent chain reaches the project: its rows under the parent's keys.
   const reaches = (name: string, seen = new Set<string>()): boolean =>
     name === projects.entity || (!seen.has(name) && !!model.entities[name]?.parent && reaches(model.entities[name]!.parent!.entity, seen.add(name)));
   for (const t of tables.filter((x) => x.kind === 'entity' && x.entityName !== projects.entity && reaches(x.entityName))) {
     const parent = entityTable(t.entity.parent!.entity);
-    define(t, [`SELECT x.${ident(keyOf(t))} FROM ${qname('app', t.name)} x WHERE x.${ident(t.entity.parent!.property)} IN (SELECT ${stakeholderKeys(parent.name)}())`]);
+    define(t, [`SELECT x.${ident(keyOf(t))} FROM ${qname('app', t.name)} x WHERE x.${ident(t.entity.parent!.property)} IN (SELECT ${stakeholderKeys(parent.name)}())${inOrg('x')}`]);
   }
   return out;
 }

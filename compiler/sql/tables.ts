@@ -11,7 +11,9 @@ export function tableDdl(t: TableIR): string {
   const rel = qname('app', t.name);
   const lines = [`CREATE TABLE IF NOT EXISTS ${rel} ();`, `COMMENT ON TABLE ${rel} IS ${literal(t.comment)};`];
   for (const c of t.columns) {
-    lines.push(call('ensure_column', [literal(t.name), literal(c.name), literal(c.sqlType), String(c.notNull), nullable(c.defaultSql), String(c.identity)]));
+    const owner = c.ownerOrganization;
+    lines.push(owner ? call('ensure_owned_organization', [literal(t.name), literal(owner.table), literal(owner.key), literal(owner.column)])
+      : call('ensure_column', [literal(t.name), literal(c.name), literal(c.sqlType), String(c.notNull), nullable(c.defaultSql), String(c.identity)]));
     lines.push(`COMMENT ON COLUMN ${rel}.${ident(c.name)} IS ${c.comment ? literal(c.comment) : 'NULL'};`);
   }
   return lines.join('\n');

@@ -164,10 +164,13 @@ function sortGuardsFirst(lines: string[]): string[] {
 export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string): string {
   const touch = fn(t.name, 'touch_owner');
   const key = ident(t.relation!.ownerColumn);
+  const row = (col: string) => `(CASE WHEN TG_OP = 'DELETE' THEN OLD.${col} ELSE NEW.${col} END)`;
+  // Definer, past the policies: under the organization strategies the owner is the row's organization's.
+  const org = t.columns.some((c) => c.name === 'organization_id') ? ` AND organization_id = ${row('organization_id')}` : '';
   return [
     `CREATE OR REPLACE FUNCTION ${touch}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
     'BEGIN',
-    `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = (CASE WHEN TG_OP = 'DELETE' THEN OLD.${key} ELSE NEW.${key} END);`,
+    `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = ${row(key)}${org};`,
     '  RETURN NULL;',
     'END $fn$;',
     `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${touch}();`,

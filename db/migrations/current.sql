@@ -210,6 +210,23 @@ BEGIN
   END IF;
 END $$;
 
+-- A join or sub-resource table's organization_id (the organization strategies): the caller's by default; rows
+-- made before the table had it take their owner's (write-rule triggers off: nobody is editing them).
+CREATE OR REPLACE FUNCTION meta.ensure_owned_organization(tbl text, owner_tbl text, owner_key text, owner_col text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = rel AND attname = 'organization_id' AND NOT attisdropped) THEN
+    EXECUTE format('ALTER TABLE %s ADD COLUMN organization_id character varying(255)', rel);
+    EXECUTE format('ALTER TABLE %s DISABLE TRIGGER USER', rel);
+    EXECUTE format('UPDATE %s x SET organization_id = o.organization_id FROM app.%I o WHERE o.%I = x.%I', rel, owner_tbl, owner_key, owner_col);
+    EXECUTE format('ALTER TABLE %s ENABLE TRIGGER USER', rel);
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN organization_id SET NOT NULL', rel);
+  END IF;
+  EXECUTE format('ALTER TABLE %s ALTER COLUMN organization_id SET DEFAULT auth.org()', rel);
+END $$;
+
 -- Type changes: widenings apply, a narrowing applies only when every stored value fits,
 -- anything else is refused rather than risk changing data.
 CREATE OR REPLACE FUNCTION meta.change_type(rel regclass, tbl text, col text, from_type text, to_type text)
@@ -245,7 +262,9 @@ BEGIN
   SELECT oid INTO cid FROM pg_constraint WHERE conrelid = rel AND conname = name;
   IF FOUND THEN
     IF meta.managed(obj_description(cid, 'pg_constraint')) ->> 'fingerprint' = fp THEN RETURN; END IF;
-    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel, name);
+    -- A key or unique constraint other tables' foreign keys rest on takes them along; they are managed too, and
+    -- the script's foreign-key section, after this one, makes them again (their text changes with the key's).
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I CASCADE', rel, name);
   END IF;
   BEGIN
     EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', rel, name, def);
@@ -6369,7 +6388,7 @@ DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
 
 ALTER TABLE "app"."users_profile" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users_profile');
-CREATE POLICY "through User [all]" ON "app"."users_profile" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "user_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "user_id"));
+CREATE POLICY "through User [all]" ON "app"."users_profile" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"));
 COMMENT ON POLICY "through User [all]" ON "app"."users_profile" IS 'Rows of User.profile follow the access to their User.';
 
 ALTER TABLE "app"."projects" ENABLE ROW LEVEL SECURITY;
@@ -6411,7 +6430,7 @@ DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
 
 ALTER TABLE "app"."projects_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects_members');
-CREATE POLICY "through Project [all]" ON "app"."projects_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "project_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "project_id"));
+CREATE POLICY "through Project [all]" ON "app"."projects_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"));
 COMMENT ON POLICY "through Project [all]" ON "app"."projects_members" IS 'Rows of Project.members follow the access to their Project.';
 
 ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
@@ -6466,7 +6485,7 @@ DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
 
 ALTER TABLE "app"."posts_tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts_tags');
-CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "post_id"));
+CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"));
 COMMENT ON POLICY "through Post [all]" ON "app"."posts_tags" IS 'Rows of Post.tags follow the access to their Post.';
 
 ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;

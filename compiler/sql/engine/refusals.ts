@@ -63,7 +63,8 @@ function failingDdl(s: Shape, model: Model): string {
   return [`CREATE OR REPLACE FUNCTION ${fn(s, 'failing')}(_scenario text, _key text) RETURNS text LANGUAGE sql${DEFINER} AS $fn$`,
     ...(whens.size ? ['  SELECT CASE _scenario', ...[...whens].map(([key, sql]) => `    WHEN ${literal(key)} THEN ${sql}`), '  END']
       : ["  SELECT ''::text"]),
-    `  FROM ${s.rel} WHERE ${keyEquals(ident(s.pk), s.keyType, '_key')}`, '$fn$;',
+    // Definer, past the policies: the caller's organization's record alone (another may hold the same key).
+    `  FROM ${s.rel} WHERE ${keyEquals(ident(s.pk), s.keyType, '_key')}${s.org ? ' AND organization_id = auth.org()' : ''}`, '$fn$;',
     `COMMENT ON FUNCTION ${fn(s, 'failing')}(text, text) IS ${literal(`The data rules of a ${s.entity} scenario that an existing record breaks (for 403 details).`)};`].join('\n');
 }
 

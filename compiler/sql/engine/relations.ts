@@ -52,7 +52,7 @@ function link(j: JoinShape): string {
     `PERFORM lib.check_edge(_body, ${textArray(j.edge)});`,
     ...linkPrecondition(j, true),
     `INSERT INTO ${j.join.rel} AS j (${cols}) VALUES (${values})`,
-    `ON CONFLICT (${ident(j.ownerColumn)}, ${ident(j.targetColumn)}) DO UPDATE SET ${sets}`,
+    `ON CONFLICT (${j.join.org ? 'organization_id, ' : ''}${ident(j.ownerColumn)}, ${ident(j.targetColumn)}) DO UPDATE SET ${sets}`,
     `RETURNING ${edgeJson(j, 'j')}, j.xmax = 0 INTO _edge, _created;`,
     `RETURN jsonb_build_object('data', jsonb_build_object(${literal(j.ownerColumn)}, _key, ${literal(j.targetColumn)}, _target) || _edge,`,
     `  'created', _created) || ${h.scenario};`,
@@ -157,7 +157,7 @@ function upsert(s: Shape, cols: Shape['writable'], hidden: Set<string>): string[
     `INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
     `SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
-    `ON CONFLICT (${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map(set).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
+    `ON CONFLICT (${s.org ? 'organization_id, ' : ''}${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map(set).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
     `RETURNING ${rowJson(s)} INTO _row;`,
   ];
 }

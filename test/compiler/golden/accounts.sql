@@ -1443,12 +1443,12 @@ DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 
 ALTER TABLE "app"."accounts_labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_labels');
-CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
+CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_labels" IS 'Rows of Account.labels follow the access to their Account.';
 
 ALTER TABLE "app"."accounts_settings" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_settings');
-CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "account_id"));
+CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows of Account.settings follow the access to their Account.';
 
 ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;

@@ -1651,7 +1651,7 @@ DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 
 ALTER TABLE "app"."teams_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams_members');
-CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "team_id"));
+CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"));
 COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team.members follow the access to their Team.';
 
 ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
