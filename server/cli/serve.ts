@@ -16,6 +16,12 @@ async function main(): Promise<void> {
     if (manifest.engine !== ENGINE_VERSION) {
       throw new Error(`The database speaks engine version ${manifest.engine ?? 1}, this gateway version ${ENGINE_VERSION}: run migrate with this version of modelapi first.`);
     }
+    // The gateway's login can only switch to the request roles (design 7): a superuser's would hand every
+    // request's process the whole database, should anything in it ever be turned against it.
+    const [login] = await pools.primary.sql<Array<{ name: string; rolsuper: boolean }>>`select current_user as name, rolsuper from pg_roles where rolname = current_user`;
+    if (login?.rolsuper) {
+      throw new Error(`GATEWAY_DATABASE_URL logs in as ${login.name}, a superuser: serve takes the gateway's own login (authenticator), which can do nothing but switch to the request roles.`);
+    }
     await runGateway({ pools, port: portFromEnv(process.env), limits, env: process.env, ...(settings.jwtSecret ? { jwtSecret: settings.jwtSecret } : {}) });
   } catch (err) {
     await pools.end(2).catch(() => {});

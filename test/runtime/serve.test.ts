@@ -75,6 +75,9 @@ test('serve refuses a database that was not migrated, and a start without the se
   const noFilesSecret = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: '', PORT: String(await freePort()) });
   assert.is(noFilesSecret.status, 1);
   assert.match(noFilesSecret.stderr, 'FILES_SECRET', 'the local file driver\'s key is not generated either');
+  const superuser = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
+  assert.is(superuser.status, 1, superuser.stdout + superuser.stderr);
+  assert.match(superuser.stderr, 'a superuser: serve takes the gateway\'s own login (authenticator)');
 });
 
 test('serve refuses a database migrated by an older engine version, naming both versions', async () => {
