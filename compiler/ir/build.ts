@@ -25,13 +25,13 @@ function primaryOf(entity: Entity): [string, Property] {
 }
 
 /** Columns, constraints and indexes for a set of model properties on `table`. */
-function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>) {
+function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>, globalUnique = false) {
   const columns: ColumnIR[] = [];
   const constraints: ConstraintIR[] = [];
   const indexes: IndexIR[] = [];
   for (const [name, p] of Object.entries(props)) {
     columns.push(propertyColumn(model, name, p));
-    constraints.push(...propertyConstraints(model, table, name, p));
+    constraints.push(...propertyConstraints(model, table, name, p, globalUnique));
     indexes.push(...propertyIndexes(table, name, p, lookups.has(name)));
   }
   const hiddenColumns = Object.entries(props).filter(([, p]) => p.modules?.Password).map(([n]) => n);
@@ -45,7 +45,10 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
   const lookups = new Set<string>(Object.entries(entity.properties)
     .filter(([, p]) => p.references || p.modules?.Owner).map(([n]) => n));
   if (entity.parent) lookups.add(entity.parent.property);
-  const parts = propertyParts(model, table, entity.properties, lookups);
+  // The sign-in entity's people are one across organizations: its login email and its key (the token's sub,
+  // looked up by sign-in and refresh) stay unique in the whole database, whatever the strategy.
+  const people = model.api.identity?.entity === name && model.api.strategy !== 'RBAC';
+  const parts = propertyParts(model, table, entity.properties, lookups, people);
   const columns = [...parts.columns, ...SYSTEM_COLUMNS];
   if (model.api.strategy !== 'RBAC') {
     columns.push({ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false,
@@ -57,10 +60,11 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
       comment: 'Set when the record is soft-deleted; restore clears it.' });
   }
   const primary: ConstraintIR = { name: pgName(table, 'pkey'), property: pk, rule: 'primary', kind: 'primary', def: `PRIMARY KEY (${orgScoped(model, ident(pk))})` };
+  const person: ConstraintIR[] = people ? [{ name: pgName(table, pk, 'key'), property: pk, rule: 'unique', kind: 'unique', def: `UNIQUE (${ident(pk)})` }] : [];
   return {
     name: table, kind: 'entity', entityName: name, entity,
     comment: entity.description ?? `Entity ${name} (collection ${entity.collection}).`,
-    columns, constraints: [primary, ...parts.constraints], indexes: parts.indexes, hiddenColumns: parts.hiddenColumns,
+    columns, constraints: [primary, ...person, ...parts.constraints], indexes: parts.indexes, hiddenColumns: parts.hiddenColumns,
   };
 }
 

@@ -8,7 +8,8 @@ import { tableName } from '../model/names.ts';
 import { pathIsArray } from '../model/checks/json-paths.ts';
 import type { ConstraintIR, IndexIR } from './types.ts';
 
-export function propertyConstraints(model: Model, table: string, name: string, p: Property): ConstraintIR[] {
+/** `global`: a unique value is unique across organizations (the sign-in entity's login: one email, one person). */
+export function propertyConstraints(model: Model, table: string, name: string, p: Property, global = false): ConstraintIR[] {
   const col = ident(name);
   const out: ConstraintIR[] = [];
   const check = (rule: string, expr: string, suffix = rule) =>
@@ -39,7 +40,7 @@ export function propertyConstraints(model: Model, table: string, name: string, p
   if (p.modules?.Email) check('email', `lib.is_email(${col})`);
   if (isFile(p)) check('file', `lib.is_file_block(${col})`);
   // Under the organization strategies keys and unique values are the organization's own (orgScoped).
-  if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${orgScoped(model, col)})` });
+  if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${global ? col : orgScoped(model, col)})` });
   if (p.references) {
     const [entityName, propName] = p.references.split('.');
     const target = model.entities[entityName!]!;

@@ -86,4 +86,28 @@ test('links, sub-resources and project memberships of one organization never rea
   expectStatus(await api.get('/invoices/INV-0001', elsewhere), 403);
 });
 
+test('the sign-in entity\'s people stay one across organizations: an email signs in one person, whichever organization holds it', async () => {
+  const people = await startApi({
+    api: { slug: 'people', version: 'v1', title: 'People', docsUrl: 'https://people.example.com/docs', strategy: 'OrganizationRBAC',
+      identity: { entity: 'Member', org: 'org', orgRoles: 'org_roles' }, scenarios: [member] },
+    entities: { Member: { collection: 'members', properties: {
+      id: { type: 'String', primary: true, readOnly: true },
+      email: { type: 'String', required: true, unique: true, modules: { Email: {} } },
+      password: { type: 'String', writeOnly: true, modules: { Password: {} } },
+      org: { type: 'String' }, org_roles: { type: 'String', multiple: true },
+    } } },
+  });
+  try {
+    const admin = async (o: string) => ({ token: await people.token({ sub: 'admin', org: o, org_roles: ['admin'] }) });
+    dataOf(await people.post('/members', { email: 'ada@example.com', password: 'correct horse', org: 'o1', org_roles: ['member'] }, await admin('o1')), 201);
+    expectStatus(await people.post('/members', { email: 'ADA@example.com', password: 'another one', org: 'o2', org_roles: ['member'] }, await admin('o2')), 409);
+    const signedIn = await people.post('/auth/token', { email: 'ada@example.com', password: 'correct horse' }, { token: null });
+    expectStatus(signedIn, 200);
+    const claims = JSON.parse(Buffer.from(String(signedIn.body.access_token).split('.')[1]!, 'base64url').toString());
+    assert.is(claims.org, 'o1');
+  } finally {
+    await people.close();
+  }
+});
+
 test.run();
