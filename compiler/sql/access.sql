@@ -13,21 +13,30 @@ END $$;
 -- first install and on an upgrade, which `npm run commit` compares.
 REVOKE EXECUTE ON FUNCTION meta.drop_policies(text) FROM PUBLIC;
 
--- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
--- Definer: it sees past RLS, and says only that. `pk_type` is read as a type name (regtype), never as SQL
--- text, and only the request roles (whose triggers call it) may execute it.
-CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean,
-  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL, org boolean DEFAULT false)
-RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-DECLARE found boolean;
+-- Whether app.<tbl> holds a row (soft-deleted or not) whose key or unique column `col` is `key`, whatever the
+-- policies say; in the caller's organization when the table has one. Definer: it sees past RLS, and says only
+-- that. Nothing the caller passes becomes SQL text or a type: the table and column are quoted names, the
+-- column must be a key or unique one, and its type comes from the catalog (a caller-named type ran the
+-- caller's own domain CHECK as the owner). Only the request roles, whose write-rule triggers call it, may run it.
+DROP FUNCTION IF EXISTS lib.row_exists(text, text, text, text, boolean, text, text, boolean);
+CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, col text, key text)
+RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  att pg_attribute;
+  org boolean;
+  found boolean;
 BEGIN
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s%s)', tbl, pk, pk_type::regtype,
-    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END,
-    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END,
-    -- Another organization's record does not exist for this caller.
+  SELECT * INTO att FROM pg_attribute a WHERE a.attrelid = rel AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+  IF NOT FOUND OR NOT EXISTS (SELECT FROM pg_index i WHERE i.indrelid = rel AND i.indisunique AND att.attnum = ANY (i.indkey)) THEN
+    RAISE EXCEPTION 'lib.row_exists: app.%.% is not a key or unique column', tbl, col;
+  END IF;
+  org := EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = rel AND a.attname = 'organization_id' AND NOT a.attisdropped);
+  -- The column's type without its length: a cast to varchar(255) would cut a longer key to one that matches.
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s t WHERE t.%I = $1::%s%s)', rel, col, format_type(att.atttypid, NULL),
     CASE WHEN org THEN ' AND t.organization_id = auth.org()' ELSE '' END)
-    INTO found USING key, parent_key;
+    INTO found USING key;
   RETURN found;
 END $$;
-REVOKE EXECUTE ON FUNCTION lib.row_exists(text, text, text, text, boolean, text, text, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.row_exists(text, text, text, text, boolean, text, text, boolean) TO anon, authenticated;
+REVOKE EXECUTE ON FUNCTION lib.row_exists(text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.row_exists(text, text, text) TO anon, authenticated;

@@ -44,7 +44,7 @@ END $$;
 
 -- POST /.well-known/upload: a new intent for the caller (anonymous callers cannot upload: 401).
 CREATE OR REPLACE FUNCTION api.upload_intent(args jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   caller text := auth.uid();
   fname text := args ->> 'filename';
@@ -72,7 +72,7 @@ COMMENT ON FUNCTION api.upload_intent(jsonb) IS 'upload intent: {filename, conte
 -- Before an attach: the caller's unused intents among `tokens` that can still be attached (up to an hour
 -- after the upload URL expired), each with a fresh copy target under uploads/ reserved in the outbox.
 CREATE OR REPLACE FUNCTION api.upload_prepare(args jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   found_list jsonb := '[]';
   u lib.uploads;
@@ -95,7 +95,7 @@ COMMENT ON FUNCTION api.upload_prepare(jsonb) IS 'before an attach: {tokens} -> 
 -- closes: its upload address takes PUTs until it expires, and a late one makes the object again. Claiming
 -- twice in one transaction is allowed (INSERT … ON CONFLICT runs the insert and the update trigger).
 CREATE OR REPLACE FUNCTION lib.claim_file(prop text, block jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   u lib.uploads;
   reserved boolean;
@@ -118,7 +118,7 @@ END $$;
 
 -- A stored file no record holds any more (replaced, cleared, record deleted): delete it after commit.
 CREATE OR REPLACE FUNCTION lib.discard_file(loc text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF loc IS NULL THEN RETURN; END IF;
   INSERT INTO lib.file_outbox (location) VALUES (loc);
@@ -136,7 +136,7 @@ END $$;
 -- is never forgotten, and deleting one twice is harmless.
 DROP FUNCTION IF EXISTS lib.files_due(timestamptz, integer);
 CREATE FUNCTION lib.files_due(due_at timestamptz, n integer) RETURNS TABLE (id bigint, location text, attempts integer)
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   UPDATE lib.file_outbox o SET attempts = o.attempts + 1, next_attempt_at = greatest(due_at, now()) + interval '5 minutes'
   WHERE o.id IN (
     SELECT x.id FROM lib.file_outbox x WHERE x.next_attempt_at <= greatest(due_at, now()) ORDER BY x.next_attempt_at LIMIT n FOR UPDATE SKIP LOCKED)
@@ -144,20 +144,20 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION lib.files_done(done bigint[]) RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DELETE FROM lib.file_outbox WHERE id = ANY (done)
 $$;
 
 DROP FUNCTION IF EXISTS lib.files_retry(text, integer, text, timestamptz);
 CREATE OR REPLACE FUNCTION lib.files_retry(failed bigint, failure text, failed_at timestamptz) RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   UPDATE lib.file_outbox SET last_error = left(failure, 500),
     next_attempt_at = greatest(failed_at, now()) + least(interval '1 second' * power(2, least(attempts, 12)), interval '1 hour')
   WHERE id = failed
 $$;
 
 CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > lib.attach_closes(expires_at) RETURNING tmp_key),
     queued AS (INSERT INTO lib.file_outbox (location) SELECT tmp_key FROM gone RETURNING 1)
   SELECT count(*)::integer FROM queued
@@ -165,7 +165,7 @@ $$;
 
 -- The outbox's depth, for the gateway's /metrics.
 CREATE OR REPLACE FUNCTION lib.files_pending() RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT count(*) FROM lib.file_outbox
 $$;
 

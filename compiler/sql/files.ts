@@ -3,7 +3,7 @@
 import type { TableIR } from '../ir/types.ts';
 import { isFile } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
-import { ident, literal, qname } from './ident.ts';
+import { DEFINER, ident, literal, qname } from './ident.ts';
 import { fn } from './engine/refusals.ts';
 
 /** The two triggers of `t`, or their removal when the model gives it no file column (any more). */
@@ -43,7 +43,7 @@ export function fileTriggersDdl(t: TableIR): string {
     const col = ident(name);
     return `  IF TG_OP = 'DELETE' OR NEW.${col} ->> 'location' IS DISTINCT FROM OLD.${col} ->> 'location' THEN PERFORM lib.discard_file(OLD.${col} ->> 'location'); END IF;`;
   });
-  const definer = 'LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog';
+  const definer = `LANGUAGE plpgsql ${DEFINER}`;
   return [
     `CREATE OR REPLACE FUNCTION ${claimFn}() RETURNS trigger ${definer} AS $fn$`,
     'DECLARE kept jsonb;',

@@ -13,20 +13,20 @@ REVOKE ALL ON lib.idempotency FROM PUBLIC;
 
 -- Holds the key for this transaction: false while another request with the same key runs (409).
 CREATE OR REPLACE FUNCTION lib.idempotency_claim(_caller text, _key text) RETURNS boolean
-LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_try_advisory_xact_lock(hashtextextended('idempotency ' || _caller || ' ' || _key, 0))
 $$;
 
 -- The kept, unexpired answer of a key (no row when there is none).
 CREATE OR REPLACE FUNCTION lib.idempotency_kept(_caller text, _key text) RETURNS TABLE (fingerprint text, result jsonb)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT i.fingerprint, i.result
   FROM lib.idempotency i WHERE i.caller = _caller AND i.key = _key AND i.expires_at > now()
 $$;
 
 -- Keeps a result for `ttl_seconds` (replacing an expired one) and removes a few expired keys of anyone.
 CREATE OR REPLACE FUNCTION lib.idempotency_keep(_caller text, _key text, _fingerprint text, _result jsonb, ttl_seconds integer)
-RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
+RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DELETE FROM lib.idempotency WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM lib.idempotency WHERE expires_at <= now() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED));
   INSERT INTO lib.idempotency (caller, key, fingerprint, result, expires_at)

@@ -2,6 +2,13 @@
 // Runtime values never pass through here: they are always $n parameters.
 import { createHash } from 'node:crypto';
 
+/**
+ * A definer function's attributes. pg_temp is named last: left out, PostgreSQL searches it *first* for table and
+ * type names, so a session could shadow `text` or `jsonb` with a domain of its own whose CHECK then runs as
+ * the function's owner (the compiler/sql/*.sql definers write the same clause; test/db/privileges.test.ts checks all).
+ */
+export const DEFINER = 'SECURITY DEFINER SET search_path = pg_catalog, pg_temp';
+
 /** Quotes an identifier: wrap in ", double any ", refuse NUL. */
 export function ident(name: string): string {
   if (name.includes('\0')) throw new Error('identifier contains NUL');

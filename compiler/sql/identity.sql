@@ -91,7 +91,7 @@ $$;
 -- Trigger of the user table (TG_ARGV: key column, password column): a password change, a deletion or a
 -- soft deletion revokes every refresh token of the user. Definer: the request role cannot touch lib's tables.
 CREATE OR REPLACE FUNCTION lib.identity_revoke() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   old_row jsonb := to_jsonb(OLD);
   new_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(NEW) END;

@@ -4,11 +4,10 @@
 import type { Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
 import { AUTH_FUNCTIONS } from '../manifest/types.ts';
-import { ident, literal, qname } from './ident.ts';
+import { DEFINER, ident, literal, qname } from './ident.ts';
 import { keyEquals, plpgsql } from './engine/shape.ts';
 import { PASSWORD_COST, PASSWORD_MAX_BYTES } from './triggers.ts';
 
-const DEFINER = ' SECURITY DEFINER SET search_path = pg_catalog';
 const CLAIMS = 'lib.identity_claims';
 
 /** The api.* functions of sign-in, when the model names an identity entity (dispatch lists them). */
@@ -78,7 +77,7 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
       'END IF;',
       "PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));",
       `RETURN ${CLAIMS}(_sub) || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), ${setting('refresh_seconds')}));`,
-    ], `POST /auth/token: {email, password, settings} -> the claims of the ${identity.entity} and a refresh token, or {error: invalid | limited, retry_after}.`, DEFINER);
+    ], `POST /auth/token: {email, password, settings} -> the claims of the ${identity.entity} and a refresh token, or {error: invalid | limited, retry_after}.`, ` ${DEFINER}`);
 
   const refresh = plpgsql(qname('api', AUTH_FUNCTIONS.refresh), [['args', 'jsonb']], 'jsonb', ['_r jsonb;', '_claims jsonb;'], [
     requireString('refresh_token', "args -> 'refresh_token'"),
@@ -90,13 +89,13 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
     `  RETURN '{"error": "invalid"}';`,
     'END IF;',
     "RETURN _claims || jsonb_build_object('refresh_token', _r ->> 'refresh_token');",
-  ], 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.', DEFINER);
+  ], 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.', ` ${DEFINER}`);
 
   const logout = plpgsql(qname('api', AUTH_FUNCTIONS.logout), [['args', 'jsonb']], 'jsonb', [], [
     requireString('refresh_token', "args -> 'refresh_token'"),
     "PERFORM lib.revoke_refresh_family(args ->> 'refresh_token');",
     "RETURN '{}';",
-  ], 'POST /auth/logout: {refresh_token} -> {}; the token\'s family is revoked.', DEFINER);
+  ], 'POST /auth/logout: {refresh_token} -> {}; the token\'s family is revoked.', ` ${DEFINER}`);
 
   const revoke = [
     ...entities.filter((t) => t !== users).map((t) => `DROP TRIGGER IF EXISTS identity_revoke ON ${qname('app', t.name)};`),
@@ -107,6 +106,8 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
   // Granted here, not only by the API part's GRANT ON ALL FUNCTIONS, which runs before these exist: a
   // migration that installs them afresh gives them the same privileges as a database the script built twice.
   const sig = (fn: string) => `${qname('api', fn)}(jsonb)`;
-  const grant = `GRANT EXECUTE ON FUNCTION ${Object.values(AUTH_FUNCTIONS).map(sig).join(', ')} TO anon, authenticated;`;
+  // Definers: only the request roles run them (through api.dispatch), not PUBLIC, so not the gateway's login.
+  const all = Object.values(AUTH_FUNCTIONS).map(sig).join(', ');
+  const grant = `REVOKE EXECUTE ON FUNCTION ${all} FROM PUBLIC;\nGRANT EXECUTE ON FUNCTION ${all} TO anon, authenticated;`;
   return [claimsFn, token, refresh, logout, revoke, grant].join('\n\n');
 }

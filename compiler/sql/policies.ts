@@ -5,7 +5,7 @@ import type { ActionName, Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
-import { ident, literal, pgName, qname } from './ident.ts';
+import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
 import { fn } from './engine/refusals.ts';
 
 const ROLES = 'anon, authenticated';
@@ -103,7 +103,7 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
   // pl/pgSQL, not SQL: its query plan is kept for the connection instead of being made on every statement.
   const define = (t: TableIR, body: string[]) => out.push(
-    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE plpgsql STABLE ${DEFINER} AS $fn$`,
     'BEGIN', '  RETURN QUERY', ...body.map((l) => `    ${l}`).map((l, i, a) => (i === a.length - 1 ? `${l};` : l)), 'END $fn$;',
     `COMMENT ON FUNCTION ${stakeholderKeys(t.name)}() IS ${literal(`matchProjectStakeholder: keys of the ${t.entityName} rows in projects the caller owns or is a member of.`)};`);
   const project = entityTable(projects.entity);

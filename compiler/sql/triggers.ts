@@ -1,7 +1,7 @@
 // The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
 import type { TableIR } from '../ir/types.ts';
-import { ident, literal, qname, textArray } from './ident.ts';
+import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
@@ -91,10 +91,10 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
       `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
     onUpdate.push(`IF NEW.organization_id IS DISTINCT FROM OLD.organization_id THEN ${refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')} END IF;`);
     // Foreign keys are checked past row-level security: a reference must stay inside the organization.
-    for (const { name, wire, col, p, type } of props.filter((x) => x.p.references && resolve)) {
+    for (const { name, wire, col, p } of props.filter((x) => x.p.references && resolve)) {
       const ref = resolve!(p.references!);
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col})`,
-        `   AND NOT lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${literal(type)}, NEW.${col}::text, false, NULL, NULL, true) THEN`,
+        `   AND NOT lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, NEW.${col}::text) THEN`,
         `  ${refuse('PT422', `"${wire}" does not reference a ${p.references!.split('.')[0]} of your organization`, name, 'references')}`, 'END IF;');
     }
   }
@@ -140,10 +140,9 @@ function parentReadable(t: TableIR, resolve?: ResolveReference): string[] {
   if (!parent || !resolve) return [];
   const ref = resolve(parent.entity), col = `NEW.${ident(parent.property)}`;
   const column = t.columns.find((c) => c.name === parent.property)!;
-  // Only the caller's organization is searched: another organization's deleted parent stays a missing one.
-  const org = t.columns.some((c) => c.name === 'organization_id');
+  // Only the caller's organization is searched (lib.row_exists): another organization's deleted parent stays a missing one.
   const deleted = ref.softDelete ? [
-    `  ELSIF lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${literal(column.sqlType)}, ${col}::text, false, NULL, NULL, ${org}) THEN`,
+    `  ELSIF lib.row_exists(${literal(ref.table)}, ${literal(ref.key)}, ${col}::text) THEN`,
     `    ${refuse('PT422', `"${wireName(parent.property, column.prop!)}" refers to a deleted ${parent.entity}: restore it first`, parent.property, 'references')}`,
   ] : [];
   return [`IF ${col} IS NOT NULL AND (TG_OP = 'INSERT' OR ${col} IS DISTINCT FROM OLD.${ident(parent.property)}) THEN`,
@@ -168,7 +167,7 @@ export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string):
   // Definer, past the policies: under the organization strategies the owner is the row's organization's.
   const org = t.columns.some((c) => c.name === 'organization_id') ? ` AND organization_id = ${row('organization_id')}` : '';
   return [
-    `CREATE OR REPLACE FUNCTION ${touch}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$`,
+    `CREATE OR REPLACE FUNCTION ${touch}() RETURNS trigger LANGUAGE plpgsql ${DEFINER} AS $fn$`,
     'BEGIN',
     `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = ${row(key)}${org};`,
     '  RETURN NULL;',

@@ -1024,24 +1024,33 @@ END $$;
 -- first install and on an upgrade, which `npm run commit` compares.
 REVOKE EXECUTE ON FUNCTION meta.drop_policies(text) FROM PUBLIC;
 
--- Whether the row exists at all (under `parent_key` on a nested path), whatever the policies say.
--- Definer: it sees past RLS, and says only that. `pk_type` is read as a type name (regtype), never as SQL
--- text, and only the request roles (whose triggers call it) may execute it.
-CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, pk text, pk_type text, key text, soft_delete boolean,
-  parent_col text DEFAULT NULL, parent_key text DEFAULT NULL, org boolean DEFAULT false)
-RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-DECLARE found boolean;
+-- Whether app.<tbl> holds a row (soft-deleted or not) whose key or unique column `col` is `key`, whatever the
+-- policies say; in the caller's organization when the table has one. Definer: it sees past RLS, and says only
+-- that. Nothing the caller passes becomes SQL text or a type: the table and column are quoted names, the
+-- column must be a key or unique one, and its type comes from the catalog (a caller-named type ran the
+-- caller's own domain CHECK as the owner). Only the request roles, whose write-rule triggers call it, may run it.
+DROP FUNCTION IF EXISTS lib.row_exists(text, text, text, text, boolean, text, text, boolean);
+CREATE OR REPLACE FUNCTION lib.row_exists(tbl text, col text, key text)
+RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  rel regclass := format('app.%I', tbl)::regclass;
+  att pg_attribute;
+  org boolean;
+  found boolean;
 BEGIN
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM app.%I t WHERE t.%I = $1::%s%s%s%s)', tbl, pk, pk_type::regtype,
-    CASE WHEN soft_delete THEN ' AND t.deleted_at IS NULL' ELSE '' END,
-    CASE WHEN parent_col IS NOT NULL AND parent_key IS NOT NULL THEN format(' AND t.%I::text = $2', parent_col) ELSE '' END,
-    -- Another organization's record does not exist for this caller.
+  SELECT * INTO att FROM pg_attribute a WHERE a.attrelid = rel AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+  IF NOT FOUND OR NOT EXISTS (SELECT FROM pg_index i WHERE i.indrelid = rel AND i.indisunique AND att.attnum = ANY (i.indkey)) THEN
+    RAISE EXCEPTION 'lib.row_exists: app.%.% is not a key or unique column', tbl, col;
+  END IF;
+  org := EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = rel AND a.attname = 'organization_id' AND NOT a.attisdropped);
+  -- The column's type without its length: a cast to varchar(255) would cut a longer key to one that matches.
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s t WHERE t.%I = $1::%s%s)', rel, col, format_type(att.atttypid, NULL),
     CASE WHEN org THEN ' AND t.organization_id = auth.org()' ELSE '' END)
-    INTO found USING key, parent_key;
+    INTO found USING key;
   RETURN found;
 END $$;
-REVOKE EXECUTE ON FUNCTION lib.row_exists(text, text, text, text, boolean, text, text, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.row_exists(text, text, text, text, boolean, text, text, boolean) TO anon, authenticated;
+REVOKE EXECUTE ON FUNCTION lib.row_exists(text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.row_exists(text, text, text) TO anon, authenticated;
 
 -- Files (spec 2.7, 3.3; design 6): upload intents, the claim of a file reference by the write that stores
 -- it, and the outbox of storage objects to delete after commit (replaced files, temporary copies, sweeps).
@@ -1089,7 +1098,7 @@ END $$;
 
 -- POST /.well-known/upload: a new intent for the caller (anonymous callers cannot upload: 401).
 CREATE OR REPLACE FUNCTION api.upload_intent(args jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   caller text := auth.uid();
   fname text := args ->> 'filename';
@@ -1117,7 +1126,7 @@ COMMENT ON FUNCTION api.upload_intent(jsonb) IS 'upload intent: {filename, conte
 -- Before an attach: the caller's unused intents among `tokens` that can still be attached (up to an hour
 -- after the upload URL expired), each with a fresh copy target under uploads/ reserved in the outbox.
 CREATE OR REPLACE FUNCTION api.upload_prepare(args jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   found_list jsonb := '[]';
   u lib.uploads;
@@ -1140,7 +1149,7 @@ COMMENT ON FUNCTION api.upload_prepare(jsonb) IS 'before an attach: {tokens} -> 
 -- closes: its upload address takes PUTs until it expires, and a late one makes the object again. Claiming
 -- twice in one transaction is allowed (INSERT … ON CONFLICT runs the insert and the update trigger).
 CREATE OR REPLACE FUNCTION lib.claim_file(prop text, block jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   u lib.uploads;
   reserved boolean;
@@ -1163,7 +1172,7 @@ END $$;
 
 -- A stored file no record holds any more (replaced, cleared, record deleted): delete it after commit.
 CREATE OR REPLACE FUNCTION lib.discard_file(loc text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF loc IS NULL THEN RETURN; END IF;
   INSERT INTO lib.file_outbox (location) VALUES (loc);
@@ -1181,7 +1190,7 @@ END $$;
 -- is never forgotten, and deleting one twice is harmless.
 DROP FUNCTION IF EXISTS lib.files_due(timestamptz, integer);
 CREATE FUNCTION lib.files_due(due_at timestamptz, n integer) RETURNS TABLE (id bigint, location text, attempts integer)
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   UPDATE lib.file_outbox o SET attempts = o.attempts + 1, next_attempt_at = greatest(due_at, now()) + interval '5 minutes'
   WHERE o.id IN (
     SELECT x.id FROM lib.file_outbox x WHERE x.next_attempt_at <= greatest(due_at, now()) ORDER BY x.next_attempt_at LIMIT n FOR UPDATE SKIP LOCKED)
@@ -1189,20 +1198,20 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION lib.files_done(done bigint[]) RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DELETE FROM lib.file_outbox WHERE id = ANY (done)
 $$;
 
 DROP FUNCTION IF EXISTS lib.files_retry(text, integer, text, timestamptz);
 CREATE OR REPLACE FUNCTION lib.files_retry(failed bigint, failure text, failed_at timestamptz) RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   UPDATE lib.file_outbox SET last_error = left(failure, 500),
     next_attempt_at = greatest(failed_at, now()) + least(interval '1 second' * power(2, least(attempts, 12)), interval '1 hour')
   WHERE id = failed
 $$;
 
 CREATE OR REPLACE FUNCTION lib.files_sweep() RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   WITH gone AS (DELETE FROM lib.uploads WHERE used_at IS NULL AND now() > lib.attach_closes(expires_at) RETURNING tmp_key),
     queued AS (INSERT INTO lib.file_outbox (location) SELECT tmp_key FROM gone RETURNING 1)
   SELECT count(*)::integer FROM queued
@@ -1210,7 +1219,7 @@ $$;
 
 -- The outbox's depth, for the gateway's /metrics.
 CREATE OR REPLACE FUNCTION lib.files_pending() RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT count(*) FROM lib.file_outbox
 $$;
 
@@ -1234,20 +1243,20 @@ REVOKE ALL ON lib.idempotency FROM PUBLIC;
 
 -- Holds the key for this transaction: false while another request with the same key runs (409).
 CREATE OR REPLACE FUNCTION lib.idempotency_claim(_caller text, _key text) RETURNS boolean
-LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_try_advisory_xact_lock(hashtextextended('idempotency ' || _caller || ' ' || _key, 0))
 $$;
 
 -- The kept, unexpired answer of a key (no row when there is none).
 CREATE OR REPLACE FUNCTION lib.idempotency_kept(_caller text, _key text) RETURNS TABLE (fingerprint text, result jsonb)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT i.fingerprint, i.result
   FROM lib.idempotency i WHERE i.caller = _caller AND i.key = _key AND i.expires_at > now()
 $$;
 
 -- Keeps a result for `ttl_seconds` (replacing an expired one) and removes a few expired keys of anyone.
 CREATE OR REPLACE FUNCTION lib.idempotency_keep(_caller text, _key text, _fingerprint text, _result jsonb, ttl_seconds integer)
-RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
+RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DELETE FROM lib.idempotency WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM lib.idempotency WHERE expires_at <= now() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED));
   INSERT INTO lib.idempotency (caller, key, fingerprint, result, expires_at)
@@ -1354,7 +1363,7 @@ $$;
 -- Trigger of the user table (TG_ARGV: key column, password column): a password change, a deletion or a
 -- soft deletion revokes every refresh token of the user. Definer: the request role cannot touch lib's tables.
 CREATE OR REPLACE FUNCTION lib.identity_revoke() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   old_row jsonb := to_jsonb(OLD);
   new_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(NEW) END;
@@ -1752,7 +1761,7 @@ END $fn$;
 COMMENT ON FUNCTION "app"."users_profile_write_rules"() IS 'Write rules of app.users_profile: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_write_rules"();
 
-CREATE OR REPLACE FUNCTION "app"."users_profile_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_profile_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   UPDATE "app"."users" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."user_id" ELSE NEW."user_id" END);
   RETURN NULL;
@@ -1857,7 +1866,7 @@ BEGIN
     IF "app"."posts_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Post'); END IF;
     IF "app"."posts_exists"(NEW."post_id"::text) THEN
       PERFORM "app"."posts_require"(NEW."post_id"::text, 'read');  -- the parent is readable
-    ELSIF lib.row_exists('posts', 'id', 'character varying(255)', NEW."post_id"::text, false, NULL, NULL, false) THEN
+    ELSIF lib.row_exists('posts', 'id', NEW."post_id"::text) THEN
       PERFORM lib.refuse('PT422', '"post_id" refers to a deleted Post: restore it first', 'post_id', 'references');
     END IF;
   END IF;
@@ -1889,7 +1898,7 @@ DROP TRIGGER IF EXISTS files_gone ON "app"."users";
 DROP FUNCTION IF EXISTS "app"."users_files"();
 DROP FUNCTION IF EXISTS "app"."users_files_gone"();
 
-CREATE OR REPLACE FUNCTION "app"."users_profile_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_profile_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE kept jsonb;
 BEGIN
   IF NEW."avatar" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."avatar" IS DISTINCT FROM OLD."avatar") THEN
@@ -1905,7 +1914,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."users_profile_files"() IS 'File properties of app.users_profile: a new file reference is claimed by the caller, once.';
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_files"();
-CREATE OR REPLACE FUNCTION "app"."users_profile_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_profile_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location' THEN PERFORM lib.discard_file(OLD."avatar" ->> 'location'); END IF;
   RETURN NULL;
@@ -1923,7 +1932,7 @@ DROP TRIGGER IF EXISTS files_gone ON "app"."projects_members";
 DROP FUNCTION IF EXISTS "app"."projects_members_files"();
 DROP FUNCTION IF EXISTS "app"."projects_members_files_gone"();
 
-CREATE OR REPLACE FUNCTION "app"."posts_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_files"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE kept jsonb;
 BEGIN
   IF NEW."cover" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."cover" IS DISTINCT FROM OLD."cover") THEN
@@ -1948,7 +1957,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_files"() IS 'File properties of app.posts: a new file reference is claimed by the caller, once.';
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION "app"."posts_files"();
-CREATE OR REPLACE FUNCTION "app"."posts_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location' THEN PERFORM lib.discard_file(OLD."cover" ->> 'location'); END IF;
   IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location' THEN PERFORM lib.discard_file(OLD."attachment" ->> 'location'); END IF;
@@ -6328,7 +6337,7 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
     SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = auth.uid()
@@ -6336,13 +6345,13 @@ BEGIN
     SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = auth.uid();
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Project rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."posts" x WHERE x."project_id" IN (SELECT "app"."projects_stakeholder_keys"());
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Post rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"());
@@ -6561,7 +6570,7 @@ $fn$;
 COMMENT ON FUNCTION lib.identity_claims(text) IS 'The claims of a User''s tokens: its key as sub, email as email, roles.';
 REVOKE EXECUTE ON FUNCTION lib.identity_claims(text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION "api"."auth_token"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "api"."auth_token"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _login text;
   _email_key text;
@@ -6590,7 +6599,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."auth_token"(jsonb) IS 'POST /auth/token: {email, password, settings} -> the claims of the User and a refresh token, or {error: invalid | limited, retry_after}.';
 
-CREATE OR REPLACE FUNCTION "api"."auth_refresh"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "api"."auth_refresh"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _r jsonb;
   _claims jsonb;
@@ -6607,7 +6616,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."auth_refresh"(jsonb) IS 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.';
 
-CREATE OR REPLACE FUNCTION "api"."auth_logout"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "api"."auth_logout"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
   PERFORM lib.revoke_refresh_family(args ->> 'refresh_token');
@@ -6623,11 +6632,12 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."users";
 CREATE TRIGGER identity_revoke AFTER UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.identity_revoke('id', 'password');
 COMMENT ON TRIGGER identity_revoke ON "app"."users" IS 'api.identity: a password change or a deletion revokes the user''s refresh tokens.';
 
+REVOKE EXECUTE ON FUNCTION "api"."auth_token"(jsonb), "api"."auth_refresh"(jsonb), "api"."auth_logout"(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "api"."auth_token"(jsonb), "api"."auth_refresh"(jsonb), "api"."auth_logout"(jsonb) TO anon, authenticated;
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
@@ -6644,7 +6654,7 @@ CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Signed-in users see users' THEN ''
     WHEN 'Users manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
@@ -6709,7 +6719,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key);
@@ -6725,7 +6735,7 @@ CREATE OR REPLACE FUNCTION "app"."projects_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."projects_scenario"(text) IS 'Label, level and data rules of each scenario of Project.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Stakeholders work on their projects' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
     WHEN 'Administrators can do anything' THEN ''
@@ -6789,7 +6799,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_within"(text, jsonb) IS 'Nested paths: Project _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent));
@@ -6808,7 +6818,7 @@ CREATE OR REPLACE FUNCTION "app"."posts_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."posts_scenario"(text) IS 'Label, level and data rules of each scenario of Post.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Readers' THEN CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
     WHEN 'Editors and authors manage posts of their projects' THEN CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
@@ -6879,7 +6889,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_within"(text, jsonb) IS 'Nested paths: Post _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent));
@@ -6896,7 +6906,7 @@ CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data rules of each scenario of Comment.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone reads comments' THEN ''
     WHEN 'Authors manage their comments' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
@@ -6965,7 +6975,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_within"(text, jsonb) IS 'Nested paths: Comment _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key);
@@ -6981,7 +6991,7 @@ CREATE OR REPLACE FUNCTION "app"."tags_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."tags_scenario"(text) IS 'Label, level and data rules of each scenario of Tag.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone reads tags' THEN ''
     WHEN 'Administrators can do anything' THEN ''

@@ -4,10 +4,10 @@
 import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
 import { dataRules, treeSql, type RuleContext } from '../../access/rules.ts';
-import { ident, literal, pgName, qname } from '../ident.ts';
+import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
 import { keyEquals, plpgsql, type Shape } from './shape.ts';
 
-const DEFINER = ' STABLE SECURITY DEFINER SET search_path = pg_catalog';
+const STABLE_DEFINER = ` STABLE ${DEFINER}`;
 export const fn = (s: Shape | string, what: string) => qname('app', pgName(typeof s === 'string' ? s : s.name, what));
 
 /**
@@ -26,7 +26,7 @@ function existsDdl(s: Shape): string {
   return plpgsql(fn(s, 'exists'), [['_key', 'text'], ['_parent', 'text', 'NULL']], 'boolean', [], [
     `IF NOT lib.castable(_key, ${literal(s.keyType)}) THEN RETURN false; END IF;`,
     `RETURN EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${where.join(' AND ')});`,
-  ], `Whether ${s.entity} _key exists (live, in the caller's organization, under _parent), whatever the policies say. Definer: it says only that.`, DEFINER);
+  ], `Whether ${s.entity} _key exists (live, in the caller's organization, under _parent), whatever the policies say. Definer: it says only that.`, STABLE_DEFINER);
 }
 
 /** app.<t>_scenario(key): {label, level, data rules} of a scenario, for refusals. */
@@ -60,7 +60,7 @@ function failingDdl(s: Shape, model: Model): string {
       whens.set(p.key, checks.length ? `CASE WHEN coalesce(${holds}, false) THEN '' ELSE concat_ws(', ', ${checks.join(', ')}) END` : "''");
     }
   }
-  return [`CREATE OR REPLACE FUNCTION ${fn(s, 'failing')}(_scenario text, _key text) RETURNS text LANGUAGE sql${DEFINER} AS $fn$`,
+  return [`CREATE OR REPLACE FUNCTION ${fn(s, 'failing')}(_scenario text, _key text) RETURNS text LANGUAGE sql${STABLE_DEFINER} AS $fn$`,
     ...(whens.size ? ['  SELECT CASE _scenario', ...[...whens].map(([key, sql]) => `    WHEN ${literal(key)} THEN ${sql}`), '  END']
       : ["  SELECT ''::text"]),
     // Definer, past the policies: the caller's organization's record alone (another may hold the same key).

@@ -127,7 +127,7 @@ END $fn$;
 COMMENT ON FUNCTION "app"."accounts_settings_write_rules"() IS 'Write rules of app.accounts_settings: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_write_rules"();
 
-CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
   RETURN NULL;
@@ -1484,7 +1484,7 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."labels";
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key);
@@ -1499,7 +1499,7 @@ CREATE OR REPLACE FUNCTION "app"."accounts_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data rules of each scenario of Account.';
 
-CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Accounts manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
     WHEN 'Admins' THEN ''
@@ -1562,7 +1562,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_within"(text, jsonb) IS 'Nested paths: Account _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key);
@@ -1577,7 +1577,7 @@ CREATE OR REPLACE FUNCTION "app"."labels_scenario"(_scenario text) RETURNS text[
 $fn$;
 COMMENT ON FUNCTION "app"."labels_scenario"(text) IS 'Label, level and data rules of each scenario of Label.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Admins' THEN ''
     WHEN 'Everyone reads labels' THEN ''

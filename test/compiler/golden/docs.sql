@@ -1344,7 +1344,7 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."docs";
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key);
@@ -1358,7 +1358,7 @@ CREATE OR REPLACE FUNCTION "app"."folders_scenario"(_scenario text) RETURNS text
 $fn$;
 COMMENT ON FUNCTION "app"."folders_scenario"(text) IS 'Label, level and data rules of each scenario of Folder.';
 
-CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Signed-in users' THEN ''
   END
@@ -1420,7 +1420,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_within"(text, jsonb) IS 'Nested paths: Folder _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent));
@@ -1435,7 +1435,7 @@ CREATE OR REPLACE FUNCTION "app"."docs_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."docs_scenario"(text) IS 'Label, level and data rules of each scenario of Doc.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Owners edit drafts' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END) END
     WHEN 'Editors read all' THEN ''

@@ -633,7 +633,7 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."notes";
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key);
@@ -647,7 +647,7 @@ CREATE OR REPLACE FUNCTION "app"."notes_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."notes_scenario"(text) IS 'Label, level and data rules of each scenario of Note.';
 
-CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone' THEN ''
   END

@@ -1594,7 +1594,7 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
     SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = auth.uid()
@@ -1602,7 +1602,7 @@ BEGIN
     SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = auth.uid();
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Team rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"());
@@ -1686,7 +1686,7 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."tasks";
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
@@ -1698,7 +1698,7 @@ CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT ''::text
   FROM "app"."users" WHERE "id" = _key
 $fn$;
@@ -1758,7 +1758,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key);
@@ -1772,7 +1772,7 @@ CREATE OR REPLACE FUNCTION "app"."teams_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules of each scenario of Team.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Stakeholders' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
   END
@@ -1834,7 +1834,7 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_within"(text, jsonb) IS 'Nested paths: Team _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent));
@@ -1848,7 +1848,7 @@ CREATE OR REPLACE FUNCTION "app"."tasks_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules of each scenario of Task.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Stakeholders or readers' THEN CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
   END
