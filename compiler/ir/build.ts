@@ -25,13 +25,13 @@ function primaryOf(entity: Entity): [string, Property] {
 }
 
 /** Columns, constraints and indexes for a set of model properties on `table`. */
-function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>, globalUnique = false) {
+function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>, globalUnique = new Set<string>()) {
   const columns: ColumnIR[] = [];
   const constraints: ConstraintIR[] = [];
   const indexes: IndexIR[] = [];
   for (const [name, p] of Object.entries(props)) {
     columns.push(propertyColumn(model, name, p));
-    constraints.push(...propertyConstraints(model, table, name, p, globalUnique));
+    constraints.push(...propertyConstraints(model, table, name, p, globalUnique.has(name)));
     indexes.push(...propertyIndexes(table, name, p, lookups.has(name)));
   }
   const hiddenColumns = Object.entries(props).filter(([, p]) => p.modules?.Password).map(([n]) => n);
@@ -46,9 +46,11 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
     .filter(([, p]) => p.references || p.modules?.Owner).map(([n]) => n));
   if (entity.parent) lookups.add(entity.parent.property);
   // The sign-in entity's people are one across organizations: its login email and its key (the token's sub,
-  // looked up by sign-in and refresh) stay unique in the whole database, whatever the strategy.
+  // looked up by sign-in and refresh) stay unique in the whole database, whatever the strategy; its other
+  // unique values are its organization's, like any entity's.
   const people = model.api.identity?.entity === name && model.api.strategy !== 'RBAC';
-  const parts = propertyParts(model, table, entity.properties, lookups, people);
+  const login = new Set(people ? Object.entries(entity.properties).filter(([, p]) => p.modules?.Email).map(([n]) => n) : []);
+  const parts = propertyParts(model, table, entity.properties, lookups, login);
   const columns = [...parts.columns, ...SYSTEM_COLUMNS];
   if (model.api.strategy !== 'RBAC') {
     columns.push({ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false,

@@ -8,7 +8,7 @@ import { tableName } from '../model/names.ts';
 import { pathIsArray } from '../model/checks/json-paths.ts';
 import type { ConstraintIR, IndexIR } from './types.ts';
 
-/** `global`: a unique value is unique across organizations (the sign-in entity's login: one email, one person). */
+/** `global`: a unique value is unique across organizations (the sign-in entity's login email: one email, one person). */
 export function propertyConstraints(model: Model, table: string, name: string, p: Property, global = false): ConstraintIR[] {
   const col = ident(name);
   const out: ConstraintIR[] = [];
@@ -41,6 +41,10 @@ export function propertyConstraints(model: Model, table: string, name: string, p
   if (isFile(p)) check('file', `lib.is_file_block(${col})`);
   // Under the organization strategies keys and unique values are the organization's own (orgScoped).
   if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${global ? col : orgScoped(model, col)})` });
+  // A global value that references may still point at within their organization (composite foreign keys).
+  if (p.unique && global && model.api.strategy !== 'RBAC') {
+    out.push({ name: pgName(table, name, 'org_key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${orgScoped(model, col)})` });
+  }
   if (p.references) {
     const [entityName, propName] = p.references.split('.');
     const target = model.entities[entityName!]!;

@@ -21,11 +21,14 @@ export function fileTriggersDdl(t: TableIR): string {
   }
   // A sub-resource PUT is INSERT … ON CONFLICT: the insert trigger sees the proposed row, so a kept file
   // is looked up in the stored row with the same key.
+  // Definer, past the policies: under the organization strategies, the row of the caller's organization (another
+  // may hold the same key: its file was otherwise kept, read and then deleted by this one).
   const key = t.kind === 'subresource' ? t.relation!.ownerColumn : undefined;
+  const inOrg = t.columns.some((c) => c.name === 'organization_id') ? ' AND s.organization_id = NEW.organization_id' : '';
   const claims = files.map((name) => {
     const col = ident(name);
     const stored = key
-      ? `CASE WHEN TG_OP = 'UPDATE' THEN OLD.${col} ELSE (SELECT s.${col} FROM ${rel} s WHERE s.${ident(key)} = NEW.${ident(key)}) END`
+      ? `CASE WHEN TG_OP = 'UPDATE' THEN OLD.${col} ELSE (SELECT s.${col} FROM ${rel} s WHERE s.${ident(key)} = NEW.${ident(key)}${inOrg}) END`
       : `CASE WHEN TG_OP = 'UPDATE' THEN OLD.${col} END`;
     return [
       `  IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,

@@ -45,7 +45,9 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
     : identity.roles ? `to_jsonb(coalesce(${col(identity.roles)}::text[], '{}'))` : `'[]'::jsonb`;
   const claims = [
     `'sub', ${col(pk)}::text`, `'email', ${col(email)}`, `'roles', ${roles}`,
-    ...(identity.org ? [`'org', ${col(identity.org)}`] : []),
+    // Under the organization strategies the org claim is the organization the person's record belongs to: a
+    // writable `org` property let one organization's administrator sign someone into another, with its roles.
+    ...(model.api.strategy !== 'RBAC' ? ["'org', u.organization_id"] : identity.org ? [`'org', ${col(identity.org)}`] : []),
     ...(identity.orgRoles ? [`'org_roles', to_jsonb(coalesce(${col(identity.orgRoles)}::text[], '{}'))`] : []),
   ];
   const claimsFn = [

@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dataOf, expectStatus } from './support/http.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { PDF, upload } from '../files/support.ts';
 
 const member = { label: 'Members of the organization', predicate: { style: 'and', children: [{ type: 'matchOrganizationRole', roles: ['any'] }] } };
 const MODEL = {
@@ -30,7 +31,8 @@ const MODEL = {
         note: { type: 'String' },
         rev: { type: 'Number', modules: { Version: {} } },
       },
-      relations: { tags: { kind: 'manyToMany', entity: 'Tag' }, details: { kind: 'oneToOne', properties: { memo: { type: 'String' } } } },
+      relations: { tags: { kind: 'manyToMany', entity: 'Tag' }, details: { kind: 'oneToOne', properties: {
+        memo: { type: 'String' }, scan: { type: 'Binary', modules: { FileURL: {} } } } } },
       scenarios: [{ label: 'Stakeholders of the customer', predicate: { style: 'and', children: [
         { type: 'matchOrganizationRole', roles: ['any'] }, { type: 'matchProjectStakeholder' }] } }],
     },
@@ -77,6 +79,12 @@ test('links, sub-resources and project memberships of one organization never rea
   dataOf(await api.put('/invoices/INV-0001/details', { memo: 'second org' }, org.o2));
   assert.is(dataOf(await api.get('/invoices/INV-0001/details', org.o1)).memo, 'first org');
 
+  // A kept file is looked up in the caller's organization's row: o2 cannot keep (and then read, or delete) o1's.
+  const scan = await upload(api, { name: 'o1-secret.pdf', type: 'application/pdf', bytes: PDF, token: org.o1!.token });
+  const kept = dataOf(await api.put('/invoices/INV-0001/details', { memo: 'with a scan', scan: scan.ref }, org.o1)).scan.id;
+  expectStatus(await api.put('/invoices/INV-0001/details', { memo: 'taken', scan: kept }, org.o2), 422);
+  assert.is(dataOf(await api.put('/invoices/INV-0001/details', { memo: 'kept', scan: kept }, org.o1)).scan.id, kept, 'o1 keeps its own (was a 500: two rows)');
+
   // The caller is a member of o1's ACME only: o2's ACME (same key) does not make her a stakeholder there.
   const someone = { token: await api.token({ sub: 'p1', org: 'o1', org_roles: ['member'] }) };
   const elsewhere = { token: await api.token({ sub: 'p1', org: 'o2', org_roles: ['member'] }) };
@@ -95,16 +103,27 @@ test('the sign-in entity\'s people stay one across organizations: an email signs
       email: { type: 'String', required: true, unique: true, modules: { Email: {} } },
       password: { type: 'String', writeOnly: true, modules: { Password: {} } },
       org: { type: 'String' }, org_roles: { type: 'String', multiple: true },
-    } } },
+      badge: { type: 'String', unique: true },
+    } },
+    // A reference to the global login email installs (its foreign key leads with organization_id, as all do).
+    Note: { collection: 'notes', properties: { id: { type: 'String', primary: true, readOnly: true }, author_email: { type: 'String', references: 'Member.email' } } } },
   });
   try {
     const admin = async (o: string) => ({ token: await people.token({ sub: 'admin', org: o, org_roles: ['admin'] }) });
-    dataOf(await people.post('/members', { email: 'ada@example.com', password: 'correct horse', org: 'o1', org_roles: ['member'] }, await admin('o1')), 201);
+    dataOf(await people.post('/members', { email: 'ada@example.com', password: 'correct horse', org: 'o1', org_roles: ['member'], badge: 'B-7' }, await admin('o1')), 201);
     expectStatus(await people.post('/members', { email: 'ADA@example.com', password: 'another one', org: 'o2', org_roles: ['member'] }, await admin('o2')), 409);
+    // Its other unique values are each organization's own.
+    dataOf(await people.post('/members', { email: 'bob@example.com', password: 'correct horse', badge: 'B-7' }, await admin('o2')), 201);
+    dataOf(await people.post('/notes', { author_email: 'ada@example.com' }, await admin('o1')), 201);
+    expectStatus(await people.post('/notes', { author_email: 'ada@example.com' }, await admin('o2')), 422);
     const signedIn = await people.post('/auth/token', { email: 'ada@example.com', password: 'correct horse' }, { token: null });
     expectStatus(signedIn, 200);
-    const claims = JSON.parse(Buffer.from(String(signedIn.body.access_token).split('.')[1]!, 'base64url').toString());
-    assert.is(claims.org, 'o1');
+    const claimsOf = (reply: { body: { access_token?: unknown } }) => JSON.parse(Buffer.from(String(reply.body.access_token).split('.')[1]!, 'base64url').toString());
+    assert.is(claimsOf(signedIn).org, 'o1');
+    // o2's administrator writes "o1" into a person's org property: the token still names the record's organization.
+    dataOf(await people.post('/members', { email: 'mallory@example.com', password: 'correct horse', org: 'o1', org_roles: ['admin'] }, await admin('o2')), 201);
+    const mallory = await people.post('/auth/token', { email: 'mallory@example.com', password: 'correct horse' }, { token: null });
+    assert.equal({ org: claimsOf(mallory).org, org_roles: claimsOf(mallory).org_roles }, { org: 'o2', org_roles: ['admin'] });
   } finally {
     await people.close();
   }
