@@ -90,4 +90,28 @@ test('count=estimated on a rare match (under the threshold even scaled up) count
   assert.equal([none.count, 'total' in none], ['none', false]);
 });
 
+test('under OrganizationRBAC the estimate follows the caller\'s organization\'s rows, not the others\'', async () => {
+  const member = { label: 'Members', predicate: { style: 'and', children: [{ type: 'matchOrganizationRole', roles: ['any'] }] } };
+  const tenants = await startApi({
+    api: { slug: 'volume', version: 'v1', title: 'Volume', docsUrl: 'https://volume.example.com/docs', strategy: 'OrganizationRBAC', scenarios: [member] },
+    entities: { Note: { collection: 'notes', properties: { id: { type: 'String', primary: true }, n: { type: 'Number', web: { format: 'int32' } } } } },
+  });
+  try {
+    // o2 holds a large table, o1 a small part of it: o1's list was estimated (and its steps told o2's volume).
+    await tenants.db.sql.begin(async (tx) => {
+      await tx`SET LOCAL session_replication_role = replica`;
+      await tx`INSERT INTO app.notes (id, n, organization_id) SELECT 'n' || i, i % 10, CASE WHEN i % 30 = 0 THEN 'o1' ELSE 'o2' END FROM generate_series(1, ${ROWS}::int) i`;
+    });
+    await tenants.db.sql`ANALYZE app.notes`;
+    const o1 = await tenants.get('/notes?count=estimated&per_page=1', { token: await tenants.token({ sub: 'a', org: 'o1', org_roles: ['member'] }) });
+    assert.equal({ count: o1.body.meta.count, total: o1.body.meta.total }, { count: 'exact', total: Math.floor(ROWS / 30) });
+    const o2 = await tenants.get('/notes?count=estimated&per_page=1', { token: await tenants.token({ sub: 'b', org: 'o2', org_roles: ['member'] }) });
+    assert.is(o2.body.meta.count, 'estimated', 'a large organization is still estimated');
+    const exact = ROWS - Math.floor(ROWS / 30);
+    assert.ok(Math.abs(o2.body.meta.total - exact) <= exact * TOLERANCE, `${o2.body.meta.total} against ${exact}`);
+  } finally {
+    await tenants.close();
+  }
+});
+
 test.run();
