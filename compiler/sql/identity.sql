@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   window_ends timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_attempts_window ON lib.sign_in_attempts (window_ends);
-COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address> or ip:<address>) in a fixed window. Reached only through definer functions.';
+COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. Reached only through definer functions.';
 
 -- Counts one attempt against `k` in its window (a new window once the last one ended): NULL while
 -- within `max_attempts`, else the seconds until the window ends (Retry-After). One upsert, so gateways
@@ -37,11 +37,12 @@ LANGUAGE sql AS $$
   RETURNING CASE WHEN attempts > max_attempts THEN greatest(1, ceil(extract(epoch FROM window_ends - now())))::integer END
 $$;
 
--- A sign-in succeeded: its email starts afresh, and the IP's count keeps only failures. A few ended
--- windows of other keys are cleared on the way, so the table holds about the keys of the current windows.
+-- A sign-in succeeded: its email starts afresh (from every address and from this one), and the IP's count
+-- keeps only failures. A few ended windows of other keys are cleared on the way, so the table holds about the
+-- keys of the current windows.
 CREATE OR REPLACE FUNCTION lib.sign_in_succeeded(email_key text, ip_key text) RETURNS void
 LANGUAGE sql AS $$
-  DELETE FROM lib.sign_in_attempts WHERE key = email_key;
+  DELETE FROM lib.sign_in_attempts WHERE key IN (email_key, email_key || ' ' || ip_key);
   UPDATE lib.sign_in_attempts SET attempts = attempts - 1 WHERE key = ip_key AND attempts > 0;
   DELETE FROM lib.sign_in_attempts WHERE key IN
     (SELECT key FROM lib.sign_in_attempts WHERE window_ends < now() ORDER BY window_ends LIMIT 20);

@@ -60,14 +60,19 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
   ].join('\n');
 
   const token = plpgsql(qname('api', AUTH_FUNCTIONS.token), [['args', 'jsonb']], 'jsonb',
-    ['_login text;', '_email_key text;', '_wait integer;', '_sub text;', '_hash text;'], [
+    ['_login text;', '_email_key text;', '_ip_key text;', '_wait integer;', '_sub text;', '_hash text;'], [
       requireString('email', "args -> 'email'"),
       requireString('password', "args -> 'password'"),
       "_login := lower(args ->> 'email');",
       "_email_key := 'email:' || encode(extensions.digest(_login, 'sha256'), 'hex');",
-      '-- Every attempt counts first (one upsert per key), so parallel guesses are all counted.',
-      `_wait := greatest(lib.sign_in_attempt(_email_key, ${setting('attempts_per_email')}, ${setting('window_seconds')}),`,
-      `  lib.sign_in_attempt('ip:' || coalesce(host(auth.ip()), 'unknown'), ${setting('attempts_per_ip')}, ${setting('window_seconds')}));`,
+      '-- An IPv6 client holds a whole /64: its addresses count as one.',
+      "_ip_key := 'ip:' || coalesce(host(CASE WHEN family(auth.ip()) = 6 THEN network(set_masklen(auth.ip(), 64)) ELSE auth.ip() END), 'unknown');",
+      '-- Every attempt counts first (one upsert per key), so parallel guesses are all counted: an email from one',
+      '-- address (so one client guessing locks itself out, not the account\'s owner), the email from all addresses',
+      '-- (a higher ceiling, against guesses spread over many), and the address over all emails.',
+      `_wait := greatest(lib.sign_in_attempt(_email_key || ' ' || _ip_key, ${setting('attempts_per_email')}, ${setting('window_seconds')}),`,
+      `  lib.sign_in_attempt(_email_key, ${setting('attempts_per_account')}, ${setting('window_seconds')}),`,
+      `  lib.sign_in_attempt(_ip_key, ${setting('attempts_per_ip')}, ${setting('window_seconds')}));`,
       `IF _wait IS NOT NULL THEN RETURN jsonb_build_object('error', 'limited', 'retry_after', _wait); END IF;`,
       `SELECT ${col(pk)}::text, ${col(password)} INTO _sub, _hash FROM ${table} u WHERE ${col(email)} = _login${live};`,
       '-- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long',
@@ -77,7 +82,7 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
       `  OR octet_length(args ->> 'password') > ${PASSWORD_MAX_BYTES} THEN  -- a hash stored before that limit matched on 72 bytes`,
       `  RETURN '{"error": "invalid"}';`,
       'END IF;',
-      "PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));",
+      'PERFORM lib.sign_in_succeeded(_email_key, _ip_key);',
       `RETURN ${CLAIMS}(_sub) || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), ${setting('refresh_seconds')}));`,
     ], `POST /auth/token: {email, password, settings} -> the claims of the ${identity.entity} and a refresh token, or {error: invalid | limited, retry_after}.`, ` ${DEFINER}`);
 

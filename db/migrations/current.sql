@@ -1317,7 +1317,7 @@ CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   window_ends timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_attempts_window ON lib.sign_in_attempts (window_ends);
-COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address> or ip:<address>) in a fixed window. Reached only through definer functions.';
+COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. Reached only through definer functions.';
 
 -- Counts one attempt against `k` in its window (a new window once the last one ended): NULL while
 -- within `max_attempts`, else the seconds until the window ends (Retry-After). One upsert, so gateways
@@ -1332,11 +1332,12 @@ LANGUAGE sql AS $$
   RETURNING CASE WHEN attempts > max_attempts THEN greatest(1, ceil(extract(epoch FROM window_ends - now())))::integer END
 $$;
 
--- A sign-in succeeded: its email starts afresh, and the IP's count keeps only failures. A few ended
--- windows of other keys are cleared on the way, so the table holds about the keys of the current windows.
+-- A sign-in succeeded: its email starts afresh (from every address and from this one), and the IP's count
+-- keeps only failures. A few ended windows of other keys are cleared on the way, so the table holds about the
+-- keys of the current windows.
 CREATE OR REPLACE FUNCTION lib.sign_in_succeeded(email_key text, ip_key text) RETURNS void
 LANGUAGE sql AS $$
-  DELETE FROM lib.sign_in_attempts WHERE key = email_key;
+  DELETE FROM lib.sign_in_attempts WHERE key IN (email_key, email_key || ' ' || ip_key);
   UPDATE lib.sign_in_attempts SET attempts = attempts - 1 WHERE key = ip_key AND attempts > 0;
   DELETE FROM lib.sign_in_attempts WHERE key IN
     (SELECT key FROM lib.sign_in_attempts WHERE window_ends < now() ORDER BY window_ends LIMIT 20);
@@ -6597,6 +6598,7 @@ CREATE OR REPLACE FUNCTION "api"."auth_token"(args jsonb) RETURNS jsonb LANGUAGE
 DECLARE
   _login text;
   _email_key text;
+  _ip_key text;
   _wait integer;
   _sub text;
   _hash text;
@@ -6605,9 +6607,14 @@ BEGIN
   IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type'); END IF;
   _login := lower(args ->> 'email');
   _email_key := 'email:' || encode(extensions.digest(_login, 'sha256'), 'hex');
-  -- Every attempt counts first (one upsert per key), so parallel guesses are all counted.
-  _wait := greatest(lib.sign_in_attempt(_email_key, (args -> 'settings' ->> 'attempts_per_email')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
-    lib.sign_in_attempt('ip:' || coalesce(host(auth.ip()), 'unknown'), (args -> 'settings' ->> 'attempts_per_ip')::integer, (args -> 'settings' ->> 'window_seconds')::integer));
+  -- An IPv6 client holds a whole /64: its addresses count as one.
+  _ip_key := 'ip:' || coalesce(host(CASE WHEN family(auth.ip()) = 6 THEN network(set_masklen(auth.ip(), 64)) ELSE auth.ip() END), 'unknown');
+  -- Every attempt counts first (one upsert per key), so parallel guesses are all counted: an email from one
+  -- address (so one client guessing locks itself out, not the account's owner), the email from all addresses
+  -- (a higher ceiling, against guesses spread over many), and the address over all emails.
+  _wait := greatest(lib.sign_in_attempt(_email_key || ' ' || _ip_key, (args -> 'settings' ->> 'attempts_per_email')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
+    lib.sign_in_attempt(_email_key, (args -> 'settings' ->> 'attempts_per_account')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
+    lib.sign_in_attempt(_ip_key, (args -> 'settings' ->> 'attempts_per_ip')::integer, (args -> 'settings' ->> 'window_seconds')::integer));
   IF _wait IS NOT NULL THEN RETURN jsonb_build_object('error', 'limited', 'retry_after', _wait); END IF;
   SELECT u."id"::text, u."password" INTO _sub, _hash FROM "app"."users" u WHERE u."email" = _login;
   -- One bcrypt hash of the same cost whether or not the user exists: an unknown email takes as long
@@ -6617,7 +6624,7 @@ BEGIN
     OR octet_length(args ->> 'password') > 72 THEN  -- a hash stored before that limit matched on 72 bytes
     RETURN '{"error": "invalid"}';
   END IF;
-  PERFORM lib.sign_in_succeeded(_email_key, 'ip:' || coalesce(host(auth.ip()), 'unknown'));
+  PERFORM lib.sign_in_succeeded(_email_key, _ip_key);
   RETURN lib.identity_claims(_sub) || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), (args -> 'settings' ->> 'refresh_seconds')::integer));
 END $fn$;
 COMMENT ON FUNCTION "api"."auth_token"(jsonb) IS 'POST /auth/token: {email, password, settings} -> the claims of the User and a refresh token, or {error: invalid | limited, retry_after}.';

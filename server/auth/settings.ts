@@ -6,8 +6,10 @@ export interface AuthSettings {
   accessSeconds: number;
   /** Seconds a refresh token is valid; each rotation starts a new one. */
   refreshSeconds: number;
-  /** Failed sign-ins per email within a window before 429. */
+  /** Failed sign-ins for one email from one address (an IPv6 /64) within a window before 429. */
   attemptsPerEmail: number;
+  /** Failed sign-ins for one email from all addresses within a window before 429 (guesses spread over many). */
+  attemptsPerAccount: number;
   /** Failed sign-ins per IP address within a window before 429. */
   attemptsPerIp: number;
   /** Seconds of the window the attempts are counted in (and the longest Retry-After). */
@@ -18,6 +20,7 @@ export const AUTH_SETTINGS: Record<keyof AuthSettings, { env: string; fallback: 
   accessSeconds: { env: 'ACCESS_TOKEN_SECONDS', fallback: 900 },
   refreshSeconds: { env: 'REFRESH_TOKEN_SECONDS', fallback: 30 * 24 * 3600 },
   attemptsPerEmail: { env: 'SIGN_IN_ATTEMPTS_PER_EMAIL', fallback: 5 },
+  attemptsPerAccount: { env: 'SIGN_IN_ATTEMPTS_PER_ACCOUNT', fallback: 100 },
   attemptsPerIp: { env: 'SIGN_IN_ATTEMPTS_PER_IP', fallback: 50 },
   windowSeconds: { env: 'SIGN_IN_WINDOW_SECONDS', fallback: 900 },
 };
@@ -40,7 +43,7 @@ export function authSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AuthS
 /** The `settings` argument of api.auth_token and api.auth_refresh (compiler/sql/identity.ts reads these names). */
 export function sqlSettings(s: AuthSettings): Record<string, number> {
   return {
-    refresh_seconds: s.refreshSeconds, attempts_per_email: s.attemptsPerEmail,
+    refresh_seconds: s.refreshSeconds, attempts_per_email: s.attemptsPerEmail, attempts_per_account: s.attemptsPerAccount,
     attempts_per_ip: s.attemptsPerIp, window_seconds: s.windowSeconds,
   };
 }

@@ -12,7 +12,7 @@ import { assertProblem as problemOf } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
 
 const MODEL = 'examples/publishing.model.json';
-const LIMITS = { attemptsPerEmail: 3, attemptsPerIp: 8, windowSeconds: 600 };
+const LIMITS = { attemptsPerEmail: 3, attemptsPerAccount: 6, attemptsPerIp: 8, windowSeconds: 600 };
 let api: RunningApi;
 /** The same model behind a gateway that signs ES256 with a key of its own. */
 let es: RunningApi;
@@ -115,14 +115,20 @@ test('an unknown email and a wrong password get the same answer, in about the sa
   assert.ok(fastest(unknown) > fastest(wrong) / 2, `unknown ${fastest(unknown).toFixed(1)} ms vs wrong ${fastest(wrong).toFixed(1)} ms`);
 });
 
-test('brute force: 429 with Retry-After per email, then per IP, counted in PostgreSQL', async () => {
+test('brute force: 429 with Retry-After per email from one address, per email from all, then per IP, counted in PostgreSQL', async () => {
   await signUp(api, 'linus@example.com', 'right-password');
-  for (let i = 0; i < LIMITS.attemptsPerEmail; i++) assertProblem(await signIn(api, 'linus@example.com', `guess ${i}`, newIp()), 401, 'E_UNAUTHENTICATED');
-  const limited = await signIn(api, 'LINUS@example.com', 'right-password', newIp());
+  const guesser = newIp();
+  for (let i = 0; i < LIMITS.attemptsPerEmail; i++) assertProblem(await signIn(api, 'linus@example.com', `guess ${i}`, guesser), 401, 'E_UNAUTHENTICATED');
+  const limited = await signIn(api, 'LINUS@example.com', 'right-password', guesser);
   assertProblem(limited, 429, 'E_TOO_MANY_REQUESTS');
   const wait = Number(limited.headers.get('retry-after'));
   assert.ok(wait >= 1 && wait <= LIMITS.windowSeconds, `Retry-After ${wait}`);
-  const rows = await api.db.sql`select attempts from lib.sign_in_attempts where key like 'email:%' and attempts > ${LIMITS.attemptsPerEmail}`;
+  // The guesser locked itself out, not the owner (before, anyone's five wrong guesses locked the account).
+  tokens(await signIn(api, 'linus@example.com', 'right-password', newIp()));
+  // Guesses spread over many addresses meet the account's own ceiling: then the right password waits too.
+  for (let i = 0; i <= LIMITS.attemptsPerAccount; i++) await signIn(api, 'linus@example.com', `spread ${i}`, newIp());
+  assertProblem(await signIn(api, 'linus@example.com', 'right-password', newIp()), 429, 'E_TOO_MANY_REQUESTS');
+  const rows = await api.db.sql`select attempts from lib.sign_in_attempts where key like 'email:%' and attempts > ${LIMITS.attemptsPerAccount}`;
   assert.ok(rows.length >= 1, 'the count lives in lib.sign_in_attempts, shared by every gateway');
 
   // One address trying many emails.
