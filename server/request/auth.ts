@@ -36,7 +36,8 @@ export function createVerifier(opts: VerifierOptions): Verify {
 }
 
 function signatureVerifier(opts: VerifierOptions): Verify {
-  const options: JWTVerifyOptions = opts.audience ? { audience: opts.audience } : {};
+  // A token without exp would never expire: a leaked one would work for ever (every token we issue has one).
+  const options: JWTVerifyOptions = { requiredClaims: ['exp'], ...(opts.audience ? { audience: opts.audience } : {}) };
   const remote = opts.jwksUrl ? createRemoteJWKSet(new URL(opts.jwksUrl)) : undefined;
   const own = opts.ownKey;
   // With a JWKS URL the shared secret is not used (as before the gateway had keys of its own).

@@ -51,6 +51,12 @@ async function refused(app: Hono, token: string, mentions?: RegExp) {
   if (mentions) assert.match(r.detail, mentions);
 }
 
+test('a token without exp is 401: it would never expire', async () => {
+  const forever = await new SignJWT({ sub: 'u1', roles: ['editor'] }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt()
+    .sign(new TextEncoder().encode(SECRET));
+  await refused(api.app, forever, /"exp" claim/);
+});
+
 test('controls: a good token is 200 on both gateways (with the audience where one is required)', async () => {
   assert.is((await attempt(api.app, await mint())).status, 200);
   assert.is((await attempt(strict, await mint({ aud: AUDIENCE }))).status, 200);
