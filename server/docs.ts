@@ -50,7 +50,11 @@ export function docsRoutes(manifest: Manifest): Hono {
   if (bundle !== undefined) {
     // The page and its script come from the gateway: it works without internet, and the version is the lockfile's.
     app.get(`${basePath}/docs/scalar.js`, (c) => c.body(bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
-    app.get(`${basePath}/docs`, Scalar({ url: `${basePath}/openapi.json`, pageTitle: `${title} reference`, cdn: `${basePath}/docs/scalar.js`, withDefaultFonts: false }));
+    // Scalar writes the page title into <title> as it is: the model's title is escaped here.
+    app.get(`${basePath}/docs`, Scalar({ url: `${basePath}/openapi.json`, pageTitle: escapeHtml(`${title} reference`), cdn: `${basePath}/docs/scalar.js`, withDefaultFonts: false }));
   }
   return app;
 }
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { root } from '../harness/child.ts';
 import { call, startApi, type Api } from '../server/setup.ts';
+import { startApi as startServed } from '../e2e/support/server.ts';
 
 let api: Api;
 test.before(async () => {
@@ -34,6 +35,20 @@ test('the script is the pinned @scalar/api-reference browser bundle, served as i
   const script = await call(api.app, 'GET', '/api/publishing/v1/docs/scalar.js');
   assert.is(script.status, 200);
   assert.is(script.text, readFileSync(join(dirname(main), 'browser/standalone.js'), 'utf8'));
+});
+
+test('the model\'s title is text in the page, not markup (Scalar writes the page title as it is given)', async () => {
+  const model = json('examples/publishing.model.json');
+  model.api.title = 'Pub </title><script>alert(1)</script>';
+  const served = await startServed(model);
+  try {
+    const page = await served.callAbsolute('GET', `${served.basePath}/docs`, { token: null });
+    assert.is(page.status, 200);
+    assert.not.match(page.text, '<script>alert(1)</script>');
+    assert.match(page.text, '<title>Pub &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; reference</title>');
+  } finally {
+    await served.close();
+  }
 });
 
 test.run();
