@@ -29,10 +29,20 @@ export interface VerifierOptions {
 
 export type Verify = (token: string) => Promise<Record<string, unknown>>;
 
+/**
+ * Payloads a provider's key (JWKS_URL) verified: their mapped claims come from their paths alone. Only the
+ * gateway's own tokens (its signing key, or JWT_SECRET) fall back to the top-level claim of that name: a
+ * provider's token without the path would otherwise pass a top-level `roles` its users may be able to set.
+ */
+const fromProvider = new WeakSet<object>();
+
 export function createVerifier(opts: VerifierOptions): Verify {
   const verify = cachedVerifier(signatureVerifier(opts));
   const paths = opts.claimPaths ?? {};
-  return Object.keys(paths).length ? async (token) => mapClaims(await verify(token), paths) : verify;
+  return Object.keys(paths).length ? async (token) => {
+    const payload = await verify(token);
+    return mapClaims(payload, paths, !fromProvider.has(payload));
+  } : verify;
 }
 
 function signatureVerifier(opts: VerifierOptions): Verify {
@@ -48,12 +58,18 @@ function signatureVerifier(opts: VerifierOptions): Verify {
   const hmac = secret ? globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']) : undefined;
   const algorithms = [...(hmac ? ['HS256'] : []), ...(remote ? ['RS256', 'ES256'] : own ? [own.alg] : [])];
   // The gateway's own key signs the tokens carrying its `kid`; the JWKS's keys sign the others.
-  const keyFor: JWTVerifyGetKey = async (header, token) => {
-    if (header.alg === 'HS256' && hmac) return hmac;
-    if (own && (!remote || header.kid === own.kid)) return own.publicKey;
-    return remote!(header, token);
+  return async (token) => {
+    let provider = false;
+    const keyFor: JWTVerifyGetKey = async (header, jws) => {
+      if (header.alg === 'HS256' && hmac) return hmac;
+      if (own && (!remote || header.kid === own.kid)) return own.publicKey;
+      provider = true;
+      return remote!(header, jws);
+    };
+    const { payload } = await jwtVerify(token, keyFor, { ...options, algorithms });
+    if (provider) fromProvider.add(payload);
+    return payload;
   };
-  return async (token) => (await jwtVerify(token, keyFor, { ...options, algorithms })).payload;
 }
 
 export async function identify(authorization: string | undefined, verify: Verify): Promise<Identity> {

@@ -60,16 +60,16 @@ function at(payload: unknown, path: string[]): unknown {
 }
 
 /**
- * The payload with each mapped claim read from its path (falling back to the top-level claim of that name,
- * so tokens of `npm run token` and of /auth/token keep working beside a provider's). A single string where
- * a list claim is expected (a provider's one `role`) becomes a list of one.
+ * The payload with each mapped claim read from its path; with `fallback` (the gateway's own tokens: of
+ * `npm run token` and /auth/token), the top-level claim of that name where the path finds nothing. A single
+ * string where a list claim is expected (a provider's one `role`) becomes a list of one.
  */
-export function mapClaims(payload: Record<string, unknown>, paths: ClaimPaths): Record<string, unknown> {
+export function mapClaims(payload: Record<string, unknown>, paths: ClaimPaths, fallback = true): Record<string, unknown> {
   const entries = Object.entries(paths) as Array<[ClaimName, string[]]>;
   if (!entries.length) return payload;
   const out = { ...payload };
   for (const [claim, path] of entries) {
-    let v = at(payload, path) ?? payload[claim];
+    let v = at(payload, path) ?? (fallback ? payload[claim] : undefined);
     if (CLAIM_TYPES[claim] === 'string[]' && typeof v === 'string') v = [v];
     if (v === undefined) delete out[claim];
     else out[claim] = v;

@@ -4,6 +4,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Hono } from 'hono';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createApp } from '../../server/app.ts';
 import { claimPathsFromEnv, mapClaims, parseClaimPath } from '../../server/request/claims.ts';
 import { SECRET, call, startApi, token, type Api } from '../server/setup.ts';
@@ -90,6 +93,25 @@ test('claim paths: syntax, lists of one, refusal of malformed paths', () => {
 
 test('no mapped token reached a 5xx', () => {
   assert.equal(api.logged, []);
+});
+
+test('a provider\'s token (JWKS_URL) without the configured path gets no top-level claim in its place', async () => {
+  // A provider of our own: a key pair and its JWKS on a local port.
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'provider-1', alg: 'ES256', use: 'sig' };
+  const server = createServer((_req, res) => { res.setHeader('Content-Type', 'application/json'); res.end(JSON.stringify({ keys: [jwk] })); });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    const app = createApp({ sql: api.db.sql, manifest: api.manifest, jwksUrl, claimPaths: claimPathsFromEnv(PROVIDERS.keycloak.env) });
+    const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'provider-1' })
+      .setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    assert.is((await createTag(app, await sign(PROVIDERS.keycloak.payload('editor')), 'jwks-mapped')).status, 201, 'the path is read');
+    // A top-level roles claim (a user attribute some providers let users set) is not the configured roles.
+    assert.is((await createTag(app, await sign({ sub: 'f:kc:8', roles: ['editor'] }), 'jwks-top-level')).status, 403);
+  } finally {
+    server.close();
+  }
 });
 
 test.run();
