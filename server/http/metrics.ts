@@ -1,5 +1,6 @@
 // Prometheus metrics of the gateway (prom-client): requests by route template and status, their latency,
 // each database pool's connections in use and requests waiting, and the file outbox's depth; GET /metrics.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -60,7 +61,21 @@ export class Metrics {
     });
   }
 
-  routes(): Hono {
-    return new Hono().get('/metrics', async (c) => c.body(await this.registry.metrics(), 200, { 'Content-Type': this.registry.contentType }));
+  /**
+   * GET /metrics; with `token` (METRICS_TOKEN), only for `Authorization: Bearer <token>` (Prometheus's
+   * `authorization` setting): else 401, so a public port does not show routes, status counts and saturation.
+   */
+  routes(token?: string): Hono {
+    const expected = token ? createHash('sha256').update(token).digest() : undefined;
+    return new Hono().get('/metrics', async (c) => {
+      if (expected) {
+        const given = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+        if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
+          const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'E_UNAUTHENTICATED', detail: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' };
+          return c.body(JSON.stringify(problem), 401, { 'Content-Type': 'application/problem+json', 'WWW-Authenticate': 'Bearer' });
+        }
+      }
+      return c.body(await this.registry.metrics(), 200, { 'Content-Type': this.registry.contentType });
+    });
   }
 }

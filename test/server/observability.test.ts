@@ -48,6 +48,19 @@ test('GET /metrics: requests by method, route template and status, their latency
   assert.match(text, `http_request_duration_seconds_count{method="GET",route="${BASE}/comments/{id}",status="404"} 3`);
 });
 
+test('GET /metrics with METRICS_TOKEN: 401 problem without the bearer token or with another, 200 with it', async () => {
+  const guarded = metrics.routes('scrape-secret');
+  for (const authorization of [undefined, 'Bearer wrong', 'Basic c2NyYXBlLXNlY3JldA==']) {
+    const r = await guarded.request('/metrics', { headers: authorization ? { authorization } : {} });
+    assert.is(r.status, 401, String(authorization));
+    assert.is(r.headers.get('content-type'), 'application/problem+json');
+    assert.is(r.headers.get('www-authenticate'), 'Bearer');
+  }
+  const ok = await guarded.request('/metrics', { headers: { authorization: 'Bearer scrape-secret' } });
+  assert.is(ok.status, 200);
+  assert.match(await ok.text(), 'http_requests_total');
+});
+
 test('GET /metrics: the pool\'s connection in use and a request waiting for it, and the file outbox\'s depth', async () => {
   const headers = { authorization: `Bearer ${await token({ sub: 'u1', roles: ['admin'] })}`, 'content-type': 'application/json' };
   const gauges = async () => (await (await metrics.routes().request('/metrics')).text()).split('\n').filter((l) => /^(db_pool|files_outbox)/.test(l));
