@@ -38,6 +38,9 @@ export function baseType(p: Property): string {
   }
 }
 
+/** Whether a table's rows belong to an organization (OrganizationRBAC, EnterpriseRBAC: entities, joins, sub-resources). */
+export const hasOrganization = (t: { columns: ReadonlyArray<{ name: string }> }) => t.columns.some((c) => c.name === 'organization_id');
+
 /** The values an integer column holds (a Number of format int32 or int64, or a Version), by its type. */
 export const INTEGER_RANGES = {
   integer: { minimum: -2147483648, maximum: 2147483647 },

@@ -1,7 +1,7 @@
 // The file triggers of each table with FileURL/ImageURL columns: before a write, a new block is claimed
 // (lib.claim_file) and a bare {id} keeps the stored file; after it, a file no row holds goes to the outbox.
 import type { TableIR } from '../ir/types.ts';
-import { isFile } from '../ir/columns.ts';
+import { hasOrganization, isFile } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { DEFINER, ident, literal, qname } from './ident.ts';
 import { fn } from './engine/refusals.ts';
@@ -24,7 +24,7 @@ export function fileTriggersDdl(t: TableIR): string {
   // Definer, past the policies: under the organization strategies, the row of the caller's organization (another
   // may hold the same key: its file was otherwise kept, read and then deleted by this one).
   const key = t.kind === 'subresource' ? t.relation!.ownerColumn : undefined;
-  const inOrg = t.columns.some((c) => c.name === 'organization_id') ? ' AND s.organization_id = NEW.organization_id' : '';
+  const inOrg = hasOrganization(t) ? ' AND s.organization_id = NEW.organization_id' : '';
   const claims = files.map((name) => {
     const col = ident(name);
     const stored = key

@@ -3,6 +3,7 @@
 // USING is that scenario's tree (FETCH / POST_FETCH). `\dp app.<table>` shows them by label.
 import type { ActionName, Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
+import { hasOrganization } from '../ir/columns.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
@@ -80,7 +81,7 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
 /** Join and sub-resource rows are visible and writable exactly when their owning record is. */
 function ownedTableDdl(t: TableIR, owner: TableIR): string[] {
   const pk = Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0];
-  const org = t.columns.some((c) => c.name === 'organization_id');
+  const org = hasOrganization(t);
   // The row's own columns qualified by its table: unqualified, organization_id named the owner's own column.
   const own = (col: string) => `${qname('app', t.name)}.${ident(col)}`;
   const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${own(t.relation!.ownerColumn)}${org ? ` AND o.organization_id = ${own('organization_id')}` : ''}))`;

@@ -2,7 +2,7 @@
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
 import type { TableIR } from '../ir/types.ts';
 import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
-import { defaultValueSql } from '../ir/columns.ts';
+import { defaultValueSql, hasOrganization } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
 
@@ -85,7 +85,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
     }
   }
-  if (t.columns.some((c) => c.name === 'organization_id')) {
+  if (hasOrganization(t)) {
     // Organization strategies: a row belongs to its creator's active organization, for good.
     onInsert.push(`NEW.organization_id := auth.org();`,
       `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
@@ -165,7 +165,7 @@ export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string):
   const key = ident(t.relation!.ownerColumn);
   const row = (col: string) => `(CASE WHEN TG_OP = 'DELETE' THEN OLD.${col} ELSE NEW.${col} END)`;
   // Definer, past the policies: under the organization strategies the owner is the row's organization's.
-  const org = t.columns.some((c) => c.name === 'organization_id') ? ` AND organization_id = ${row('organization_id')}` : '';
+  const org = hasOrganization(t) ? ` AND organization_id = ${row('organization_id')}` : '';
   return [
     `CREATE OR REPLACE FUNCTION ${touch}() RETURNS trigger LANGUAGE plpgsql ${DEFINER} AS $fn$`,
     'BEGIN',

@@ -51,7 +51,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   files.start();
   app.route('/', healthRoutes(pools.probe, { docsUrl: manifest.api.docsUrl }));
-  app.route('/', metrics.routes(env.METRICS_TOKEN || undefined));
+  app.route('/', metrics.routes(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN, docsUrl: manifest.api.docsUrl } : undefined));
 
   let stopping = false;
   const drain = new Drain();

@@ -5,6 +5,8 @@ import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../pg/pools.ts';
+import { ApiError } from '../problem/types.ts';
+import { renderProblem } from '../problem/render.ts';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -62,17 +64,17 @@ export class Metrics {
   }
 
   /**
-   * GET /metrics; with `token` (METRICS_TOKEN), only for `Authorization: Bearer <token>` (Prometheus's
+   * GET /metrics; with a guard's `token` (METRICS_TOKEN), only for `Authorization: Bearer <token>` (Prometheus's
    * `authorization` setting): else 401, so a public port does not show routes, status counts and saturation.
    */
-  routes(token?: string): Hono {
-    const expected = token ? createHash('sha256').update(token).digest() : undefined;
+  routes(guard?: { token: string; docsUrl: string }): Hono {
+    const expected = guard ? createHash('sha256').update(guard.token).digest() : undefined;
     return new Hono().get('/metrics', async (c) => {
-      if (expected) {
+      if (guard && expected) {
         const given = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
         if (!timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
-          const problem = { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'E_UNAUTHENTICATED', detail: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' };
-          return c.body(JSON.stringify(problem), 401, { 'Content-Type': 'application/problem+json', 'WWW-Authenticate': 'Bearer' });
+          return renderProblem(new ApiError('unauthenticated', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.',
+            { headers: { 'WWW-Authenticate': 'Bearer' } }), { docsUrl: guard.docsUrl, instance: '/metrics' });
         }
       }
       return c.body(await this.registry.metrics(), 200, { 'Content-Type': this.registry.contentType });

@@ -49,7 +49,7 @@ test('GET /metrics: requests by method, route template and status, their latency
 });
 
 test('GET /metrics with METRICS_TOKEN: 401 problem without the bearer token or with another, 200 with it', async () => {
-  const guarded = metrics.routes('scrape-secret');
+  const guarded = metrics.routes({ token: 'scrape-secret', docsUrl: 'https://docs.example.com' });
   for (const authorization of [undefined, 'Bearer wrong', 'Basic c2NyYXBlLXNlY3JldA==']) {
     const r = await guarded.request('/metrics', { headers: authorization ? { authorization } : {} });
     assert.is(r.status, 401, String(authorization));

@@ -1,7 +1,7 @@
 // What the compiled engine needs to know about one table, resolved once from the IR: its key, the
 // columns a response shows and a body may write, ETag, parent and soft delete, and the SQL for each.
 import type { ColumnIR, TableIR } from '../../ir/types.ts';
-import { serverManaged } from '../../ir/columns.ts';
+import { hasOrganization, serverManaged } from '../../ir/columns.ts';
 import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
 import { wireName } from '../../model/names.ts';
@@ -85,7 +85,7 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
     pk,
     keyType: col(pk).sqlType,
     soft: t.kind === 'entity' && Boolean(t.entity.softDelete),
-    org: t.columns.some((c) => c.name === 'organization_id'),
+    org: hasOrganization(t),
     version: t.kind === 'entity' ? Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version)?.[0] : undefined,
     parent: parentRef ? { column: parentRef.property, type: col(parentRef.property).sqlType, table: entityTable(parentRef.entity).name } : undefined,
     output: props.filter(readable).map((c) => c.name),
