@@ -72,15 +72,17 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
  * Rewrites the plan's body: a reference to the caller's unused intent becomes the stored block
  * {id, location, name, mime} (after the copy and its checks); any other reference becomes {id}, which the
  * SQL accepts only as the file the record already holds (else 422 E_FILE_NOT_UPLOADED). `prepare` runs
- * upload_prepare: on the pool, or on the connection of the transaction the write runs in. `signal` ends the
- * storage calls at the request's deadline (503).
+ * upload_prepare: on the pool, or on the connection of the transaction the write runs in. `deadline` gives the
+ * signal that ends the storage calls at the request's deadline (503); it is asked for only when a file is given
+ * (a timer per request that touches no file costs every read).
  */
 export async function attachFiles(prepare: (call: Call) => Promise<unknown>, storage: Storage, plan: Plan, call: Call,
-  signal: AbortSignal): Promise<Attachment | undefined> {
+  deadline: () => AbortSignal): Promise<Attachment | undefined> {
   const specs = writtenFiles(plan.endpoint);
   const body = plan.args.body as Record<string, unknown> | undefined;
   const given = body ? Object.keys(specs).filter((k) => typeof body[k] === 'string') : [];
   if (!body || given.length === 0) return undefined;
+  const signal = deadline();
   const tokens = [...new Set(given.map((k) => body[k] as string))];
   const prepared = (await prepare({ ...call, fn: 'upload_prepare', args: { tokens } })) as { data: Intent[] };
   const intents = new Map(prepared.data.map((i) => [i.token, i]));

@@ -100,10 +100,11 @@ export class Files {
     const prepare = inTransaction ?? ((c: Call) => dispatch(this.o.pool ?? this.o.sql, c));
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
-    const signal = deadline ?? this.deadline();
+    let signal = deadline;
+    const lazy = () => (signal ??= this.deadline());
     try {
       for (const one of plans) {
-        const a = await attachFiles(prepare, this.storage, one, caller, signal);
+        const a = await attachFiles(prepare, this.storage, one, caller, lazy);
         if (a) done.push(a);
       }
     } catch (err) {
