@@ -29,6 +29,7 @@ import { ANONYMOUS, createVerifier, identify, type Identity } from './request/au
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
 import { callerIp, callerKey, compileTrust } from './request/caller.ts';
 import { sentPath } from './request/path.ts';
+import { refuseAnyQuery } from './request/query.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
@@ -157,6 +158,7 @@ export function createApp(opts: AppOptions): Hono {
     try {
       if (c.req.method !== 'POST') throw methodNotAllowed(c.req.method, ['POST']);
       setRoute(c, `${basePath}/batch`);
+      refuseAnyQuery(c.req.url);
       const identity = await identify(c.req.header('authorization'), verify);
       const body = await readJsonObject(c.req.raw, limits.maxBodyBytes, limits.maxJsonMembers);
       const ip = callerIp(c, trust);

@@ -8,6 +8,7 @@ import { problemFromDatabase } from '../problem/database.ts';
 import { ApiError, badRequest, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
 import { ANONYMOUS } from '../request/auth.ts';
 import { readJsonObject } from '../request/body.ts';
+import { refuseAnyQuery } from '../request/query.ts';
 import { dispatch } from '../query/dispatch.ts';
 import { jwks, type SigningKey } from './keys.ts';
 import { sqlSettings, type AuthSettings } from './settings.ts';
@@ -97,6 +98,7 @@ export function authRoutes(ctx: AuthContext): Hono {
     app.all(`${base}/${name}`, async (c) => {
       try {
         if (c.req.method !== 'POST') throw methodNotAllowed(c.req.method, ['POST']);
+        refuseAnyQuery(c.req.url);
         return await handler(c);
       } catch (err) {
         return ctx.fail(c, err);

@@ -5,6 +5,7 @@ import { problemFromDatabase } from '../problem/database.ts';
 import { ApiError, badRequest, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
 import type { Identity } from '../request/auth.ts';
 import { readJsonObject } from '../request/body.ts';
+import { refuseAnyQuery } from '../request/query.ts';
 import { LocalStorage } from './local.ts';
 import { localRoutes } from './local-routes.ts';
 import type { Files } from './service.ts';
@@ -44,6 +45,7 @@ export function fileRoutes(files: Files, ctx: RouteContext): Hono {
     let identity: Identity | undefined;
     try {
       if (c.req.method !== 'POST') throw methodNotAllowed(c.req.method, ['POST']);
+      refuseAnyQuery(c.req.url);
       identity = await ctx.identify(c);
       const { filename, contentType } = intentBody(await readJsonObject(c.req.raw, INTENT_BODY_BYTES));
       const intent = await files.intent({ identity, ip: ctx.ip(c) }, filename, contentType, files.origin(c.req.url));

@@ -51,6 +51,13 @@ export function parseQuery(search: URLSearchParams, maxFilters = LIMITS.maxFilte
 /** Which query parameters a route takes; anything else present is refused, naming it. */
 export type { QueryAllowance } from '../../compiler/query/operations.ts';
 
+/** Routes that take no query parameter (batch, upload intents, /auth): any present is refused, naming it. */
+export function refuseAnyQuery(url: string): void {
+  const at = url.indexOf('?');
+  const first = at < 0 ? undefined : new URLSearchParams(url.slice(at + 1)).keys().next().value;
+  if (first !== undefined) throw badRequest(`Query parameter "${first}" is not supported on this route.`);
+}
+
 export function refuseUnsupported(query: RawQuery, allow: QueryAllowance): void {
   const ok: Record<Reserved, boolean | undefined> = {
     page: allow.paging, per_page: allow.paging, after: allow.cursor, before: allow.cursor, count: allow.cursor, sort: allow.sort,

@@ -44,6 +44,14 @@ test('400 unknown filter, operator, sort and projection; per_page over 100', asy
   assertProblem(await api.get(`/posts/${post}?title=x`), 400, api.docsUrl, { names: ['title'] });
 });
 
+test('400 a query parameter on the routes that take none: batch, upload intents, sign-in', async () => {
+  const before = await api.db.sql`select (select count(*) from app.projects)::int as projects, (select count(*) from lib.uploads)::int as uploads`;
+  assertProblem(await api.post('/batch?atomic=false', { operations: [{ method: 'POST', path: '/projects', body: { name: 'B' } }] }), 400, api.docsUrl, { names: ['atomic'] });
+  assertProblem(await api.post('/.well-known/upload?x=1', { filename: 'a.png', contentType: 'image/png' }), 400, api.docsUrl, { names: ['x'] });
+  assertProblem(await api.post('/auth/token?email=a@example.com', { email: 'a@example.com', password: 'nope' }, { token: null }), 400, api.docsUrl, { names: ['email'] });
+  assert.equal(await api.db.sql`select (select count(*) from app.projects)::int as projects, (select count(*) from lib.uploads)::int as uploads`, before);
+});
+
 test('400 readOnly supplied and immutable changed name the property', async () => {
   assertProblem(await api.post('/posts', { project_id: project, title: 'x', author_id: 'me' }), 400, api.docsUrl, { names: ['author_id'] });
   assertProblem(await api.patch(`/posts/${post}`, { created_at: '2020-01-01T00:00:00Z' }), 400, api.docsUrl, { names: ['created_at'] });
