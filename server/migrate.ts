@@ -10,6 +10,37 @@ export interface MigrateOptions {
   connectionString: string;
   /** Folder holding `committed/` and `current.sql` (graphile-migrate's migrationsFolder). */
   migrationsFolder: string;
+  /** Told once when another migration of the database runs and this one waits for it (default: stderr). */
+  onWait?: (message: string) => void;
+}
+
+/**
+ * The session advisory lock a migration holds, so that two at once (gateways started together in a rolling
+ * deploy) run one after the other: graphile-migrate's own lock is tried once and fails the second with
+ * "Failed to get exclusive lock". 1835102313 is this product's lock space ('mapi'; lib.hash_slot takes 0 and up).
+ */
+const MIGRATION_LOCK = [1835102313, -1] as const;
+const LOCK_POLL_MS = 250;
+
+/** Runs `fn` holding MIGRATION_LOCK on the database behind `url`, waiting (without limit) while another holds it. */
+async function withMigrationLock<T>(url: string, onWait: (message: string) => void, fn: () => Promise<T>): Promise<T> {
+  return withAdminClient(url, async (sql) => {
+    const [a, b] = MIGRATION_LOCK;
+    for (let told = false; !(await sql`select pg_try_advisory_lock(${a}, ${b}) as ok`)[0]!.ok;) {
+      if (!told) {
+        const [holder] = await sql`select l.pid, a.application_name from pg_locks l left join pg_stat_activity a using (pid)
+          where l.locktype = 'advisory' and l.classid = ${a} and l.objid = ${b >>> 0} and l.objsubid = 2 and l.granted`;
+        onWait(`Another migration of this database is running${holder ? ` (backend pid ${holder.pid}${holder.application_name ? `, ${holder.application_name}` : ''})` : ''}; waiting for it to end.`);
+        told = true;
+      }
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    }
+    try {
+      return await fn();
+    } finally {
+      await sql`select pg_advisory_unlock(${a}, ${b})`.catch(() => {}); // a lost connection released it already
+    }
+  });
 }
 
 export interface MigrateResult {
@@ -47,6 +78,11 @@ export class MigrationError extends Error {
 }
 
 export async function migrateDatabase(opts: MigrateOptions): Promise<MigrateResult> {
+  const onWait = opts.onWait ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  return withMigrationLock(opts.connectionString, onWait, () => migrateLocked(opts));
+}
+
+async function migrateLocked(opts: MigrateOptions): Promise<MigrateResult> {
   const messages: string[] = [];
   const settings: Settings = {
     connectionString: opts.connectionString,

@@ -84,6 +84,31 @@ test('applies the script again after a refusal', async () => {
   assert.is(row?.n, 1);
 });
 
+test('migrations of one database run one after the other: the second waits for the first, then applies', async () => {
+  const V3 = V2 + 'alter table widgets add column if not exists size int;\n';
+  writeFileSync(join(folder, 'current.sql'), V3);
+  // Another migration holds the lock (a session of this test, which releases it below).
+  const held = await db.sql.reserve();
+  try {
+    await held`select pg_advisory_lock(1835102313, -1)`;
+    const told: string[] = [];
+    const waiting = migrateDatabase({ connectionString: db.url, migrationsFolder: folder, onWait: (m) => told.push(m) });
+    for (let i = 0; i < 100 && told.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(told.length, 1, 'the waiting migration says why it waits');
+    assert.match(told[0]!, /Another migration of this database is running \(backend pid \d+/);
+    const [before] = await db.sql`select count(*)::int as n from information_schema.columns where table_name = 'widgets' and column_name = 'size'`;
+    assert.is(before?.n, 0, 'nothing applied while the other holds the lock');
+    await held`select pg_advisory_unlock(1835102313, -1)`;
+    assert.is((await waiting).current, 'applied');
+  } finally {
+    held.release();
+  }
+  // Two at once (gateways started together): both end well, one applies, the other finds it done.
+  writeFileSync(join(folder, 'current.sql'), V3 + 'alter table widgets add column if not exists weight int;\n');
+  const both = await Promise.all([0, 1].map(() => migrateDatabase({ connectionString: db.url, migrationsFolder: folder, onWait: () => {} })));
+  assert.equal(both.map((r) => r.current).sort(), ['applied', 'unchanged']);
+});
+
 test('a refusal prints its message, detail and hint, not where in the reconcile helpers it was raised', () => {
   const where = 'PL/pgSQL function meta.ensure_column(text,text,text,boolean,text,boolean) line 12 at RAISE';
   const refused = describeFailure(new MigrationError({ message: 'Refused: cannot add required property items.size', hint: 'Give the property a defaultValue.', where }));
