@@ -18,7 +18,9 @@ export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<v
   // triggers judge requests, not the seed.
   for (const t of tables) await sql.unsafe(`ALTER TABLE app.${t} DISABLE TRIGGER USER`);
   try {
-    await sql`INSERT INTO app.users (id, email, password) SELECT 'u' || i, 'u' || i || '@example.com', 'x' FROM generate_series(1, 2000) i`;
+    // One hash for all (a Password column holds bcrypt hashes only), at bcrypt's lowest cost.
+    await sql`INSERT INTO app.users (id, email, password) SELECT 'u' || i, 'u' || i || '@example.com', h
+      FROM generate_series(1, 2000) i, (SELECT extensions.crypt('x', extensions.gen_salt('bf', 4)) AS h) s`;
     await sql`INSERT INTO app.projects (id, name, owner_id)
       SELECT 'p' || i, 'Project ' || i, CASE WHEN i <= ${OWN_PROJECTS} THEN ${BENCH_USER} ELSE 'u' || (i % 2000 + 1) END
       FROM generate_series(1, ${projects}::int) i`;

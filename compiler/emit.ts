@@ -5,7 +5,7 @@ import type { Model } from './model/types.ts';
 import type { TableIR } from './ir/types.ts';
 import { buildSchema } from './ir/build.ts';
 import { tableName } from './model/names.ts';
-import { constraintDdl, indexDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
+import { constraintDdl, indexDdl, replacedDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
 import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
 import { apiDdl, refusalsTableDdl, tableApiDdl } from './sql/functions.ts';
@@ -55,6 +55,7 @@ export function modelParts(model: Model): Part[] {
   const owner = (t: TableIR) => tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
   const access = 'Access scenarios: PRE_FETCH functions and row-level security policies';
   return [
+    ...perTable('Constraints and indexes the model no longer has, or has changed', replacedDdl),
     ...perTable('Tables and columns', tableDdl),
     ...perTable('Primary keys, unique and check constraints', (t) => constraintDdl(t, ['primary', 'unique', 'check'])),
     ...perTable('Foreign keys', (t) => constraintDdl(t, ['foreign'])),

@@ -112,8 +112,10 @@ async function prove(rootUrl: string, folder: string, scripts: string[], whole: 
   try {
     const committed = committedFiles(folder).map((f) => bodyOf(readFileSync(join(folder, 'committed', f), 'utf8')));
     // One after the other: the engine creates cluster-wide roles, which two sessions would race to create.
-    const [full] = await run(wholeDb, [[whole]]);
-    const [before, chain] = await run(chainDb, [committed, scripts]);
+    // A script that fails here keeps PostgreSQL's detail and hint (a refusal says what to do).
+    const proofRun: typeof run = (database, steps) => run(database, steps).catch((err: unknown) => { throw new MigrationError(err); });
+    const [full] = await proofRun(wholeDb, [[whole]]);
+    const [before, chain] = await proofRun(chainDb, [committed, scripts]);
     const differences = shapeDifference(full!, chain!);
     if (differences.length) throw new ProofError(differences);
     return { committed: before!, whole: full! };

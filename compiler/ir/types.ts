@@ -27,6 +27,8 @@ export interface ConstraintIR extends RuleObject {
   /** The definition after ADD CONSTRAINT <name>, e.g. CHECK ((rating >= 0)). */
   def: string;
   kind: 'primary' | 'unique' | 'check' | 'foreign';
+  /** What to do when existing rows break it, for the migration's refusal (default: fix them or relax the rule). */
+  hint?: string;
 }
 
 export interface IndexIR extends RuleObject {

@@ -229,6 +229,14 @@ DECLARE
   n bigint;
   pair text := from_type || ' -> ' || to_type;
 BEGIN
+  -- Nothing stored, nothing to change: any type goes (the old default, which may not cast, goes first;
+  -- ensure_column sets the model's after).
+  EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, col) INTO n;
+  IF n = 0 THEN
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT', rel, col);
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s USING NULL', rel, col, to_type);
+    RETURN;
+  END IF;
   IF pair IN ('character varying(255) -> text', 'character varying(255)[] -> text[]',
               'integer -> bigint', 'integer -> numeric', 'bigint -> numeric', 'integer -> double precision',
               'integer[] -> bigint[]', 'integer[] -> numeric[]', 'bigint[] -> numeric[]') THEN
@@ -240,7 +248,7 @@ BEGIN
         USING HINT = 'Keep "long": true, or shorten those values first.';
     END IF;
   ELSE
-    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change stored data', tbl, col, from_type, to_type
+    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change the % values it holds', tbl, col, from_type, to_type, n
       USING HINT = format('Convert it by hand (ALTER TABLE %s ALTER COLUMN %I TYPE %s USING …), then migrate again.', rel, col, to_type);
   END IF;
   EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s', rel, col, to_type);
@@ -252,6 +260,7 @@ DECLARE
   rel regclass := format('app.%I', tbl)::regclass;
   fp text := md5(def);
   cid oid;
+  why text;
 BEGIN
   SELECT oid INTO cid FROM pg_constraint WHERE conrelid = rel AND conname = name;
   IF FOUND THEN
@@ -263,10 +272,13 @@ BEGIN
   BEGIN
     EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', rel, name, def);
   EXCEPTION WHEN check_violation OR unique_violation OR foreign_key_violation OR not_null_violation THEN
+    -- PostgreSQL's detail names a row that breaks it (the duplicated key, the failing row).
+    GET STACKED DIAGNOSTICS why = PG_EXCEPTION_DETAIL;
     RAISE EXCEPTION 'Refused: the rule % (%) cannot be applied to app.%: existing rows break it', name, def, tbl
-      USING DETAIL = SQLERRM, HINT = 'Fix or remove those rows, or relax the rule in the model, then migrate again.';
+      USING DETAIL = SQLERRM || coalesce(': ' || nullif(why, ''), ''),
+        HINT = coalesce(info ->> 'hint', 'Fix or remove those rows, or relax the rule in the model, then migrate again.');
   END;
-  EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', name, rel, (info || jsonb_build_object('fingerprint', fp))::text);
+  EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', name, rel, (info - 'hint' || jsonb_build_object('fingerprint', fp))::text);
 END $$;
 
 CREATE OR REPLACE FUNCTION meta.ensure_index(tbl text, name text, def text, info jsonb) RETURNS void
@@ -283,24 +295,43 @@ BEGIN
   EXECUTE format('COMMENT ON INDEX app.%I IS %L', name, (info || jsonb_build_object('fingerprint', fp))::text);
 END $$;
 
--- Drops managed constraints and indexes of a table that the model no longer asks for.
-CREATE OR REPLACE FUNCTION meta.drop_stale(tbl text, keep_constraints text[], keep_indexes text[]) RETURNS void
-LANGUAGE plpgsql AS $$
+-- Before a table's columns are reconciled: drops its managed constraints and indexes that the model no longer
+-- has or has changed (ensure_constraint and ensure_index make the model's afterwards), so a key moving to another
+-- column, or a column changing type, meets none of the old rules. A key or unique constraint takes along the other
+-- tables' foreign keys resting on it (CASCADE): a reference the model keeps is made again in the foreign-key section,
+-- and one it dropped goes with it. A password column (rule Password) that stops being one while it holds hashes is
+-- refused: they would become readable, and no longer checked at sign-in.
+DROP FUNCTION IF EXISTS meta.drop_stale(text, text[], text[]);
+CREATE OR REPLACE FUNCTION meta.drop_replaced(tbl text, constraint_names text[], constraint_defs text[],
+  index_names text[], index_defs text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  rel regclass := format('app.%I', tbl)::regclass;
+  rel regclass := to_regclass(format('app.%I', tbl));
   r record;
+  n bigint;
 BEGIN
-  FOR r IN SELECT conname FROM pg_constraint
-    WHERE conrelid = rel AND meta.managed(obj_description(oid, 'pg_constraint')) ? 'fingerprint'
-      AND conname <> ALL (keep_constraints)
+  IF rel IS NULL THEN RETURN; END IF;
+  FOR r IN SELECT k.conname, i.info, d.def FROM pg_constraint k
+      CROSS JOIN LATERAL meta.managed(obj_description(k.oid, 'pg_constraint')) AS i(info)
+      LEFT JOIN unnest(constraint_names, constraint_defs) AS d(name, def) ON d.name = k.conname
+    WHERE k.conrelid = rel AND i.info ? 'fingerprint' AND (d.def IS NULL OR md5(d.def) <> i.info ->> 'fingerprint')
   LOOP
-    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel, r.conname);
+    IF r.def IS NULL AND r.info ->> 'rule' = 'Password' AND EXISTS (SELECT FROM pg_attribute
+        WHERE attrelid = rel AND attname = r.info ->> 'property' AND NOT attisdropped) THEN
+      EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, r.info ->> 'property') INTO n;
+      IF n > 0 THEN
+        RAISE EXCEPTION 'Refused: app.%.% is no longer a Password in the model, but % rows hold password hashes in it', tbl, r.info ->> 'property', n
+          USING DETAIL = 'Without the module the hashes would be readable by whoever may read the property, and sign-in would no longer check them.',
+            HINT = format('Keep the Password module, or remove the hashes first: UPDATE %s SET %I = NULL;', rel, r.info ->> 'property');
+      END IF;
+    END IF;
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I CASCADE', rel, r.conname);
   END LOOP;
-  FOR r IN SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-    WHERE i.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
-      AND c.relname <> ALL (keep_indexes)
+  FOR r IN SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+      LEFT JOIN unnest(index_names, index_defs) AS d(name, def) ON d.name = c.relname
+    WHERE x.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
+      AND (d.def IS NULL OR md5(d.def) <> meta.managed(obj_description(c.oid, 'pg_class')) ->> 'fingerprint')
   LOOP
-    EXECUTE format('DROP INDEX app.%I', r.relname);
+    EXECUTE format('DROP INDEX IF EXISTS app.%I', r.relname);
   END LOOP;
 END $$;
 

@@ -4,7 +4,8 @@ import type { ConstraintIR, IndexIR, TableIR } from '../ir/types.ts';
 import { ident, literal, qname } from './ident.ts';
 
 const call = (fn: string, args: string[]) => `SELECT meta.${fn}(${args.join(', ')});`;
-const info = (o: { property: string; rule: string }) => `${literal(JSON.stringify({ property: o.property, rule: o.rule }))}::jsonb`;
+const info = (o: { property: string; rule: string; hint?: string }) =>
+  `${literal(JSON.stringify({ property: o.property, rule: o.rule, ...(o.hint ? { hint: o.hint } : {}) }))}::jsonb`;
 const nullable = (v: string | undefined) => (v === undefined ? 'NULL' : literal(v));
 
 export function tableDdl(t: TableIR): string {
@@ -26,21 +27,23 @@ export function constraintDdl(t: TableIR, kinds: ReadonlyArray<ConstraintIR['kin
     .join('\n');
 }
 
+const indexDef = (t: TableIR, i: IndexIR) => `CREATE INDEX ${ident(i.name)} ON ${qname('app', t.name)} USING ${i.method} ${i.expr}`;
+
 export function indexDdl(t: TableIR): string {
-  return t.indexes.map((i: IndexIR) => {
-    const def = `CREATE INDEX ${ident(i.name)} ON ${qname('app', t.name)} USING ${i.method} ${i.expr}`;
-    return call('ensure_index', [literal(t.name), literal(i.name), literal(def), info(i)]);
-  }).join('\n');
+  return t.indexes.map((i) => call('ensure_index', [literal(t.name), literal(i.name), literal(indexDef(t, i)), info(i)])).join('\n');
 }
 
 const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
 
-/** Removes what the model no longer has: managed constraints and indexes, then empty columns. */
+/** Before the columns: the managed constraints and indexes the model no longer has, or has changed, dropped. */
+export function replacedDdl(t: TableIR): string {
+  return call('drop_replaced', [literal(t.name), list(t.constraints.map((c) => c.name)), list(t.constraints.map((c) => c.def)),
+    list(t.indexes.map((i) => i.name)), list(t.indexes.map((i) => indexDef(t, i)))]);
+}
+
+/** Removes the columns the model no longer has (when they hold no value). */
 export function staleDdl(t: TableIR): string {
-  return [
-    call('drop_stale', [literal(t.name), list(t.constraints.map((c) => c.name)), list(t.indexes.map((i) => i.name))]),
-    call('drop_stale_columns', [literal(t.name), list(t.columns.map((c) => c.name))]),
-  ].join('\n');
+  return call('drop_stale_columns', [literal(t.name), list(t.columns.map((c) => c.name))]);
 }
 
 export function staleTablesDdl(tables: TableIR[]): string {

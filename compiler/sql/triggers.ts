@@ -8,6 +8,8 @@ import { fn, identityFirst } from './engine/refusals.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
+/** What a Password column holds: a bcrypt hash (pgcrypto writes $2a$), its CHECK constraint's pattern. */
+export const BCRYPT_HASH = '^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$';
 /**
  * bcrypt hashes the first 72 bytes of a password and ignores the rest, so a longer one is refused (422) when
  * stored, and never matches at sign-in: two passwords sharing their first 72 bytes must not both open the door.

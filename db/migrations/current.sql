@@ -235,6 +235,14 @@ DECLARE
   n bigint;
   pair text := from_type || ' -> ' || to_type;
 BEGIN
+  -- Nothing stored, nothing to change: any type goes (the old default, which may not cast, goes first;
+  -- ensure_column sets the model's after).
+  EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, col) INTO n;
+  IF n = 0 THEN
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT', rel, col);
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s USING NULL', rel, col, to_type);
+    RETURN;
+  END IF;
   IF pair IN ('character varying(255) -> text', 'character varying(255)[] -> text[]',
               'integer -> bigint', 'integer -> numeric', 'bigint -> numeric', 'integer -> double precision',
               'integer[] -> bigint[]', 'integer[] -> numeric[]', 'bigint[] -> numeric[]') THEN
@@ -246,7 +254,7 @@ BEGIN
         USING HINT = 'Keep "long": true, or shorten those values first.';
     END IF;
   ELSE
-    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change stored data', tbl, col, from_type, to_type
+    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change the % values it holds', tbl, col, from_type, to_type, n
       USING HINT = format('Convert it by hand (ALTER TABLE %s ALTER COLUMN %I TYPE %s USING …), then migrate again.', rel, col, to_type);
   END IF;
   EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s', rel, col, to_type);
@@ -258,6 +266,7 @@ DECLARE
   rel regclass := format('app.%I', tbl)::regclass;
   fp text := md5(def);
   cid oid;
+  why text;
 BEGIN
   SELECT oid INTO cid FROM pg_constraint WHERE conrelid = rel AND conname = name;
   IF FOUND THEN
@@ -269,10 +278,13 @@ BEGIN
   BEGIN
     EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', rel, name, def);
   EXCEPTION WHEN check_violation OR unique_violation OR foreign_key_violation OR not_null_violation THEN
+    -- PostgreSQL's detail names a row that breaks it (the duplicated key, the failing row).
+    GET STACKED DIAGNOSTICS why = PG_EXCEPTION_DETAIL;
     RAISE EXCEPTION 'Refused: the rule % (%) cannot be applied to app.%: existing rows break it', name, def, tbl
-      USING DETAIL = SQLERRM, HINT = 'Fix or remove those rows, or relax the rule in the model, then migrate again.';
+      USING DETAIL = SQLERRM || coalesce(': ' || nullif(why, ''), ''),
+        HINT = coalesce(info ->> 'hint', 'Fix or remove those rows, or relax the rule in the model, then migrate again.');
   END;
-  EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', name, rel, (info || jsonb_build_object('fingerprint', fp))::text);
+  EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', name, rel, (info - 'hint' || jsonb_build_object('fingerprint', fp))::text);
 END $$;
 
 CREATE OR REPLACE FUNCTION meta.ensure_index(tbl text, name text, def text, info jsonb) RETURNS void
@@ -289,24 +301,43 @@ BEGIN
   EXECUTE format('COMMENT ON INDEX app.%I IS %L', name, (info || jsonb_build_object('fingerprint', fp))::text);
 END $$;
 
--- Drops managed constraints and indexes of a table that the model no longer asks for.
-CREATE OR REPLACE FUNCTION meta.drop_stale(tbl text, keep_constraints text[], keep_indexes text[]) RETURNS void
-LANGUAGE plpgsql AS $$
+-- Before a table's columns are reconciled: drops its managed constraints and indexes that the model no longer
+-- has or has changed (ensure_constraint and ensure_index make the model's afterwards), so a key moving to another
+-- column, or a column changing type, meets none of the old rules. A key or unique constraint takes along the other
+-- tables' foreign keys resting on it (CASCADE): a reference the model keeps is made again in the foreign-key section,
+-- and one it dropped goes with it. A password column (rule Password) that stops being one while it holds hashes is
+-- refused: they would become readable, and no longer checked at sign-in.
+DROP FUNCTION IF EXISTS meta.drop_stale(text, text[], text[]);
+CREATE OR REPLACE FUNCTION meta.drop_replaced(tbl text, constraint_names text[], constraint_defs text[],
+  index_names text[], index_defs text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  rel regclass := format('app.%I', tbl)::regclass;
+  rel regclass := to_regclass(format('app.%I', tbl));
   r record;
+  n bigint;
 BEGIN
-  FOR r IN SELECT conname FROM pg_constraint
-    WHERE conrelid = rel AND meta.managed(obj_description(oid, 'pg_constraint')) ? 'fingerprint'
-      AND conname <> ALL (keep_constraints)
+  IF rel IS NULL THEN RETURN; END IF;
+  FOR r IN SELECT k.conname, i.info, d.def FROM pg_constraint k
+      CROSS JOIN LATERAL meta.managed(obj_description(k.oid, 'pg_constraint')) AS i(info)
+      LEFT JOIN unnest(constraint_names, constraint_defs) AS d(name, def) ON d.name = k.conname
+    WHERE k.conrelid = rel AND i.info ? 'fingerprint' AND (d.def IS NULL OR md5(d.def) <> i.info ->> 'fingerprint')
   LOOP
-    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel, r.conname);
+    IF r.def IS NULL AND r.info ->> 'rule' = 'Password' AND EXISTS (SELECT FROM pg_attribute
+        WHERE attrelid = rel AND attname = r.info ->> 'property' AND NOT attisdropped) THEN
+      EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, r.info ->> 'property') INTO n;
+      IF n > 0 THEN
+        RAISE EXCEPTION 'Refused: app.%.% is no longer a Password in the model, but % rows hold password hashes in it', tbl, r.info ->> 'property', n
+          USING DETAIL = 'Without the module the hashes would be readable by whoever may read the property, and sign-in would no longer check them.',
+            HINT = format('Keep the Password module, or remove the hashes first: UPDATE %s SET %I = NULL;', rel, r.info ->> 'property');
+      END IF;
+    END IF;
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I CASCADE', rel, r.conname);
   END LOOP;
-  FOR r IN SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-    WHERE i.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
-      AND c.relname <> ALL (keep_indexes)
+  FOR r IN SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+      LEFT JOIN unnest(index_names, index_defs) AS d(name, def) ON d.name = c.relname
+    WHERE x.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
+      AND (d.def IS NULL OR md5(d.def) <> meta.managed(obj_description(c.oid, 'pg_class')) ->> 'fingerprint')
   LOOP
-    EXECUTE format('DROP INDEX app.%I', r.relname);
+    EXECUTE format('DROP INDEX IF EXISTS app.%I', r.relname);
   END LOOP;
 END $$;
 
@@ -1518,6 +1549,24 @@ BEGIN
   RETURN mode;
 END $fn$;
 
+-- Constraints and indexes the model no longer has, or has changed -------------------------------
+
+SELECT meta.drop_replaced('users', ARRAY['users_pkey', 'users_email_email', 'users_email_key', 'users_password_password']::text[], ARRAY['PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')']::text[], ARRAY['users_display_name_fts']::text[], ARRAY['CREATE INDEX "users_display_name_fts" ON "app"."users" USING gin (to_tsvector(''simple''::regconfig, ("display_name")::text))']::text[]);
+
+SELECT meta.drop_replaced('users_profile', ARRAY['users_profile_pkey', 'users_profile_user_id_fkey', 'users_profile_avatar_file']::text[], ARRAY['PRIMARY KEY ("user_id")', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', 'CHECK (lib.is_file_block("avatar"))']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
+SELECT meta.drop_replaced('projects', ARRAY['projects_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY['projects_name_idx', 'projects_owner_id_idx']::text[], ARRAY['CREATE INDEX "projects_name_idx" ON "app"."projects" USING btree ("name")', 'CREATE INDEX "projects_owner_id_idx" ON "app"."projects" USING btree ("owner_id")']::text[]);
+
+SELECT meta.drop_replaced('projects_members', ARRAY['projects_members_pkey', 'projects_members_project_id_fkey', 'projects_members_user_id_fkey', 'projects_members_role_enum', 'projects_members_status_enum']::text[], ARRAY['PRIMARY KEY ("project_id", "user_id")', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', 'CHECK ("role"::text = ANY (ARRAY[''editor'', ''viewer'']::text[]))', 'CHECK ("status"::text = ANY (ARRAY[''invited'', ''active'']::text[]))']::text[], ARRAY['projects_members_user_id_idx']::text[], ARRAY['CREATE INDEX "projects_members_user_id_idx" ON "app"."projects_members" USING btree ("user_id")']::text[]);
+
+SELECT meta.drop_replaced('posts', ARRAY['posts_pkey', 'posts_project_id_fkey', 'posts_title_pattern', 'posts_status_enum', 'posts_rating_minimum', 'posts_rating_maximum', 'posts_rating_multiple_of', 'posts_word_count_minimum', 'posts_cover_file', 'posts_attachment_file']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE RESTRICT', 'CHECK ("title" ~ ''^\S.*$'')', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''in_review'', ''published'', ''archived'']::text[]))', 'CHECK ("rating" >= 0)', 'CHECK ("rating" <= 5)', 'CHECK (("rating"::numeric % 0.5::numeric) = 0)', 'CHECK ("word_count" >= 0)', 'CHECK (lib.is_file_block("cover"))', 'CHECK (lib.is_file_block("attachment"))']::text[], ARRAY['posts_project_id_idx', 'posts_title_fts', 'posts_body_fts', 'posts_author_id_idx', 'posts_meta_gin', 'posts_meta_address_city_idx', 'posts_meta_priority_idx']::text[], ARRAY['CREATE INDEX "posts_project_id_idx" ON "app"."posts" USING btree ("project_id")', 'CREATE INDEX "posts_title_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("title")::text))', 'CREATE INDEX "posts_body_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("body")::text))', 'CREATE INDEX "posts_author_id_idx" ON "app"."posts" USING btree ("author_id")', 'CREATE INDEX "posts_meta_gin" ON "app"."posts" USING gin ("meta")', 'CREATE INDEX "posts_meta_address_city_idx" ON "app"."posts" USING btree (("meta" #>> ''{"address","city"}''::text[]))', 'CREATE INDEX "posts_meta_priority_idx" ON "app"."posts" USING btree (lib.jsonb_integer("meta" #> ''{"priority"}''::text[]))']::text[]);
+
+SELECT meta.drop_replaced('posts_tags', ARRAY['posts_tags_pkey', 'posts_tags_post_id_fkey', 'posts_tags_tag_slug_fkey']::text[], ARRAY['PRIMARY KEY ("post_id", "tag_slug")', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("tag_slug") REFERENCES "app"."tags" ("slug") ON DELETE CASCADE']::text[], ARRAY['posts_tags_tag_slug_idx']::text[], ARRAY['CREATE INDEX "posts_tags_tag_slug_idx" ON "app"."posts_tags" USING btree ("tag_slug")']::text[]);
+
+SELECT meta.drop_replaced('comments', ARRAY['comments_pkey', 'comments_post_id_fkey']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE RESTRICT']::text[], ARRAY['comments_post_id_idx', 'comments_author_id_idx']::text[], ARRAY['CREATE INDEX "comments_post_id_idx" ON "app"."comments" USING btree ("post_id")', 'CREATE INDEX "comments_author_id_idx" ON "app"."comments" USING btree ("author_id")']::text[]);
+
+SELECT meta.drop_replaced('tags', ARRAY['tags_pkey', 'tags_slug_pattern']::text[], ARRAY['PRIMARY KEY ("slug")', 'CHECK ("slug" ~ ''^[a-z0-9-]+$'')']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."users" ();
@@ -1673,6 +1722,7 @@ COMMENT ON COLUMN "app"."tags"."_modified_at" IS 'Time of the last write (Last-M
 SELECT meta.ensure_constraint('users', 'users_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('users', 'users_email_email', 'CHECK (lib.is_email("email"))', '{"property":"email","rule":"email"}'::jsonb);
 SELECT meta.ensure_constraint('users', 'users_email_key', 'UNIQUE ("email")', '{"property":"email","rule":"unique"}'::jsonb);
+SELECT meta.ensure_constraint('users', 'users_password_password', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')', '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: UPDATE \"app\".\"users\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', 10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb);
 
 SELECT meta.ensure_constraint('users_profile', 'users_profile_pkey', 'PRIMARY KEY ("user_id")', '{"property":"user_id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('users_profile', 'users_profile_avatar_file', 'CHECK (lib.is_file_block("avatar"))', '{"property":"avatar","rule":"file"}'::jsonb);
@@ -2472,6 +2522,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "users_email_key": {
       "property": "email",
       "rule": "unique"
+    },
+    "users_password_password": {
+      "property": "password",
+      "rule": "Password"
     },
     "users_profile_pkey": {
       "property": "user_id",
@@ -7087,28 +7141,20 @@ COMMENT ON FUNCTION "app"."tags_within"(text, jsonb) IS 'Nested paths: Tag _key,
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale('users', ARRAY['users_pkey', 'users_email_email', 'users_email_key']::text[], ARRAY['users_display_name_fts']::text[]);
 SELECT meta.drop_stale_columns('users', ARRAY['id', 'email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('users_profile', ARRAY['users_profile_pkey', 'users_profile_user_id_fkey', 'users_profile_avatar_file']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('users_profile', ARRAY['user_id', 'bio', 'avatar', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('projects', ARRAY['projects_pkey']::text[], ARRAY['projects_name_idx', 'projects_owner_id_idx']::text[]);
 SELECT meta.drop_stale_columns('projects', ARRAY['id', 'name', 'owner_id', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('projects_members', ARRAY['projects_members_pkey', 'projects_members_project_id_fkey', 'projects_members_user_id_fkey', 'projects_members_role_enum', 'projects_members_status_enum']::text[], ARRAY['projects_members_user_id_idx']::text[]);
 SELECT meta.drop_stale_columns('projects_members', ARRAY['project_id', 'user_id', 'role', 'status', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('posts', ARRAY['posts_pkey', 'posts_project_id_fkey', 'posts_title_pattern', 'posts_status_enum', 'posts_rating_minimum', 'posts_rating_maximum', 'posts_rating_multiple_of', 'posts_word_count_minimum', 'posts_cover_file', 'posts_attachment_file']::text[], ARRAY['posts_project_id_idx', 'posts_title_fts', 'posts_body_fts', 'posts_author_id_idx', 'posts_meta_gin', 'posts_meta_address_city_idx', 'posts_meta_priority_idx']::text[]);
 SELECT meta.drop_stale_columns('posts', ARRAY['id', 'project_id', 'title', 'body', 'status', 'version', 'author_id', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at', 'deleted_at']::text[]);
 
-SELECT meta.drop_stale('posts_tags', ARRAY['posts_tags_pkey', 'posts_tags_post_id_fkey', 'posts_tags_tag_slug_fkey']::text[], ARRAY['posts_tags_tag_slug_idx']::text[]);
 SELECT meta.drop_stale_columns('posts_tags', ARRAY['post_id', 'tag_slug', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('comments', ARRAY['comments_pkey', 'comments_post_id_fkey']::text[], ARRAY['comments_post_id_idx', 'comments_author_id_idx']::text[]);
 SELECT meta.drop_stale_columns('comments', ARRAY['id', 'post_id', 'body', 'author_id', 'created_at', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('tags', ARRAY['tags_pkey', 'tags_slug_pattern']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('tags', ARRAY['slug', 'label', '_rev', '_modified_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['users', 'users_profile', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags']::text[]);

@@ -1,3 +1,13 @@
+-- Constraints and indexes the model no longer has, or has changed -------------------------------
+
+SELECT meta.drop_replaced('accounts', ARRAY['accounts_pkey', 'accounts_email_email', 'accounts_email_key', 'accounts_password_password']::text[], ARRAY['PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
+SELECT meta.drop_replaced('accounts_labels', ARRAY['accounts_labels_pkey', 'accounts_labels_account_id_fkey', 'accounts_labels_label_slug_fkey']::text[], ARRAY['PRIMARY KEY ("account_id", "label_slug")', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE']::text[], ARRAY['accounts_labels_label_slug_idx']::text[], ARRAY['CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")']::text[]);
+
+SELECT meta.drop_replaced('accounts_settings', ARRAY['accounts_settings_pkey', 'accounts_settings_account_id_fkey']::text[], ARRAY['PRIMARY KEY ("account_id")', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
+SELECT meta.drop_replaced('labels', ARRAY['labels_pkey']::text[], ARRAY['PRIMARY KEY ("slug")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."accounts" ();
@@ -53,6 +63,7 @@ COMMENT ON COLUMN "app"."labels"."_modified_at" IS 'Time of the last write (Last
 SELECT meta.ensure_constraint('accounts', 'accounts_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('accounts', 'accounts_email_email', 'CHECK (lib.is_email("email"))', '{"property":"email","rule":"email"}'::jsonb);
 SELECT meta.ensure_constraint('accounts', 'accounts_email_key', 'UNIQUE ("email")', '{"property":"email","rule":"unique"}'::jsonb);
+SELECT meta.ensure_constraint('accounts', 'accounts_password_password', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')', '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: UPDATE \"app\".\"accounts\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', 10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb);
 
 SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_pkey', 'PRIMARY KEY ("account_id", "label_slug")', '{"property":"labels","rule":"primary"}'::jsonb);
 
@@ -479,6 +490,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
     "accounts_email_key": {
       "property": "email",
       "rule": "unique"
+    },
+    "accounts_password_password": {
+      "property": "password",
+      "rule": "Password"
     },
     "accounts_labels_pkey": {
       "property": "labels",
@@ -1642,16 +1657,12 @@ COMMENT ON FUNCTION "app"."labels_within"(text, jsonb) IS 'Nested paths: Label _
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale('accounts', ARRAY['accounts_pkey', 'accounts_email_email', 'accounts_email_key']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('accounts', ARRAY['id', 'email', 'password', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('accounts_labels', ARRAY['accounts_labels_pkey', 'accounts_labels_account_id_fkey', 'accounts_labels_label_slug_fkey']::text[], ARRAY['accounts_labels_label_slug_idx']::text[]);
 SELECT meta.drop_stale_columns('accounts_labels', ARRAY['account_id', 'label_slug', 'role', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('accounts_settings', ARRAY['accounts_settings_pkey', 'accounts_settings_account_id_fkey']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('accounts_settings', ARRAY['account_id', 'theme', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('labels', ARRAY['labels_pkey']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('labels', ARRAY['slug', 'name', '_rev', '_modified_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['accounts', 'accounts_labels', 'accounts_settings', 'labels']::text[]);

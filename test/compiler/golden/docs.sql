@@ -1,3 +1,9 @@
+-- Constraints and indexes the model no longer has, or has changed -------------------------------
+
+SELECT meta.drop_replaced('folders', ARRAY['folders_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
+SELECT meta.drop_replaced('docs', ARRAY['docs_pkey', 'docs_folder_id_fkey', 'docs_status_enum']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))']::text[], ARRAY['docs_folder_id_idx', 'docs_owner_id_idx']::text[], ARRAY['CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")', 'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")']::text[]);
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."folders" ();
@@ -1504,10 +1510,8 @@ COMMENT ON FUNCTION "app"."docs_within"(text, jsonb) IS 'Nested paths: Doc _key,
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale('folders', ARRAY['folders_pkey']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('folders', ARRAY['id', 'name', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('docs', ARRAY['docs_pkey', 'docs_folder_id_fkey', 'docs_status_enum']::text[], ARRAY['docs_folder_id_idx', 'docs_owner_id_idx']::text[]);
 SELECT meta.drop_stale_columns('docs', ARRAY['id', 'folder_id', 'title', 'data', 'status', 'rev', 'owner_id', '_rev', '_modified_at', 'deleted_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['folders', 'docs']::text[]);

@@ -1,3 +1,7 @@
+-- Constraints and indexes the model no longer has, or has changed -------------------------------
+
+SELECT meta.drop_replaced('notes', ARRAY['notes_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."notes" ();
@@ -711,7 +715,6 @@ COMMENT ON FUNCTION "app"."notes_within"(text, jsonb) IS 'Nested paths: Note _ke
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale('notes', ARRAY['notes_pkey']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('notes', ARRAY['id', 'title', 'pinned', 'body_text', '_rev', '_modified_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['notes']::text[]);

@@ -1,3 +1,13 @@
+-- Constraints and indexes the model no longer has, or has changed -------------------------------
+
+SELECT meta.drop_replaced('users', ARRAY['users_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+
+SELECT meta.drop_replaced('teams', ARRAY['teams_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY['teams_owner_id_idx']::text[], ARRAY['CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")']::text[]);
+
+SELECT meta.drop_replaced('teams_members', ARRAY['teams_members_pkey', 'teams_members_team_id_fkey', 'teams_members_user_id_fkey']::text[], ARRAY['PRIMARY KEY ("team_id", "user_id")', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE']::text[], ARRAY['teams_members_user_id_idx']::text[], ARRAY['CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")']::text[]);
+
+SELECT meta.drop_replaced('tasks', ARRAY['tasks_pkey', 'tasks_team_id_fkey']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT']::text[], ARRAY['tasks_team_id_idx', 'tasks_title_idx']::text[], ARRAY['CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")', 'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")']::text[]);
+
 -- Tables and columns ----------------------------------------------------------------------------
 
 CREATE TABLE IF NOT EXISTS "app"."users" ();
@@ -1916,16 +1926,12 @@ COMMENT ON FUNCTION "app"."tasks_within"(text, jsonb) IS 'Nested paths: Task _ke
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale('users', ARRAY['users_pkey']::text[], ARRAY[]::text[]);
 SELECT meta.drop_stale_columns('users', ARRAY['id', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('teams', ARRAY['teams_pkey']::text[], ARRAY['teams_owner_id_idx']::text[]);
 SELECT meta.drop_stale_columns('teams', ARRAY['id', 'name', 'owner_id', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('teams_members', ARRAY['teams_members_pkey', 'teams_members_team_id_fkey', 'teams_members_user_id_fkey']::text[], ARRAY['teams_members_user_id_idx']::text[]);
 SELECT meta.drop_stale_columns('teams_members', ARRAY['team_id', 'user_id', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale('tasks', ARRAY['tasks_pkey', 'tasks_team_id_fkey']::text[], ARRAY['tasks_team_id_idx', 'tasks_title_idx']::text[]);
 SELECT meta.drop_stale_columns('tasks', ARRAY['id', 'team_id', 'title', '_rev', '_modified_at']::text[]);
 
 SELECT meta.drop_stale_tables(ARRAY['users', 'teams', 'teams_members', 'tasks']::text[]);
