@@ -118,6 +118,23 @@ test('PATCH of JSON merges per RFC 7396 and validates the merged document', asyn
   assert.equal(dataOf(await api.get(`/posts/${post}`)).meta, nested.meta);
 });
 
+test('a merged document keeps numbers a double cannot hold, and its schema judges them as the create did', async () => {
+  const raw = (method: string, path: string, text: string) => api.call(method, path, { raw: text, type: 'application/json' });
+  const big = dataOf(await raw('POST', '/posts', `{"project_id": "${project}", "title": "Big", "meta": {"priority": 100000000000000000000, "address": {"city": "A"}}}`), 201);
+  const patched = await raw('PATCH', `/posts/${big.id}`, '{"meta": {"address": {"city": "B"}}}');
+  assert.is(patched.status, 200, patched.text);
+  assert.match(patched.text, '"priority":100000000000000000000');
+  const exact = await raw('PATCH', `/posts/${big.id}`, '{"meta": {"priority": 9007199254740993}}');
+  assert.is(exact.status, 200, exact.text);
+  assert.match((await api.get(`/posts/${big.id}`)).text, '"priority":9007199254740993');
+  const fraction = await raw('PATCH', `/posts/${big.id}`, '{"meta": {"priority": 9007199254740993.5}}');
+  assertProblem(fraction, 422, api.docsUrl);
+  assertFieldError(fraction, 'meta');
+  const batch = await raw('POST', '/batch', JSON.stringify({ operations: [{ method: 'PATCH', path: `/posts/${big.id}`, body: { meta: { address: { city: 'C' } } } }] }));
+  assert.is(batch.status, 200, batch.text);
+  assert.match((await api.get(`/posts/${big.id}`)).text, '"priority":9007199254740993');
+});
+
 test('a JSON property that is not required takes null on POST, PUT and PATCH (no document: its schema does not judge it)', async () => {
   // meta has a JSON Schema of type object: null was 422 everywhere, so a PATCH could never clear it (RFC 7396: null removes).
   const created = await api.post('/posts', { project_id: project, title: 'No meta', meta: null });
