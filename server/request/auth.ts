@@ -5,7 +5,8 @@ import type { KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { unauthenticated } from '../problem/types.ts';
 import { cachedVerifier } from './token-cache.ts';
-import { CLAIM_TYPES, mapClaims, type ClaimPaths } from './claims.ts';
+import { CLAIM_TYPES, mapClaims, STORED_CLAIMS, type ClaimPaths } from './claims.ts';
+import { SHORT_STRING_CHARS } from '../../compiler/ir/columns.ts';
 
 export interface Identity {
   role: 'anon' | 'authenticated';
@@ -90,6 +91,12 @@ export async function identify(authorization: string | undefined, verify: Verify
     if (!ok) throw unauthenticated(`The token's "${claim}" claim must be ${type === 'string' ? 'a string' : 'an array of strings'}.`);
   }
   if (!storable(payload)) throw unauthenticated('The token holds text PostgreSQL cannot store (a NUL character or a lone surrogate).');
+  for (const claim of STORED_CLAIMS) {
+    const v = payload[claim];
+    if (typeof v === 'string' && v.length > SHORT_STRING_CHARS && [...v].length > SHORT_STRING_CHARS) {
+      throw unauthenticated(`The token's "${claim}" claim is longer than ${SHORT_STRING_CHARS} characters, the longest identifier this API stores.`);
+    }
+  }
   return { role: 'authenticated', claims: payload };
 }
 

@@ -9,6 +9,9 @@ export const CLAIM_TYPES = {
 
 export type ClaimName = keyof typeof CLAIM_TYPES;
 
+/** Claims rows store (an Owner's sub, the organization and enterprise ids), in columns of SHORT_STRING_CHARS. */
+export const STORED_CLAIMS = ['sub', 'org', 'enterprise'] as const satisfies readonly ClaimName[];
+
 /** Per claim, the path of keys leading to it in a token's payload. */
 export type ClaimPaths = Partial<Record<ClaimName, string[]>>;
 

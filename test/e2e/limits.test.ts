@@ -135,6 +135,17 @@ test('%2e%2e and .. in an id are ids: matched as sent, never resolved (404), not
   }
 });
 
+test('a signed token whose sub, org or enterprise is longer than the 255 characters rows store is 401 invalid_token, naming it', async () => {
+  for (const [claims, name] of [[{ sub: 'u'.repeat(256) }, 'sub'], [{ sub: 'u1', org: 'o'.repeat(300) }, 'org'], [{ sub: 'u1', enterprise: 'e'.repeat(256) }, 'enterprise']] as const) {
+    const reply = await api.post('/projects', { name: 'long claim' }, { token: await api.token(claims) });
+    expectStatus(reply, 401);
+    assert.match(reply.headers.get('www-authenticate') ?? '', /invalid_token/);
+    assert.match(reply.body.detail, `"${name}" claim is longer than 255 characters`);
+  }
+  // 255 characters, astral ones counted as PostgreSQL counts them (one each): stored.
+  expectStatus(await api.post('/projects', { name: 'just fits' }, { token: await api.token({ sub: '\u{1F600}'.repeat(255), roles: ['admin'] }) }), 201);
+});
+
 test('a signed token whose claims hold a NUL character or a lone surrogate is 401 invalid_token', async () => {
   for (const claims of [{ sub: 'a\u0000b' }, { sub: 'u1', roles: ['x\u0000'] }, { sub: 'u1', extra: { nested: '\ud800' } }]) {
     const reply = await api.get('/posts', { token: await api.token(claims) });
