@@ -59,6 +59,22 @@ test('the same key with another body, path or projection is 422; another caller 
   assert.is(theirs.headers.get('idempotent-replayed'), null);
 });
 
+test('a retry whose body lists the same members in another order replays; a list in another order is another request', async () => {
+  const first = await api.post('/posts', { id: 'once-order', project_id: project, title: 'Order', meta: { priority: 1, address: { city: 'A', zip: 'B' } } }, key('k-order'));
+  dataOf(first, 201);
+  const reordered = await api.post('/posts', { meta: { address: { zip: 'B', city: 'A' }, priority: 1 }, title: 'Order', project_id: project, id: 'once-order' }, key('k-order'));
+  assert.is(reordered.status, 201, reordered.text);
+  assert.is(reordered.headers.get('idempotent-replayed'), 'true');
+  const batch = (ops: object[]) => api.post('/batch', { operations: ops }, key('k-order-batch'));
+  const one = { method: 'POST', path: '/tags', body: { slug: 'order-p', label: 'P' } };
+  const two = { method: 'POST', path: '/tags', body: { slug: 'order-q', label: 'Q' } };
+  assert.is((await batch([one, two])).status, 200);
+  const replay = await api.post('/batch', { operations: [{ path: '/tags', body: { label: 'P', slug: 'order-p' }, method: 'POST' }, two] }, key('k-order-batch'));
+  assert.is(replay.headers.get('idempotent-replayed'), 'true', replay.text);
+  // The order of a list is its content: another order is another request.
+  assert.is((await batch([two, one])).status, 422);
+});
+
 test('the same sub with other access claims is another request (422), a refreshed token replays', async () => {
   const body = { id: 'once-3c', project_id: project, title: 'Claims' };
   const first = await api.post('/posts', body, key('k-3c'));
