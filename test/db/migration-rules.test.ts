@@ -121,4 +121,21 @@ test('a rule existing rows break names one of them', async () => {
   assert.match(dup, 'Key (memo)=(same) is duplicated.');
 });
 
+test('soft-delete removed while records are soft-deleted: refused, saying they would be live again', async () => {
+  await installModel(db, change((m) => { (m.entities.Customer as Record<string, unknown>).softDelete = true; }));
+  await db.sql`update app.customers set deleted_at = now() where id = 'c2'`;
+  const text = await refusal(base);
+  assert.match(text, 'Refused: app.customers no longer soft-deletes, but 1 of its records are soft-deleted (deleted_at): without the column they would be live again');
+  assert.match(text, 'DELETE FROM app.customers WHERE deleted_at IS NOT NULL;');
+  await db.sql`update app.customers set deleted_at = null`;
+  await installModel(db, base);
+});
+
+test('a strategy switched to organizations over rows without one: refused, saying what to fill', async () => {
+  const member = { label: 'Members', predicate: { style: 'and', children: [{ type: 'matchOrganizationRole', roles: ['any'] }] } };
+  const text = await refusal({ ...base, api: { ...api, strategy: 'OrganizationRBAC', scenarios: [member] } });
+  assert.match(text, "Refused: the model's strategy now keeps every row of app.customers in an organization, and its 2 rows have none");
+  assert.match(text, 'UPDATE app.customers SET organization_id =');
+});
+
 test.run();
