@@ -18,7 +18,7 @@ import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
 import { idempotencyKey, idempotencyOf } from './request/idempotency.ts';
 import { resultRow } from './request/wire.ts';
-import { argsText, responseText } from './query/json.ts';
+import { canonicalText, responseText } from './query/json.ts';
 import { batchRunner } from './batch/run.ts';
 import { endpointAt } from './plan/endpoint.ts';
 import { readJsonObject } from './request/body.ts';
@@ -162,7 +162,7 @@ export function createApp(opts: AppOptions): Hono {
       const identity = await identify(c.req.header('authorization'), verify);
       const body = await readJsonObject(c.req.raw, limits.maxBodyBytes, limits.maxJsonMembers);
       const ip = callerIp(c, trust);
-      const once = idempotencyKey(c.req.raw.headers, identity, ip, `batch\n${argsText(body)}`, limits.idempotencyTtlSeconds);
+      const once = idempotencyKey(c.req.raw.headers, identity, ip, `batch\n${canonicalText(body)}`, limits.idempotencyTtlSeconds);
       const outcome = await batch({ identity, ip, requestUrl: c.req.url, ...(once ? { once } : {}) }, body);
       return new Response(responseText(outcome.body), { status: outcome.status, headers: outcome.headers });
     } catch (err) {

@@ -66,6 +66,18 @@ export function argsText(value: unknown): string {
   return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';
 }
 
+/**
+ * JSON text of a request's content for comparing it with another's (an Idempotency-Key's fingerprint): as
+ * argsText, with every object's members in sorted order, which JSON does not give a meaning to.
+ */
+export function canonicalText(value: unknown): string {
+  return stringify(value, (_key, v) => {
+    const x = v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v;
+    if (!x || typeof x !== 'object' || Array.isArray(x) || isLosslessNumber(x)) return x;
+    return Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]]));
+  }) ?? 'null';
+}
+
 /** A deep copy of a parsed body whose numbers a double cannot hold are LosslessNumbers (responseText writes them back). */
 export function exactCopy(value: unknown): unknown {
   return parse(argsText(value), null, parseNumber);

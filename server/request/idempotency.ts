@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, OPERATIONS, onlyReads, type OperationName } from '../../compiler/query/operations.ts';
 import { badRequest } from '../problem/types.ts';
-import { argsText } from '../query/json.ts';
+import { canonicalText } from '../query/json.ts';
 import type { Identity } from './auth.ts';
 import { CLAIM_TYPES } from './claims.ts';
 import { callerKey } from './caller.ts';
@@ -28,7 +28,7 @@ export function idempotencyOf(
   planned: { fn: string; args: unknown; each?: unknown; projection: unknown }, ttlSeconds: number,
 ): Once | undefined {
   if (!takesIdempotencyKey(action)) return undefined;
-  const call = `${planned.fn}\n${argsText(planned.args)}\n${argsText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
+  const call = `${planned.fn}\n${canonicalText(planned.args)}\n${canonicalText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
   return idempotencyKey(headers, identity, ip, call, ttlSeconds);
 }
 
