@@ -95,7 +95,9 @@ async function migrateLocked(opts: MigrateOptions): Promise<MigrateResult> {
     // watch(once) runs migrate first; without a current script plain migrate avoids creating a blank one.
     await (hasCurrent ? watch(settings, true) : migrate(settings));
   } catch (err) {
-    throw new MigrationError(err);
+    const refused = new MigrationError(err);
+    refused.file ??= runningFile(messages);
+    throw refused;
   } finally {
     clearAllPools(); // graphile-migrate keeps idle pools for 200 ms; close them now
   }
@@ -106,12 +108,29 @@ async function migrateLocked(opts: MigrateOptions): Promise<MigrateResult> {
   };
 }
 
+/** The script graphile-migrate had started last (a committed migration's file, or current.sql), from its log. */
+function runningFile(messages: string[]): string | undefined {
+  let file: string | undefined;
+  for (const m of messages) {
+    const committed = /Running migration '([^']+)'/.exec(m)?.[1];
+    if (committed) file = `committed/${committed}`;
+    else if (/Running current\.sql/.test(m)) file = 'current.sql';
+  }
+  return file;
+}
+
 /** Prints a failed migration the way a person fixing the SQL wants to read it. */
 export function describeFailure(err: unknown): string {
   if (!(err instanceof MigrationError)) return `Migration failed: ${(err as Error)?.message ?? String(err)}`;
   const lines = [`Migration refused: ${err.message}${err.code ? ` [${err.code}]` : ''}`];
+  // Which committed migration refused (current.sql, the model's own script, is what the user just changed).
+  if (err.file?.startsWith('committed/') && !err.message.includes(err.file)) lines.push(`  in: ${err.file}`);
   if (err.detail) lines.push(`  detail: ${err.detail}`);
   if (err.hint) lines.push(`  hint: ${err.hint}`);
+  // A committed migration is fixed in graphile-migrate's hashed chain: a later model cannot undo what it asks.
+  if (err.file?.startsWith('committed/')) {
+    lines.push('  note: this migration is committed and cannot change, and the ones after it wait for it: change the data it refuses (the hint says how), then migrate again.');
+  }
   // A refusal of ours (message "Refused: …") is meant for the user as it is; where in the reconcile
   // helpers it was raised is noise. Other failures keep it: it points at the statement.
   if (err.where && !err.message.startsWith('Refused:')) lines.push(`  where: ${err.where}`);

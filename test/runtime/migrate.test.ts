@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calculateHash } from 'graphile-migrate/dist/hash.js';
 import { describeFailure, migrateDatabase, MigrationError } from '../../server/migrate.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 
@@ -107,6 +108,26 @@ test('migrations of one database run one after the other: the second waits for t
   writeFileSync(join(folder, 'current.sql'), V3 + 'alter table widgets add column if not exists weight int;\n');
   const both = await Promise.all([0, 1].map(() => migrateDatabase({ connectionString: db.url, migrationsFolder: folder, onWait: () => {} })));
   assert.equal(both.map((r) => r.current).sort(), ['applied', 'unchanged']);
+});
+
+test('a refused committed migration is named, with why a later model cannot undo it', async () => {
+  const other = mkdtempSync(join(tmpdir(), 'migrate-committed-'));
+  try {
+    mkdirSync(join(other, 'committed'));
+    const body = "do $$ begin raise exception 'Refused: the rule x cannot be applied' using hint = 'Fix those rows.'; end $$;\n";
+    writeFileSync(join(other, 'committed', '000001-rule.sql'), `--! Previous: -\n--! Hash: ${calculateHash(body, null)}\n\n${body}`);
+    const err = await migrateDatabase({ connectionString: db.url, migrationsFolder: other }).then(() => undefined, (e: unknown) => e);
+    assert.instance(err, MigrationError);
+    assert.is((err as MigrationError).file, 'committed/000001-rule.sql');
+    const printed = describeFailure(err);
+    assert.match(printed, 'in: committed/000001-rule.sql');
+    assert.match(printed, 'this migration is committed and cannot change');
+    const current = await refusal(REFUSED);
+    assert.is(current.file, 'current.sql', 'a refusal of current.sql names it');
+    assert.not.match(describeFailure(current), 'is committed');
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
 });
 
 test('a refusal prints its message, detail and hint, not where in the reconcile helpers it was raised', () => {
