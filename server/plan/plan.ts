@@ -6,6 +6,7 @@ import type { References } from '../request/filter.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
 import { readJsonObject, readJsonObjects } from '../request/body.ts';
 import { LIMITS } from '../request/limits.ts';
+import { parseHttpDate } from '../http/date.ts';
 import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
 import { parseQuery, refuseUnsupported } from '../request/query.ts';
@@ -190,10 +191,9 @@ function conditionalArgs(headers: Headers): { if_match?: string[]; if_unmodified
   const out: { if_match?: string[]; if_unmodified_since?: string } = {};
   const ifMatch = headers.get('if-match')?.trim();
   if (ifMatch) out.if_match = parseIfMatch(ifMatch);
-  const since = new Date(Date.parse(headers.get('if-unmodified-since') ?? ''));
-  // A date PostgreSQL cannot hold (year 0, before it, past 9999) is no valid HTTP-date either: ignored too.
-  const year = since.getUTCFullYear();
-  if (year >= 1 && year <= 9999) out.if_unmodified_since = since.toISOString();
+  const since = parseHttpDate(headers.get('if-unmodified-since') ?? '');
+  // A date PostgreSQL cannot hold (year 0) is ignored too (HTTP-date's four digits keep it within 9999).
+  if (since && since.getUTCFullYear() >= 1) out.if_unmodified_since = since.toISOString();
   return out;
 }
 

@@ -127,6 +127,37 @@ test('reads judge their preconditions too (RFC 9110 13.2.2): If-Match, If-Unmodi
   }
 });
 
+test('only a valid HTTP-date is a date (RFC 9110 5.6.7, 13.1.3, 13.1.4): what Date.parse reads leniently is ignored, the obsolete forms and years below 100 are read', async () => {
+  const created = await kinds.post.create();
+  const path = kinds.post.path(created.body.data.id);
+  const modified = (await api.call('GET', path)).headers.get('last-modified')!;
+  // Date.parse reads these as 2000, 2001 (twice), 2001-02 and 3000: a 412 for each on a write, a 304 for the last.
+  for (const invalid of ['0', '-1', '1', 'Version 2', 'Sat, 01 Jan 2000 00:00:00 gmt', 'Sat, 1 Jan 2000 00:00:00 GMT']) {
+    assert.is((await api.call('PATCH', path, { body: { title: 'Same' }, headers: { 'If-Unmodified-Since': invalid } })).status, 200, invalid);
+    assert.is((await api.call('GET', path, { headers: { 'If-Unmodified-Since': invalid } })).status, 200, invalid);
+  }
+  assert.is((await api.call('GET', path, { headers: { 'If-Modified-Since': '3000' } })).status, 200);
+  assert.is((await api.call('GET', path, { headers: { 'If-Modified-Since': 'Thu, 01 Jan 3000 00:00:00 GMT' } })).status, 304);
+  // Year 1 is year 1, not 2001 (Date.UTC's reading of 0-99); its 412 names it.
+  const year1 = await api.call('PATCH', path, { body: { title: 'x' }, headers: { 'If-Unmodified-Since': 'Mon, 01 Jan 0001 00:00:00 GMT' } });
+  assertPrecondition(year1, 'If-Unmodified-Since 0001-01-01');
+  // The RFC 850 and asctime forms of an earlier time are dates too (412); of a later one, they let the write through.
+  const earlier = new Date(Date.parse(modified) - 60_000);
+  const longDay: Record<string, string> = { Sun: 'Sunday', Mon: 'Monday', Tue: 'Tuesday', Wed: 'Wednesday', Thu: 'Thursday', Fri: 'Friday', Sat: 'Saturday' };
+  const parts = (d: Date) => d.toUTCString().replace(',', '').split(' ') as [string, string, string, string, string, string];
+  const rfc850 = (d: Date) => { const [day, dd, mon, yyyy, time] = parts(d); return `${longDay[day]}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`; };
+  const asctime = (d: Date) => { const [day, dd, mon, yyyy, time] = parts(d); return `${day} ${mon} ${dd.replace(/^0/, ' ')} ${time} ${yyyy}`; };
+  for (const form of [rfc850, asctime]) {
+    assertPrecondition(await api.call('PATCH', path, { body: { title: 'x' }, headers: { 'If-Unmodified-Since': form(earlier) } }), 'If-Unmodified-Since');
+    const later = form(new Date(Date.now() + 3_600_000));
+    assert.is((await api.call('PATCH', path, { body: { title: 'Same' }, headers: { 'If-Unmodified-Since': later } })).status, 200, later);
+  }
+  // A batch operation's header is read by the same rule.
+  const batch = await api.call('POST', '/batch', { body: { operations: [{ method: 'PATCH', path, headers: { 'If-Unmodified-Since': '0' }, body: { title: 'Batch' } }] } });
+  assert.is(batch.status, 200, batch.text);
+  assert.is(batch.body.results[0].status, 200);
+});
+
 test('If-Match * on a soft-deleted record is 412: it no longer exists for the API', async () => {
   const created = await kinds.post.create();
   const path = kinds.post.path(created.body.data.id);
