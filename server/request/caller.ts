@@ -65,8 +65,15 @@ export function trustedPeer(trust: Trust): (address: string) => boolean {
   };
 }
 
-/** IPv4-mapped IPv6 (`::ffff:10.0.0.1`) reads as IPv4 so IPv4 CIDR rules match it. */
+/**
+ * An address PostgreSQL's inet takes, or null: brackets and a port (`[2001:db8::1]:443`, `192.0.2.1:443`, as some
+ * proxies write X-Forwarded-For) and an IPv6 zone id (`fe80::1%eth0`, which inet refuses) are dropped;
+ * IPv4-mapped IPv6 (`::ffff:10.0.0.1`) reads as IPv4 so IPv4 CIDR rules match it.
+ */
 function normalize(address: string): string | null {
-  const plain = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-  return isIP(plain) ? plain : null;
+  const bare = address.trim().replace(/^\[([^\]]*:[^\]]*)\](?::\d+)?$/, '$1').replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1');
+  const family = isIP(bare);
+  if (family === 4) return bare;
+  if (family !== 6) return null;
+  return bare.replace(/%.*$/, '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 }

@@ -147,6 +147,22 @@ test('a successful sign-in clears its email count; from one address only failure
   }
 });
 
+test('behind a trusted proxy, an address inet refuses as written is taken without its zone id, brackets or port; one that is no address signs in as unknown', async () => {
+  await signUp(api, 'grace@example.com', 'cobol-1959');
+  // fe80::1%eth0 reached SQL as is: inet refused the zone id, and every sign-in from it was 400.
+  tokens(await signIn(api, 'grace@example.com', 'cobol-1959', 'fe80::1%eth0'));
+  // The lockout keys see one client: these are all fe80::/64, the /64 an IPv6 client holds.
+  for (const ip of ['fe80::1%eth0', 'fe80::2%25en0', '[fe80::3]:443']) assertProblem(await signIn(api, 'grace@example.com', 'wrong', ip), 401, 'E_UNAUTHENTICATED');
+  assertProblem(await signIn(api, 'grace@example.com', 'cobol-1959', 'fe80::4'), 429, 'E_TOO_MANY_REQUESTS');
+  tokens(await signIn(api, 'grace@example.com', 'cobol-1959', '[2001:db8::7]:8443'));
+  tokens(await signIn(api, 'grace@example.com', 'cobol-1959', '::ffff:192.0.2.9'));
+  for (const junk of ['junk', '1.2.3.4%eth0', 'fe80::1%', '[::1', '::ffff:999.1.1.1', '%%']) {
+    tokens(await signIn(api, 'grace@example.com', 'cobol-1959', junk));
+    expectStatus(await api.get('/posts', { token: null, headers: { 'X-Forwarded-For': junk } }), 200);
+  }
+  assert.equal(api.serverErrors, []);
+});
+
 test('a password change or a deletion revokes the refresh tokens', async () => {
   const ip = newIp();
   const id = await signUp(api, 'edsger@example.com', 'goto-considered');

@@ -190,6 +190,13 @@ test('caller IP: the socket address, or behind trusted proxies (TRUST_PROXY hops
   assert.is(await ip('loopback'), '10.1.2.3', 'the socket is not a trusted proxy');
   assert.is(await ip(1, { 'X-Forwarded-For': 'junk' }), 'null', 'a trusted proxy that names no address: no caller IP (IP rules fail closed)');
   assert.is(await (await probe(false).request('/ip')).text(), 'null');
+  // Shapes inet refuses as written: a zone id, brackets, a port; IPv4-mapped IPv6 is IPv4. What is no address is none.
+  const shapes: Array<[string, string]> = [['fe80::1%eth0', 'fe80::1'], ['[fe80::1%eth0]:443', 'fe80::1'], ['[2001:db8::1]', '2001:db8::1'],
+    ['[2001:db8::1]:8443', '2001:db8::1'], ['192.0.2.1:443', '192.0.2.1'], ['::ffff:192.0.2.1', '192.0.2.1'], ['::FFFF:192.0.2.1', '192.0.2.1'],
+    ['fe80::1%', 'null'], ['1.2.3.4%eth0', 'null'], ['[1.2.3.4]', 'null'], ['[::1', 'null'], ['::ffff:999.1.1.1', 'null'], ['', '10.1.2.3']];
+  for (const [sent, seen] of shapes) assert.is(await ip(1, { 'X-Forwarded-For': sent }), seen, sent);
+  const zoned = { incoming: { socket: { remoteAddress: 'fe80::9%eth0', remotePort: 1, remoteFamily: 'IPv6' } } };
+  assert.is(await (await probe(false).request('/ip', {}, zoned)).text(), 'fe80::9', 'a link-local peer: the socket, without its zone');
   assert.throws(() => compileTrust('true'), /TRUST_PROXY=true/);
   assert.throws(() => compileTrust('not-an-address'), /TRUST_PROXY/);
 });
