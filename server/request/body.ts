@@ -1,4 +1,4 @@
-// Reads a JSON request body: a JSON media type is required once there are bytes (415), the bytes are
+// Reads a JSON request body: a JSON media type in UTF-8 is required once there are bytes (415), the bytes are
 // counted as they stream in and reading stops past the limit (413), and the text must be one object (400),
 // or, where a list is accepted (bulk create), an array of objects.
 import { ApiError, badRequest } from '../problem/types.ts';
@@ -20,18 +20,17 @@ export async function readJsonObjects(req: Request, maxBytes: number, maxMembers
 }
 
 async function readJson(req: Request, maxBytes: number, maxMembers: number, list: boolean): Promise<Record<string, unknown> | Array<Record<string, unknown>> | undefined> {
-  const type = req.headers.get('content-type');
-  const json = type !== null && isJsonType(type);
+  const refusal = typeRefusal(req.headers.get('content-type')); // the 415's detail
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (declared > 0 && !json) throw unsupported(type);
+  if (declared > 0 && refusal) throw unsupported(refusal);
   const coding = req.headers.get('content-encoding');
   if (coding !== null && !/^\s*identity\s*$/i.test(coding)) throw encoded(coding);
   if (declared > maxBytes) throw tooLarge(maxBytes);
 
   const bytes = await readLimited(req, maxBytes, declared);
-  if (bytes === 'too-large') throw json ? tooLarge(maxBytes) : unsupported(type);
+  if (bytes === 'too-large') throw refusal ? unsupported(refusal) : tooLarge(maxBytes);
   if (bytes.length === 0) return undefined;
-  if (!json) throw unsupported(type);
+  if (refusal) throw unsupported(refusal);
 
   let text: string;
   try {
@@ -94,6 +93,32 @@ export function isJsonType(contentType: string): boolean {
   return media === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(media);
 }
 
+/** A Content-Type parameter (RFC 9110 5.6.6): its name, then a token or a quoted-string (a quoted `;` is no separator). */
+const PARAMETER = /;\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/g;
+
+/**
+ * Why a body of this Content-Type is refused (415), or undefined when it is read: a JSON type, and no charset but UTF-8
+ * (RFC 8259 8.1: JSON is UTF-8; the bytes are decoded as UTF-8, so latin1 or UTF-16 text would silently change).
+ * A charset label is resolved as the Encoding Standard does (`utf8`, `"UTF-8"` are UTF-8).
+ */
+function typeRefusal(type: string | null): string | undefined {
+  if (type === null || !isJsonType(type)) return `The request body must be JSON (Content-Type: application/json), not ${type ? `"${type.split(';')[0]}"` : 'untyped'}.`;
+  for (const [, name, value] of type.matchAll(PARAMETER)) {
+    if (name!.toLowerCase() !== 'charset') continue;
+    const label = value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/g, '$1') : value!;
+    if (encodingOf(label) !== 'utf-8') return `The request body must be JSON in UTF-8 (RFC 8259 8.1), not charset "${label.slice(0, 40)}": send UTF-8, with charset=utf-8 or none.`;
+  }
+  return undefined;
+}
+
+function encodingOf(label: string): string | undefined {
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    return undefined; // no encoding has this label
+  }
+}
+
 /** The deepest bracket nesting in JSON text (brackets inside strings do not count); linear, no recursion. */
 function nestingDepth(text: string): number {
   let depth = 0, max = 0, inString = false;
@@ -152,8 +177,7 @@ async function readBytes(req: Request, maxBytes: number, declared: number): Prom
   return out;
 }
 
-const unsupported = (type: string | null) =>
-  new ApiError('unsupportedMediaType', `The request body must be JSON (Content-Type: application/json), not ${type ? `"${type.split(';')[0]}"` : 'untyped'}.`);
+const unsupported = (detail: string) => new ApiError('unsupportedMediaType', detail);
 
 /** A compressed body (RFC 7694 3: 415, naming the codings accepted: none but identity). */
 const encoded = (coding: string) => new ApiError('unsupportedMediaType',

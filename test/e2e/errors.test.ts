@@ -168,6 +168,36 @@ test('415 for a body that is not JSON', async () => {
   assert.is(mergePatch.status, 200, 'application/merge-patch+json is JSON');
 });
 
+test('415 for JSON declared in another charset than UTF-8 (RFC 8259 8.1), on every route that reads a JSON body; nothing written', async () => {
+  const count = async () => api.db.sql`select (select count(*) from app.projects)::int as projects, (select count(*) from lib.uploads)::int as uploads`;
+  const before = await count();
+  // "Ã©" in latin1 is the bytes C3 A9, which UTF-8 reads as "é": the name was stored changed, answered 201.
+  const latin1 = new Uint8Array([...'{"name":"Caf\u00c3\u00a9"}'].map((ch) => ch.charCodeAt(0)));
+  const utf16 = new Uint8Array(new Uint16Array([...'{"name":"x"}'].map((ch) => ch.charCodeAt(0))).buffer);
+  const refused: Array<[string, string, string | Uint8Array, string]> = [
+    ['POST', '/projects', latin1, 'application/json; charset=latin1'],
+    ['POST', '/projects', latin1, 'application/json;charset="ISO-8859-1"'],
+    ['POST', '/projects', utf16, 'application/json; charset=utf-16'],
+    ['POST', '/projects', '{"name":"x"}', 'application/json; CHARSET=us-ascii'],
+    ['POST', '/projects', '{"name":"x"}', 'application/json; charset=no-such-charset'],
+    ['POST', '/projects', '{"name":"x"}', 'application/json; charset=utf-8; charset=latin1'],
+    ['PATCH', `/posts/${post}`, '{"body":"x"}', 'application/merge-patch+json; charset=windows-1252'],
+    ['POST', '/posts/search', '{"where":{}}', 'application/json; charset=latin1'],
+    ['POST', '/batch', JSON.stringify({ operations: [{ method: 'POST', path: '/projects', body: { name: 'B' } }] }), 'application/json; charset=latin1'],
+    ['POST', '/.well-known/upload', JSON.stringify({ filename: 'a.png', contentType: 'image/png' }), 'application/json; charset=latin1'],
+    ['POST', '/auth/token', JSON.stringify({ email: 'a@example.com', password: 'nope' }), 'application/json; charset=latin1'],
+  ];
+  for (const [method, path, text, type] of refused) {
+    const reply = await raw(method, path, text, type);
+    assertProblem(reply, 415, api.docsUrl, { code: 'E_UNSUPPORTED_MEDIA_TYPE' });
+    assert.match(reply.body.detail, 'UTF-8', `${method} ${path} ${type}`);
+  }
+  assert.equal(await count(), before);
+  for (const type of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json;charset=utf8', 'application/json; foo="a;charset=latin1"']) {
+    assert.is((await raw('POST', '/projects', JSON.stringify({ name: `Caf\u00e9 ${type}` }), type)).status, 201, type);
+  }
+});
+
 test('422 lists errors as {property, rule, message}', async () => {
   const reply = await api.post('/posts', { project_id: project, title: ' bad', rating: 7 });
   const body = assertProblem(reply, 422, api.docsUrl, { code: 'E_VALIDATION_ERROR' });
