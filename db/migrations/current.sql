@@ -154,6 +154,13 @@ BEGIN
 EXCEPTION WHEN others THEN RETURN NULL;
 END $$;
 
+-- What a table is for, in a refusal's message, when its name alone does not say: a join or sub-resource table's
+-- comment (' (manyToMany Customer.tags -> Tag)'); nothing for an entity's table.
+CREATE OR REPLACE FUNCTION meta.about(rel regclass) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN d LIKE 'manyToMany %' OR d LIKE 'oneToOne %' THEN ' (' || rtrim(d, '.') || ')' ELSE '' END
+  FROM (SELECT obj_description(rel, 'pg_class') AS d) c
+$$;
+
 CREATE OR REPLACE FUNCTION meta.ensure_column(tbl text, col text, typ text, not_null boolean,
   default_expr text, is_identity boolean) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -171,7 +178,7 @@ BEGIN
           USING HINT = format('Give each row its organization first (ALTER TABLE %s ADD COLUMN organization_id character varying(255); UPDATE %s SET organization_id = …;), then migrate again.', rel, rel);
       END IF;
       IF n > 0 THEN
-        RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col, n
+        RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col || meta.about(rel), n
           USING HINT = 'Give the property a defaultValue, or add it as optional, fill it, then make it required.';
       END IF;
     END IF;
@@ -199,7 +206,7 @@ BEGIN
   IF not_null AND NOT cur.attnotnull THEN
     EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NULL', rel, col) INTO n;
     IF n > 0 AND default_expr IS NULL THEN
-      RAISE EXCEPTION 'Refused: cannot make %.% required: % rows have no value and the property has no defaultValue', tbl, col, n
+      RAISE EXCEPTION 'Refused: cannot make %.% required: % rows have no value and the property has no defaultValue', tbl, col || meta.about(rel), n
         USING HINT = 'Fill the missing values first, or give the property a defaultValue.';
     END IF;
     IF n > 0 THEN
@@ -251,6 +258,14 @@ BEGIN
               'integer -> bigint', 'integer -> numeric', 'bigint -> numeric', 'integer -> double precision',
               'integer[] -> bigint[]', 'integer[] -> numeric[]', 'bigint[] -> numeric[]') THEN
     NULL;
+  ELSIF pair IN ('bigint -> integer', 'numeric -> integer', 'numeric -> bigint') THEN
+    -- A narrowing applies when every value is whole and within the new type's range (a model going back a version).
+    EXECUTE format('SELECT count(*) FROM %s WHERE %I <> trunc(%I) OR %I NOT BETWEEN %s', rel, col, col, col,
+      CASE WHEN to_type = 'integer' THEN '-2147483648 AND 2147483647' ELSE '-9223372036854775808 AND 9223372036854775807' END) INTO n;
+    IF n > 0 THEN
+      RAISE EXCEPTION 'Refused: %.% cannot become %: % rows hold a value it cannot (a fraction, or out of its range)', tbl, col || meta.about(rel), to_type, n
+        USING HINT = 'Keep the wider format, or change those values first.';
+    END IF;
   ELSIF pair = 'text -> character varying(255)' THEN
     EXECUTE format('SELECT count(*) FROM %s WHERE length(%I) > 255', rel, col) INTO n;
     IF n > 0 THEN
@@ -258,7 +273,7 @@ BEGIN
         USING HINT = 'Keep "long": true, or shorten those values first.';
     END IF;
   ELSE
-    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change the % values it holds', tbl, col, from_type, to_type, n
+    RAISE EXCEPTION 'Refused: %.% would change type from % to %, which could change the % values it holds', tbl, col || meta.about(rel), from_type, to_type, n
       USING HINT = format('Convert it by hand (ALTER TABLE %s ALTER COLUMN %I TYPE %s USING …), then migrate again.', rel, col, to_type);
   END IF;
   EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE %s', rel, col, to_type);
@@ -364,7 +379,7 @@ BEGIN
       RAISE EXCEPTION 'Refused: the model''s strategy no longer keeps app.% by organization, but its % rows belong to organizations: without organization_id every organization would see every row', tbl, n
         USING HINT = format('Keep an organization strategy; if one shared space is what you want: ALTER TABLE %s DROP COLUMN organization_id;', rel);
     ELSIF n > 0 THEN
-      RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname, n
+      RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname || meta.about(rel), n
         USING HINT = format('Put the property back; if it was renamed, rename the column (ALTER TABLE %s RENAME COLUMN %I TO …;); or drop the data yourself: ALTER TABLE %s DROP COLUMN %I;', rel, r.attname, rel, r.attname);
     END IF;
     EXECUTE format('ALTER TABLE %s DROP COLUMN %I', rel, r.attname);
@@ -382,7 +397,7 @@ BEGIN
   LOOP
     EXECUTE format('SELECT count(*) FROM app.%I', r.relname) INTO n;
     IF n > 0 THEN
-      RAISE EXCEPTION 'Refused: table app.% is no longer in the model but holds % rows', r.relname, n
+      RAISE EXCEPTION 'Refused: table app.% is no longer in the model but holds % rows', r.relname || meta.about(format('app.%I', r.relname)::regclass), n
         USING HINT = format('Put the entity back; if it (or its collection) was renamed, rename the table (ALTER TABLE app.%I RENAME TO …;); or drop the data yourself: DROP TABLE app.%I;', r.relname, r.relname);
     END IF;
     EXECUTE format('DROP TABLE app.%I CASCADE', r.relname);

@@ -138,4 +138,29 @@ test('a strategy switched to organizations over rows without one: refused, sayin
   assert.match(text, 'UPDATE app.customers SET organization_id =');
 });
 
+test('a wider integer format given back: applied while every value fits, refused naming how many do not', async () => {
+  const wide = change((m) => { m.entities.Customer.properties.memo = { type: 'Number', web: { format: 'int64' } }; });
+  await db.sql`update app.customers set memo = null`;
+  await installModel(db, wide);
+  await db.sql`update app.customers set memo = 5`;
+  await installModel(db, change((m) => { m.entities.Customer.properties.memo = { type: 'Number', web: { format: 'int32' } }; }));
+  await installModel(db, wide);
+  await db.sql`update app.customers set memo = 3000000000 where id = 'c1'`;
+  const text = await refusal(change((m) => { m.entities.Customer.properties.memo = { type: 'Number', web: { format: 'int32' } }; }));
+  assert.match(text, 'Refused: customers.memo cannot become integer: 1 rows hold a value it cannot');
+  await db.sql`update app.customers set memo = null`;
+  await installModel(db, base);
+});
+
+test('a refusal about a join table names the relation it serves', async () => {
+  const membership = { kind: 'manyToMany', entity: 'Order', modules: { Membership: { edge: { role: { enum: ['buyer'] } } } } };
+  const linked = change((m) => { (m.entities.Customer as Record<string, unknown>).relations = { orders: membership }; });
+  await installModel(db, linked);
+  await db.sql`insert into app.customers_orders (customer_id, order_id, role) values ('c1', 'o1', 'buyer')`;
+  const text = await refusal(change((m) => { (m.entities.Customer as Record<string, unknown>).relations = { orders: { kind: 'manyToMany', entity: 'Order' } }; }));
+  assert.match(text, 'Refused: app.customers_orders.role (manyToMany Customer.orders -> Order) is no longer in the model but 1 rows hold a value in it');
+  await db.sql`delete from app.customers_orders`;
+  await installModel(db, base);
+});
+
 test.run();
