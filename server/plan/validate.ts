@@ -2,16 +2,29 @@
 // the manifest's JSON Schema (compiled once, at startup, with ajv) gives a 422 listing every error.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
 import { badRequest, validationFailed, type FieldError } from '../problem/types.ts';
 import { exactOf } from '../query/json.ts';
 import { fractionStandIns, int64Overflows } from './exact-numbers.ts';
+import { dateHeld, dateTimeHeld, DATE_TIME_RULE } from '../../compiler/model/temporal.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
 /** Decimal digits a quotient may be off a whole number for `multipleOf` (ajv's multipleOfPrecision). */
 const MULTIPLE_OF_DIGITS = 9;
+
+type Format = { validate: (v: string) => boolean; compare: (a: string, b: string) => number | undefined };
+
+/**
+ * `date` and `date-time` as PostgreSQL holds them (compiler/model/temporal.ts): RFC 3339 alone let a body store
+ * 9999-12-31T23:59:59-01:00, read back as 10000-01-01T00:59:59+00:00. JSON documents' formats judge the same way.
+ */
+const held = (name: 'date' | 'date-time', inRange: (v: string) => boolean): Format => {
+  const rfc = fullFormats[name] as Format;
+  return { validate: (v) => rfc.validate(v) && inRange(v), compare: rfc.compare };
+};
 
 export interface BodyRule {
   /** Properties a body may hold, by name; undefined for edge bodies (names only). */
@@ -33,6 +46,8 @@ export class BodyValidators {
     // floating point 19.99 / 0.01 is 1998.9999999999998, so a price of 19.99 was 422 for a step of 0.01.
     const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: MULTIPLE_OF_DIGITS });
     addFormats(ajv);
+    ajv.addFormat('date', held('date', dateHeld));
+    ajv.addFormat('date-time', held('date-time', dateTimeHeld));
     const add = (key: string, schema: object) => {
       try {
         this.#compiled.set(key, ajv.compile(schema));
@@ -161,7 +176,9 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
     const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
     const property = segments[0] ?? missing ?? '';
     const where = segments.length > 0 ? [...segments, ...(missing ? [missing] : [])].join('.') : property;
-    const message = e.keyword === 'required' ? `${where} is required` : `${where} ${e.message ?? 'is not valid'}`;
+    const message = e.keyword === 'required' ? `${where} is required`
+      : e.keyword === 'format' && (e.params as { format?: unknown }).format === 'date-time' ? `${where} must be ${DATE_TIME_RULE}`
+        : `${where} ${e.message ?? 'is not valid'}`;
     const entry = { property, rule: e.keyword, message };
     if (!out.some((o) => o.property === entry.property && o.rule === entry.rule && o.message === entry.message)) out.push(entry);
   }

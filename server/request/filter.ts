@@ -5,6 +5,7 @@ import { OPERATORS, refusal, type FilterOp, type Operand, type ValueKind } from 
 import { badRequest } from '../problem/types.ts';
 import { jsonPathType, resolvePath, type PathTarget } from './paths.ts';
 import { columnPath } from './wire.ts';
+import { dateHeld, dateTimeHeld, DATE_TIME_RANGE } from '../../compiler/model/temporal.ts';
 
 type ValueType = 'string' | 'number' | 'boolean' | undefined;
 
@@ -15,6 +16,9 @@ const TEMPORAL: Record<string, RegExp | undefined> = {
   DateTime: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?$/,
 };
 const EXAMPLE: Record<string, string> = { Date: '2024-01-31', Time: '13:45:00', DateTime: '2024-01-31T13:45:00Z' };
+/** A value the property could never hold is no value of its type, as in a body (compiler/model/temporal.ts). */
+const HELD: Record<string, ((v: string) => boolean) | undefined> = { Date: dateHeld, DateTime: dateTimeHeld };
+const RANGE: Record<string, string> = { Date: `from ${DATE_TIME_RANGE.min.slice(0, 10)} to ${DATE_TIME_RANGE.max.slice(0, 10)}`, DateTime: `from ${DATE_TIME_RANGE.min} to ${DATE_TIME_RANGE.max} in UTC` };
 
 type SchemaOf = (property: string) => unknown;
 
@@ -58,6 +62,8 @@ export function condition(t: PathTarget, op: FilterOp, raw: unknown, fromQuery: 
   const scalar = (v: unknown) => {
     const c = coerce(v, elementType, fromQuery, where);
     if (temporal && !temporal.test(String(c))) throw badRequest(`The value in ${where} must be an ISO 8601 ${t.prop.type} (such as ${EXAMPLE[t.prop.type]}).`);
+    const held = temporal && HELD[t.prop.type];
+    if (held && !held(String(c))) throw badRequest(`The value in ${where} is no ${t.prop.type} the property can hold: one ${RANGE[t.prop.type]}.`);
     return c;
   };
   const list = (v: unknown): unknown[] => {

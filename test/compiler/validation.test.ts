@@ -163,6 +163,21 @@ test('a DateTime default, minimum or maximum without its offset is a model error
   assert.equal(errorsOf(ok), []);
 });
 
+test('a Date or DateTime default or bound PostgreSQL would give back as no RFC 3339 value (past 9999 or before year 1 in UTC) is a model error', () => {
+  const cases = [['DateTime', 'defaultValue', '9999-12-31T23:59:59-01:00'], ['DateTime', 'maximum', '9999-12-31T23:59:59.9999999Z'],
+    ['DateTime', 'minimum', '0001-01-01T00:00:00+01:00'], ['Date', 'defaultValue', '0000-01-01'], ['Date', 'minimum', '0000-02-29']] as const;
+  for (const [type, key, value] of cases) {
+    const m = base();
+    m.entities.Item.properties.at = { type, [key]: value };
+    const errors = errorsOf(m);
+    assert.ok(errors.some((e) => e.pointer.startsWith(`${P}/at`) && /9999/.test(e.message)), `${type} ${key} ${value}: ${JSON.stringify(errors)}`);
+  }
+  const ok = base();
+  ok.entities.Item.properties.at = { type: 'DateTime', minimum: '0001-01-01T00:00:00Z', maximum: '9999-12-31T22:59:59.999999-01:00' };
+  ok.entities.Item.properties.on = { type: 'Date', minimum: '0001-01-01', maximum: '9999-12-31' };
+  assert.equal(errorsOf(ok), []);
+});
+
 test('a child collection whose path below its parent\'s record is a route of the parent: a relation, or restore', () => {
   const m = base();
   m.entities.Shelf = {

@@ -9,20 +9,26 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { selfContained } from '../json-schema.ts';
 import { INTEGER_RANGES, baseType, serverFills } from '../../ir/columns.ts';
 import { mimeListAccepts } from '../mime.ts';
+import { dateHeld, dateTimeHeld, DATE_TIME_RANGE } from '../temporal.ts';
 
 const dateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 
 /**
  * How a temporal setting (defaultValue, minimum, maximum) must be written. A DateTime is judged as the gateway
  * judges one in a body (ajv-formats' RFC 3339 date-time, so with its offset): one without an offset would mean
- * an instant in whatever time zone the database session has.
+ * an instant in whatever time zone the database session has. Either must be one PostgreSQL gives back as written
+ * (compiler/model/temporal.ts): no year 0, no instant past 9999 in UTC.
  */
 const ISO = {
   // A calendar day (2024-02-30 is none) and a time of day PostgreSQL holds (24:00 is its end of day).
-  Date: { test: (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) },
+  Date: { test: (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) && dateHeld(v) },
   Time: { test: (v: string) => /^(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?|24:00(:00(\.0+)?)?)$/.test(v) },
-  DateTime: { test: (v: string) => dateTime(v) },
+  DateTime: { test: (v: string) => dateTime(v) && dateTimeHeld(v) },
 } as const;
+
+/** What the ISO rule of a type asks beyond the form: an offset, and the years PostgreSQL gives back. */
+const isoNote = (type: string) => (type === 'DateTime' ? ` with its offset (2025-01-31T09:00:00Z), from ${DATE_TIME_RANGE.min} to ${DATE_TIME_RANGE.max} once in UTC`
+  : type === 'Date' ? ' of a year from 1 to 9999' : '');
 
 /** JavaScript regex features PostgreSQL's ARE engine lacks: a pattern must work in both. */
 const POSTGRES_REGEX_GAPS: Array<[RegExp, string]> = [
@@ -101,7 +107,7 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
     const v = p[key];
     if (v === undefined) continue;
     if (numeric && typeof v !== 'number') fail('Validation Settings', `${key} of a Number must be a number`, key);
-    if (temporal && (typeof v !== 'string' || !ISO[p.type as keyof typeof ISO].test(v))) fail('Validation Settings', `${key} of a ${p.type} must be an ISO 8601 ${p.type} string${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`, key);
+    if (temporal && (typeof v !== 'string' || !ISO[p.type as keyof typeof ISO].test(v))) fail('Validation Settings', `${key} of a ${p.type} must be an ISO 8601 ${p.type} string${isoNote(p.type)}`, key);
   }
   if (p.exclusiveMinimum !== undefined && p.minimum === undefined) fail('Validation Settings', 'exclusiveMinimum needs minimum', 'exclusiveMinimum');
   if (p.exclusiveMaximum !== undefined && p.maximum === undefined) fail('Validation Settings', 'exclusiveMaximum needs maximum', 'exclusiveMaximum');
@@ -164,7 +170,7 @@ export function valueProblem(p: Property, v: unknown, what: string): string | un
   if (p.type === 'JSON' || p.type === 'Binary') return undefined;
   if (typeof v !== kind[p.type]) return `${what} must be a ${kind[p.type]}`;
   if (p.enum && !p.enum.includes(v as string)) return `${what} "${String(v)}" is not in the enum`;
-  if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return `${what} must be an ISO 8601 ${p.type}${p.type === 'DateTime' ? ' with its offset (2025-01-31T09:00:00Z)' : ''}`;
+  if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return `${what} must be an ISO 8601 ${p.type}${isoNote(p.type)}`;
   if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return `${what} "${v}" does not match the pattern`;
   if (typeof v === 'string' && baseType(p) === 'character varying(255)' && [...v].length > 255) return `${what} is longer than the 255 characters the column holds`;
   if (typeof v === 'number') {
