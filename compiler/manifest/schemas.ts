@@ -14,6 +14,8 @@ export function valueSchema(p: Property): Schema {
   switch (p.type) {
     case 'String': {
       const s: Schema = { type: 'string' };
+      // A key a client writes is a path segment: an empty one leaves the record at a URL no route matches.
+      if (p.primary && !p.readOnly) s.minLength = 1;
       if (!p.long) s.maxLength = 255;
       if (p.enum) s.enum = p.enum;
       if (p.pattern) s.pattern = p.pattern;

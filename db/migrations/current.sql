@@ -3986,6 +3986,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -4197,6 +4198,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -4409,6 +4411,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -4616,6 +4619,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "properties": {
         "id": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 255
         },
         "project_id": {
@@ -5998,6 +6002,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255,
               "pattern": "^[a-z0-9-]+$"
             },
@@ -6023,6 +6028,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255,
               "pattern": "^[a-z0-9-]+$"
             },
@@ -6048,6 +6054,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255,
               "pattern": "^[a-z0-9-]+$"
             },
@@ -6068,6 +6075,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
       "properties": {
         "slug": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 255,
           "pattern": "^[a-z0-9-]+$"
         },

@@ -8,6 +8,7 @@ import { badRequest, validationFailed, type FieldError } from '../problem/types.
 import { exactOf } from '../query/json.ts';
 import { fractionStandIns, int64Overflows } from './exact-numbers.ts';
 import { dateHeld, dateTimeHeld, DATE_TIME_RULE } from '../../compiler/model/temporal.ts';
+import { isDotSegment } from '../request/path.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -84,8 +85,9 @@ export class BodyValidators {
     if (!validate) throw new Error(`no body schema compiled for ${key}`);
     const patched = rule.mergePatch ? mergePatchedProps(body, rule.props ?? {}) : new Set<string>();
     const view = patched.size ? viewOf(body, patched) : body;
+    const keys = dotSegmentKeys(body, rule);
     if (validate(view)) {
-      const exact = exactNumberErrors(validate, body, rule, patched);
+      const exact = [...exactNumberErrors(validate, body, rule, patched), ...keys];
       if (exact.length > 0) throw validationFailed(exact);
       return;
     }
@@ -95,7 +97,7 @@ export class BodyValidators {
     const errors = fieldErrors((validate.errors ?? []).filter((e) => !(patchedAt(e) && (e.keyword === 'required'
       || ((e.keyword === 'anyOf' || isNullBranch(e)) && e.instancePath.split('/').length === 2)))))
       .filter((e) => !(e.rule === 'required' && e.property === rule.supplied));
-    if (errors.length > 0) throw validationFailed(errors);
+    if (errors.length + keys.length > 0) throw validationFailed([...errors, ...keys]);
   }
 }
 
@@ -130,6 +132,12 @@ export function mergedDocuments(v: BodyValidators): MergedDocuments {
       if (errors.length) throw validationFailed(errors);
     },
   };
+}
+
+/** A key given as `.` or `..`: its record's URL would resolve to another path (server/request/path.ts). */
+function dotSegmentKeys(body: Record<string, unknown>, rule: BodyRule): FieldError[] {
+  return Object.entries(body).filter(([name, v]) => rule.props?.[name]?.primary && typeof v === 'string' && isDotSegment(v))
+    .map(([name, v]) => ({ property: name, rule: 'dotSegment', message: `${name} "${String(v)}" cannot be a key: a URL resolves the path segments "." and "..", so no request could reach the record` }));
 }
 
 /** JSON properties whose value in `body` is an object, i.e. merged into the stored one (RFC 7396). */

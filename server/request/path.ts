@@ -2,6 +2,12 @@
 // against the manifest's collections, ids and relations. Anything outside the base path is not ours.
 
 /**
+ * Whether a segment is `.` or `..`, which every URL parser resolves away (RFC 3986 5.2.4; WHATWG reads `%2E` and
+ * `%2E%2E` as them too): a record keyed so could never be asked for, so no body may give a key one (server/plan/validate.ts).
+ */
+export const isDotSegment = (segment: string): boolean => segment === '.' || segment === '..';
+
+/**
  * Segments of `pathname` below `basePath` (percent-decoded), or undefined when the path is not under
  * it, has an empty segment (`//`, a trailing `/`) or holds a malformed escape.
  */

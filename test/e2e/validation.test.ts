@@ -2,7 +2,7 @@
 // `errors: [{property, rule, message}]`; Email is normalized; unique duplicates are 409 naming it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dataOf } from './support/http.ts';
+import { dataOf, expectStatus } from './support/http.ts';
 import { assertFieldError, assertProblem, fieldErrors } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
 
@@ -191,6 +191,40 @@ test('unique: a duplicate is 409 E_UNIQUE_VIOLATION naming the property (case-in
   assert.is(dataOf(await api.get(`/users/${a.id}`)).email, 'taken@example.com');
   const [row] = await api.db.sql`select count(*)::int as n from app.users where email = 'taken@example.com'`;
   assert.is(row!.n, 1);
+});
+
+test('a client key that is empty, "." or "..": 422 naming it (no URL could reach the record), on create, bulk and batch; nothing kept', async () => {
+  // `.` and `..` are dot segments to every URL parser, `%2E` and `%2E%2E` too (WHATWG; RFC 3986 normalizes them):
+  // fetch sends /posts/%2E as /posts/, so no Location could name such a record.
+  assert.is(new URL('http://h/posts/%2E').pathname, '/posts/');
+  for (const [id, rule] of [['', 'minLength'], ['.', 'dotSegment'], ['..', 'dotSegment']] as const) {
+    const reply = await api.post('/posts', { id, project_id: project, title: 'odd' });
+    assertProblem(reply, 422, api.docsUrl, { code: 'E_VALIDATION_ERROR' });
+    assertFieldError(reply, 'id', rule);
+    const bulk = await api.post('/posts', [{ project_id: project, title: 'fine' }, { id, project_id: project, title: 'odd' }]);
+    assertProblem(bulk, 422, api.docsUrl, { code: 'E_VALIDATION_ERROR' });
+    assertFieldError(bulk, 'id', rule);
+    const batch = await api.post('/batch', { operations: [{ method: 'POST', path: `/projects/${project}/posts`, body: { id, title: 'odd' } }] });
+    assert.equal([batch.status, batch.body.code, batch.body.operation], [422, 'E_VALIDATION_ERROR', 1], batch.text);
+    assertFieldError(batch, 'id', rule);
+  }
+  const [row] = await api.db.sql`select count(*)::int as n from app.posts where id in ('', '.', '..') or title in ('odd', 'fine')`;
+  assert.is(row!.n, 0);
+  const doc = (await api.get('/openapi.json')).body;
+  assert.is(doc.components.schemas.Post.properties.id.minLength, 1, 'the API document says so');
+});
+
+test('a key with dots that is no dot segment ("...", "a.b") is a key like any other: its Location reads, patches and deletes it', async () => {
+  for (const id of ['...', 'a.b', '.x']) {
+    const created = await api.post('/posts', { id, project_id: project, title: 'dotted' });
+    expectStatus(created, 201, id);
+    const location = created.headers.get('location')!.slice(api.basePath.length);
+    assert.is(location, `/posts/${encodeURIComponent(id)}`);
+    assert.is(dataOf(await api.get(location)).id, id);
+    assert.is(dataOf(await api.patch(location, { title: 'dotted again' })).title, 'dotted again');
+    expectStatus(await api.del(`${location}?permanent=true`), 204, id);
+    expectStatus(await api.get(location), 404, id);
+  }
 });
 
 test.run();

@@ -1002,6 +1002,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -1030,6 +1031,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -1058,6 +1060,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -1084,6 +1087,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
       "properties": {
         "slug": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 255
         },
         "name": {

@@ -195,6 +195,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -219,6 +220,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -243,6 +245,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -262,6 +265,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
       "properties": {
         "id": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 255
         },
         "name": {

@@ -247,6 +247,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -264,6 +265,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -281,6 +283,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "anyOf": [
             {
               "type": "string",
+              "minLength": 1,
               "maxLength": 255
             },
             {
@@ -296,6 +299,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       "properties": {
         "id": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 255
         }
       }
