@@ -3,7 +3,7 @@
 import type { Entity, Model, Property } from '../model/types.ts';
 import { keyColumnName, relationTableName, tableName } from '../model/names.ts';
 import { ident, pgName, qname, textArray } from '../sql/ident.ts';
-import { SYSTEM_COLUMNS, baseType, propertyColumn } from './columns.ts';
+import { SYSTEM_COLUMNS, SHORT_STRING_TYPE, baseType, propertyColumn } from './columns.ts';
 import { orgScoped, propertyConstraints, propertyIndexes } from './rules.ts';
 import type { ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from './types.ts';
 
@@ -53,7 +53,7 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
   const parts = propertyParts(model, table, entity.properties, lookups, login);
   const columns = [...parts.columns, ...SYSTEM_COLUMNS];
   if (model.api.strategy !== 'RBAC') {
-    columns.push({ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false,
+    columns.push({ name: 'organization_id', sqlType: SHORT_STRING_TYPE, notNull: true, identity: false,
       comment: `${model.api.strategy}: the organization the row belongs to, from the org claim of its creator.` });
     parts.indexes.push({ name: pgName(table, 'organization_id', 'idx'), property: 'organization_id', rule: 'organization', method: 'btree', expr: '("organization_id")' });
   }
@@ -90,7 +90,7 @@ function foreignKey(model: Model, table: string, col: string, target: Entity, ta
  */
 function ownedOrganization(model: Model, owner: Entity, ownerColumn: string, ownerKey: string): ColumnIR[] {
   if (model.api.strategy === 'RBAC') return [];
-  return [{ name: 'organization_id', sqlType: 'character varying(255)', notNull: true, identity: false, defaultSql: 'auth.org()',
+  return [{ name: 'organization_id', sqlType: SHORT_STRING_TYPE, notNull: true, identity: false, defaultSql: 'auth.org()',
     comment: `${model.api.strategy}: the organization of the owning record.`, ownerOrganization: { table: tableName(owner), key: ownerKey, column: ownerColumn } }];
 }
 
@@ -111,7 +111,7 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
   ];
   for (const [edgeName, spec] of Object.entries(edge)) {
     if (!spec) continue;
-    columns.push({ name: edgeName, sqlType: 'character varying(255)', notNull: false, identity: false,
+    columns.push({ name: edgeName, sqlType: SHORT_STRING_TYPE, notNull: false, identity: false,
       comment: spec.displayName ? `Edge property: ${spec.displayName}` : 'Edge property' });
     if (spec.enum) {
       constraints.push({ name: pgName(table, edgeName, 'enum'), property: edgeName, rule: 'enum', kind: 'check',

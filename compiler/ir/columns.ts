@@ -11,12 +11,14 @@ export function isFile(p: Property): boolean {
 
 /** Characters of a String that is not long (VARCHAR(255)); also the identifiers of the caller the rows store (owner, organization). */
 export const SHORT_STRING_CHARS = 255;
+/** The column type of a String that is not long. */
+export const SHORT_STRING_TYPE = `character varying(${SHORT_STRING_CHARS})`;
 
 /** Spec 2.1: String VARCHAR(255)/TEXT, Number by format, Date, Time, timestamptz, Binary/JSON jsonb. */
 export function baseType(p: Property): string {
   switch (p.type) {
     case 'String':
-      return isFile(p) ? 'jsonb' : p.long ? 'text' : `character varying(${SHORT_STRING_CHARS})`;
+      return isFile(p) ? 'jsonb' : p.long ? 'text' : SHORT_STRING_TYPE;
     case 'Number':
       switch (p.web?.format) {
         case 'int32': return 'integer';

@@ -2,6 +2,7 @@
 // request-body schemas and constraint names, all derived from the model and its IR.
 import type { Entity, Model, Property } from '../model/types.ts';
 import { buildSchema } from '../ir/build.ts';
+import { SHORT_STRING_CHARS } from '../ir/columns.ts';
 import type { TableIR } from '../ir/types.ts';
 import { ENGINE_VERSION, type EmbedManifest, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
 import { bodySchema } from './schemas.ts';
@@ -123,7 +124,7 @@ function embedsManifest(name: string, e: Entity) {
 function linkSchema(edge: Record<string, { enum?: string[]; displayName?: string } | undefined>): object {
   const properties = Object.fromEntries(Object.entries(edge).filter(([, v]) => v)
     .map(([k, v]) => [k, { ...(v!.displayName ? { title: v!.displayName } : {}),
-      anyOf: [{ type: 'string', maxLength: 255, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
+      anyOf: [{ type: 'string', maxLength: SHORT_STRING_CHARS, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
   return { type: 'object', properties, additionalProperties: false };
 }
 

@@ -1,7 +1,7 @@
 // JSON Schemas (draft-07) of request bodies, derived from the model: the gateway validates bodies
 // with ajv before calling SQL, so a client gets every type, enum, pattern and bound error at once.
 import type { Property } from '../model/types.ts';
-import { INTEGER_RANGES, isFile, serverManaged } from '../ir/columns.ts';
+import { INTEGER_RANGES, isFile, serverManaged, SHORT_STRING_CHARS } from '../ir/columns.ts';
 import { selfContained } from '../model/json-schema.ts';
 
 type Schema = Record<string, unknown>;
@@ -16,7 +16,7 @@ export function valueSchema(p: Property): Schema {
       const s: Schema = { type: 'string' };
       // A key a client writes is a path segment: an empty one leaves the record at a URL no route matches.
       if (p.primary && !p.readOnly) s.minLength = 1;
-      if (!p.long) s.maxLength = 255;
+      if (!p.long) s.maxLength = SHORT_STRING_CHARS;
       if (p.enum) s.enum = p.enum;
       if (p.pattern) s.pattern = p.pattern;
       return s;

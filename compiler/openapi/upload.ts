@@ -4,13 +4,15 @@ import type { Schema } from './common.ts';
 import { operation, success } from './operations.ts';
 
 export const UPLOAD_PATH = '/.well-known/upload';
+/** The most characters of an upload intent's filename and contentType (the gateway checks them: server/files/routes.ts). */
+export const UPLOAD_FIELD_CHARS = 255;
 
 export const uploadSchemas: Record<string, Schema> = {
   UploadIntentRequest: {
     type: 'object', additionalProperties: false, required: ['filename', 'contentType'],
     properties: {
-      filename: { type: 'string', minLength: 1, maxLength: 255, description: 'Original file name (no control characters).' },
-      contentType: { type: 'string', minLength: 1, maxLength: 255, description: 'MIME type; the PUT to upload_url must send it as Content-Type.' },
+      filename: { type: 'string', minLength: 1, maxLength: UPLOAD_FIELD_CHARS, description: 'Original file name (no control characters).' },
+      contentType: { type: 'string', minLength: 1, maxLength: UPLOAD_FIELD_CHARS, description: 'MIME type; the PUT to upload_url must send it as Content-Type.' },
     },
   },
   UploadIntent: {

@@ -1,6 +1,7 @@
 // The file routes mounted before the API's catch-all: POST {basePath}/.well-known/upload (spec 4.1) and,
 // with the local driver, the signed upload and download addresses the gateway serves itself (spec 4.2).
 import { Hono, type Context } from 'hono';
+import { UPLOAD_FIELD_CHARS } from '../../compiler/openapi/upload.ts';
 import { problemFromDatabase } from '../problem/database.ts';
 import { ApiError, badRequest, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
 import type { Identity } from '../request/auth.ts';
@@ -28,10 +29,10 @@ function intentBody(body: Record<string, unknown> | undefined): { filename: stri
   if (unknown !== undefined) throw badRequest(`Unknown property "${unknown}" in the request body.`);
   const errors: FieldError[] = [];
   const { filename, contentType } = body;
-  if (typeof filename !== 'string' || filename.length < 1 || filename.length > 255 || /\p{Cc}/u.test(filename)) {
-    errors.push({ property: 'filename', rule: 'filename', message: 'filename must be a string of 1 to 255 characters without control characters' });
+  if (typeof filename !== 'string' || filename.length < 1 || filename.length > UPLOAD_FIELD_CHARS || /\p{Cc}/u.test(filename)) {
+    errors.push({ property: 'filename', rule: 'filename', message: `filename must be a string of 1 to ${UPLOAD_FIELD_CHARS} characters without control characters` });
   }
-  if (typeof contentType !== 'string' || contentType.length > 255 || !MIME.test(contentType.trim())) {
+  if (typeof contentType !== 'string' || contentType.length > UPLOAD_FIELD_CHARS || !MIME.test(contentType.trim())) {
     errors.push({ property: 'contentType', rule: 'contentType', message: 'contentType must be a MIME type such as image/png' });
   }
   if (errors.length) throw validationFailed(errors);

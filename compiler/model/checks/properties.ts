@@ -7,7 +7,7 @@ import { CheckContext, FILE_MODULES } from './context.ts';
 import { jsonPathErrors } from './json-paths.ts';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { selfContained } from '../json-schema.ts';
-import { INTEGER_RANGES, baseType, serverFills } from '../../ir/columns.ts';
+import { INTEGER_RANGES, baseType, serverFills, SHORT_STRING_CHARS, SHORT_STRING_TYPE } from '../../ir/columns.ts';
 import { mimeListAccepts } from '../mime.ts';
 import { dateHeld, dateTimeHeld, DATE_TIME_RANGE } from '../temporal.ts';
 
@@ -172,7 +172,7 @@ export function valueProblem(p: Property, v: unknown, what: string): string | un
   if (p.enum && !p.enum.includes(v as string)) return `${what} "${String(v)}" is not in the enum`;
   if (p.type in ISO && !ISO[p.type as keyof typeof ISO].test(v as string)) return `${what} must be an ISO 8601 ${p.type}${isoNote(p.type)}`;
   if (p.pattern && typeof v === 'string' && safeTest(p.pattern, v) === false) return `${what} "${v}" does not match the pattern`;
-  if (typeof v === 'string' && baseType(p) === 'character varying(255)' && [...v].length > 255) return `${what} is longer than the 255 characters the column holds`;
+  if (typeof v === 'string' && baseType(p) === SHORT_STRING_TYPE && [...v].length > SHORT_STRING_CHARS) return `${what} is longer than the ${SHORT_STRING_CHARS} characters the column holds`;
   if (typeof v === 'number') {
     const { minimum: lo, maximum: hi } = p;
     if (typeof lo === 'number' && (p.exclusiveMinimum ? v <= lo : v < lo)) return `${what} ${v} is below the minimum`;
