@@ -28,17 +28,38 @@ interface Lane {
 
 interface Waiter {
   use: Use;
+  /** Who sent it (held to its share of waiting places, and, for `close` and `own`, of connections). */
   caller: string | undefined;
+  /** Arrival order across the two lines. */
+  seq: number;
   admit: (lane: Lane) => void;
   /** It waited while its caller held its share of connections (so a timeout is its caller's, 429). */
   heldBack?: boolean;
 }
 
+/**
+ * Connections kept for `share` statements (reads and writes of one row by its key): `close` and `own` ones together
+ * hold at most POOL_MAX minus these, so a few callers' long lists or batches never leave a read by id without one.
+ */
+export const reservedForKeyed = (max: number): number => Math.floor(max / 5);
+/** Requests one caller may have waiting for a connection, per POOL_MAX connection: past it, 429 at once. */
+export const WAITING_PER_CALLER = 2;
+/** Requests the whole line holds, per POOL_MAX connection: past it, 503 at once (the line's cost stays bounded). */
+export const WAITING_AT_MOST = 50;
+
 export class Gate {
   readonly #lanes: Lane[];
-  readonly #line: Waiter[] = [];
+  /** Waiting `close` and `own` statements, and waiting `share` ones, each in arrival order. */
+  readonly #longs: Waiter[] = [];
+  readonly #shares: Waiter[] = [];
+  #seq = 0;
   /** Connections each caller holds for `close` and `own` statements (`share` ones are short and not counted). */
   readonly #held = new Map<string, number>();
+  /** Requests each caller has waiting. */
+  readonly #waitingBy = new Map<string, number>();
+  /** `close` and `own` statements running, and how many may (POOL_MAX less those reserved for `share`). */
+  #long = 0;
+  readonly #longMax: number;
 
   /**
    * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
@@ -47,13 +68,14 @@ export class Gate {
    */
   constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number, readonly callerMax = clients.length) {
     this.#lanes = clients.map((sql) => ({ sql, starts: [], open: true }));
+    this.#longMax = clients.length - reservedForKeyed(clients.length);
   }
 
   /** Connections the pool may open (POOL_MAX). */
   get max(): number { return this.#lanes.length; }
   /** Connections with a statement on them. */
   get inUse(): number { return this.#lanes.reduce((n, l) => n + (l.starts.length > 0 ? 1 : 0), 0); }
-  get waiting(): number { return this.#line.length; }
+  get waiting(): number { return this.#longs.length + this.#shares.length; }
 
   /** Connections `caller` holds now for `close` and `own` statements. */
   held(caller: string): number { return this.#held.get(caller) ?? 0; }
@@ -64,21 +86,23 @@ export class Gate {
    */
   async run<T>(use: Use, work: (sql: Sql) => Promise<T>, caller?: string): Promise<T> {
     const counted = use !== 'share' ? caller : undefined;
-    const lane = (this.#line.length === 0 ? this.#place(use, counted) : undefined) ?? await this.#wait(use, counted);
+    const ahead = use === 'share' ? this.waiting : this.#longs.length;
+    const lane = (ahead === 0 ? this.#place(use, counted) : undefined) ?? await this.#wait(use, caller);
     try {
       return await work(lane.sql);
     } finally {
       lane.starts.shift();
       if (lane.starts.length === 0) lane.open = true;
-      if (counted !== undefined) this.#release(counted);
+      if (use !== 'share') this.#long--;
+      if (counted !== undefined) this.#release(this.#held, counted);
       this.#admitWaiting();
     }
   }
 
-  #release(caller: string): void {
-    const left = this.held(caller) - 1;
-    if (left > 0) this.#held.set(caller, left);
-    else this.#held.delete(caller);
+  #release(counts: Map<string, number>, caller: string): void {
+    const left = (counts.get(caller) ?? 0) - 1;
+    if (left > 0) counts.set(caller, left);
+    else counts.delete(caller);
   }
 
   /** Whether the caller's share is taken (so its statement waits while others' go ahead). */
@@ -92,57 +116,79 @@ export class Gate {
     return use !== 'own' && lane.open && n < this.depth && now - lane.starts[0]! < STALE_MS;
   }
 
-  /** Takes a place for `use` on the first connection that has one, within the caller's share. */
+  /** Takes a place for `use` on the first connection that has one, within the caller's share and the long ones' budget. */
   #place(use: Use, caller: string | undefined): Lane | undefined {
-    if (this.#atShare(caller)) return undefined;
+    if (use !== 'share' && (this.#atShare(caller) || this.#long >= this.#longMax)) return undefined;
     const now = performance.now();
     const lane = this.#lanes.find((l) => this.#fits(l, use, now));
     if (!lane) return undefined;
     lane.starts.push(now);
-    if (use !== 'share') lane.open = false;
+    if (use !== 'share') {
+      lane.open = false;
+      this.#long++;
+    }
     if (caller !== undefined) this.#held.set(caller, this.held(caller) + 1);
     return lane;
   }
 
   #wait(use: Use, caller: string | undefined): Promise<Lane> {
+    const counted = use !== 'share' ? caller : undefined;
+    if (caller !== undefined && (this.#waitingBy.get(caller) ?? 0) >= WAITING_PER_CALLER * this.max) {
+      return Promise.reject(new ApiError('tooManyRequests', `This caller already has ${WAITING_PER_CALLER * this.max} requests waiting for a database `
+        + `connection (${WAITING_PER_CALLER} × POOL_MAX); send fewer at once.`, { headers: { 'Retry-After': '1' } }));
+    }
+    if (this.waiting >= WAITING_AT_MOST * this.max) {
+      return Promise.reject(busy(`${WAITING_AT_MOST * this.max} requests are waiting for a database connection already (${WAITING_AT_MOST} × POOL_MAX); try again.`));
+    }
+    const line = use === 'share' ? this.#shares : this.#longs;
+    if (caller !== undefined) this.#waitingBy.set(caller, (this.#waitingBy.get(caller) ?? 0) + 1);
     return new Promise((resolve, reject) => {
+      const leave = () => {
+        line.splice(line.indexOf(waiter), 1);
+        if (caller !== undefined) this.#release(this.#waitingBy, caller);
+      };
       const waiter: Waiter = {
         use,
-        caller,
+        caller: counted,
+        seq: this.#seq++,
         admit: (lane) => {
           clearTimeout(timer);
+          leave();
           resolve(lane);
         },
       };
       const timer = setTimeout(() => {
-        this.#line.splice(this.#line.indexOf(waiter), 1);
+        leave();
         this.#admitWaiting(); // those it held back may fit now
         reject(waiter.heldBack
           ? new ApiError('tooManyRequests', `This caller's other requests held its share of the database connections (POOL_CALLER_MAX: ${this.callerMax}) `
             + `for POOL_TIMEOUT_MS (${this.timeoutMs} ms); send fewer at once.`, { headers: { 'Retry-After': '1' } })
           : busy(`No database connection became free within POOL_TIMEOUT_MS (${this.timeoutMs} ms); try again.`));
       }, this.timeoutMs);
-      this.#line.push(waiter);
+      line.push(waiter);
       this.#admitWaiting(); // only waiters held to their caller's share may be ahead of it
     });
   }
 
   /**
    * First come, first served among callers within their share: the first such waiter goes first, and those behind
-   * it wait while it cannot. A waiter whose caller holds its share is passed over, so others' requests go ahead.
+   * it wait while it cannot. A waiter whose caller holds its share is passed over, so others' requests go ahead; so
+   * are `close` and `own` ones while those running take the connections not reserved, so `share` ones go ahead.
    */
   #admitWaiting(): void {
-    for (let i = 0; i < this.#line.length;) {
-      const waiter = this.#line[i]!;
-      if (this.#atShare(waiter.caller)) {
-        waiter.heldBack = true;
-        i++;
-        continue;
-      }
-      const lane = this.#place(waiter.use, waiter.caller);
+    for (;;) {
+      const long = this.#longs.find((w) => {
+        if (!this.#atShare(w.caller)) return true;
+        w.heldBack = true;
+        return false;
+      });
+      const share = this.#shares[0];
+      const longFirst = long !== undefined && (share === undefined || long.seq < share.seq) && this.#long < this.#longMax;
+      const next = longFirst ? long : share;
+      if (next === undefined) return;
+      const lane = this.#place(next.use, next.caller);
       if (!lane) return;
-      this.#line.splice(i, 1);
-      waiter.admit(lane);
+      next.admit(lane);
     }
   }
 }

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres, { type Sql } from 'postgres';
-import { Gate, STALE_MS, type Use } from '../../server/pg/gate.ts';
+import { Gate, reservedForKeyed, STALE_MS, WAITING_AT_MOST, WAITING_PER_CALLER, type Use } from '../../server/pg/gate.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 
 let db: TestDatabase;
@@ -16,15 +16,15 @@ test.after(async () => {
   await db?.close();
 });
 
-function gate(connections: number, depth: number, timeoutMs = 3000): Gate {
+function gate(connections: number, depth: number, timeoutMs = 3000, callerMax?: number): Gate {
   const own = Array.from({ length: connections }, () => postgres(db.url, { max: 1, onnotice: () => {} }));
   clients.push(...own);
-  return new Gate(own, depth, timeoutMs);
+  return new Gate(own, depth, timeoutMs, callerMax);
 }
 
 /** The backend a statement ran on, after `seconds` of sleep, and when it answered (ms after `from`). */
-async function backend(g: Gate, use: Use, seconds = 0, from = performance.now()): Promise<{ pid: number; ms: number }> {
-  const [row] = await g.run(use, (sql) => sql`select pg_backend_pid() as pid, pg_sleep(${seconds})`);
+async function backend(g: Gate, use: Use, seconds = 0, from = performance.now(), caller?: string): Promise<{ pid: number; ms: number }> {
+  const [row] = await g.run(use, (sql) => sql`select pg_backend_pid() as pid, pg_sleep(${seconds})`, caller);
   return { pid: row!.pid as number, ms: performance.now() - from };
 }
 
@@ -91,6 +91,38 @@ test('every connection taken: statements wait in line, in order, and give up at 
   const refused = await backend(g, 'share').then(() => 'ran', (err: Error) => err.message);
   assert.match(refused, 'POOL_TIMEOUT_MS (300 ms)');
   await blocker;
+  assert.is(g.waiting, 0);
+});
+
+test('a fifth of the connections is kept for keyed statements: two callers\' long ones take the rest, a read by id still runs at once', async () => {
+  assert.equal([1, 4, 5, 10, 12].map(reservedForKeyed), [0, 0, 1, 2, 2]);
+  const g = gate(10, 8, 3000, 5);
+  const from = performance.now();
+  const longs = ['a', 'b'].flatMap((caller) => Array.from({ length: 5 }, () => backend(g, 'close', 0.5, from, caller)));
+  await sleep(50);
+  assert.is(g.inUse, 8, 'the long ones hold eight connections, two of them wait');
+  assert.is(g.waiting, 2);
+  const read = await backend(g, 'share', 0, from, 'victim');
+  assert.ok(read.ms < 300, `the read answered at ${read.ms.toFixed(0)} ms, not after the long ones`);
+  const done = await Promise.all(longs);
+  assert.ok(done.filter((d) => d.ms >= 900).length === 2, 'the two past the budget ran after the first ones');
+});
+
+test('a caller may have 2 × POOL_MAX requests waiting: the next is 429 at once, others still queue; the line holds 50 × POOL_MAX', async () => {
+  const g = gate(1, 1, 3000);
+  const from = performance.now();
+  const holder = backend(g, 'close', 0.4, from, 'holder');
+  await sleep(20);
+  const queued = Array.from({ length: WAITING_PER_CALLER }, () => backend(g, 'share', 0, from, 'eager'));
+  const refused = await backend(g, 'share', 0, from, 'eager').then(() => 'ran', (err: Error & { status?: number }) => `${err.status} ${err.message}`);
+  assert.match(refused, /^429 This caller already has 2 requests waiting/);
+  assert.ok(performance.now() - from < 300, 'refused at once');
+  const other = backend(g, 'share', 0, from, 'other');
+  const anonymous = Array.from({ length: WAITING_AT_MOST - WAITING_PER_CALLER - 1 }, () => backend(g, 'share', 0, from));
+  assert.is(g.waiting, WAITING_AT_MOST);
+  const full = await backend(g, 'share', 0, from).then(() => 'ran', (err: Error & { status?: number }) => `${err.status} ${err.message}`);
+  assert.match(full, /^503 50 requests are waiting/);
+  await Promise.all([holder, ...queued, other, ...anonymous]);
   assert.is(g.waiting, 0);
 });
 
