@@ -97,6 +97,7 @@ const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
  * Runs the call's one statement. A statement a deadlock, a serialization failure or a stray cancel rolled back
  * changed nothing, so it runs once more on a connection of its own, within the time left (two bulk creates
  * crossing on unique keys: the second then meets the first's rows, 409, instead of a 503); a second failure is answered.
+ * A read by key whose connection was lost under it runs again too (connectionLost).
  */
 export async function dispatch(target: Target, call: Call): Promise<unknown> {
   if (!isPool(target)) return run(target, call, undefined);
@@ -104,10 +105,25 @@ export async function dispatch(target: Target, call: Call): Promise<unknown> {
   try {
     return await dispatchOnce(target, call);
   } catch (err) {
-    if (!retryable(err)) throw err;
+    if (!retryable(err) && !(call.shares === 'read' && connectionLost(err))) throw err;
   }
-  return target.gate.run('close', (sql) => run(sql, call, boundsOf(target, startedAt)()), callerKey(call.identity, call.ip));
+  // A lost connection's last words (57P01) may reach the statement sent next on its client: a read runs once more.
+  for (let lost = 0; ; lost++) {
+    try {
+      return await target.gate.run('close', (sql) => run(sql, call, boundsOf(target, startedAt)()), callerKey(call.identity, call.ip));
+    } catch (err) {
+      if (lost > 0 || call.shares !== 'read' || !connectionLost(err)) throw err;
+    }
+  }
 }
+
+/**
+ * The connection went away under the statement (a restarted server, pg_terminate_backend, a pooler's restart):
+ * a read by key changed nothing, so it runs once more, on a connection made afresh. A write is not retried: it
+ * may have committed before the connection was lost.
+ */
+const LOST = new Set(['57P01', '57P02', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET']);
+const connectionLost = (err: unknown): boolean => LOST.has(String((err as { code?: unknown } | null)?.code));
 
 async function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
   const caller = callerKey(call.identity, call.ip);

@@ -167,6 +167,48 @@ test('a cancel the gateway did not send (meant for the statement before it, or p
   assert.is(r.body.data.name, 'after a stray cancel');
 });
 
+test('a read by key whose connection is lost under it (pg_terminate_backend, a restart) runs again: 200, not 503; a write is not run again', async () => {
+  const g = gateway({ lockTimeoutMs: 10_000 });
+  const project = (await g.call('POST', '/projects', { name: 'Lost' })).body.data;
+  /** Holds the projects table until release(): statements on it wait, and their backend can be terminated. */
+  const holdTable = async () => {
+    let release!: () => void;
+    let locked!: () => void;
+    const ready = new Promise<void>((r) => { locked = r; });
+    const tx = api.db.sql.begin(async (sql) => {
+      await sql`lock table app.projects in access exclusive mode`;
+      locked();
+      await new Promise<void>((r) => { release = r; });
+    });
+    await ready;
+    return async () => { release(); await tx; };
+  };
+  const terminateWaiting = async () => {
+    for (let i = 0; i < 500; i++) {
+      await sleep(20);
+      const [row] = await api.db.sql`select pg_terminate_backend(pid) as done from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.dispatch%'`;
+      if (row?.done) return;
+    }
+    throw new Error('no statement waits on the table');
+  };
+  for (const [what, request, expected] of [
+    ['read', () => g.call('GET', `/projects/${project.id}`), 200],
+    ['write', () => g.call('PATCH', `/projects/${project.id}`, { name: 'maybe' }), 503],
+  ] as const) {
+    const release = await holdTable();
+    let reply: ReturnType<typeof g.call> | undefined;
+    try {
+      reply = request();
+      await terminateWaiting();
+      await sleep(100);
+    } finally {
+      await release();
+    }
+    const r = await reply!;
+    assert.is(r.res.status, expected, `${what}: ${JSON.stringify(r.body)}`);
+  }
+});
+
 test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () => {
   const g = gateway({ lockTimeoutMs: 3000, poolMax: 1, poolTimeoutMs: 300 });
   const project = (await g.call('POST', '/projects', { name: 'Pool' })).body.data;
