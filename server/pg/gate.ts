@@ -43,7 +43,7 @@ interface Waiter {
  */
 export const reservedForKeyed = (max: number): number => Math.floor(max / 5);
 /** Requests one caller may have waiting for a connection, per POOL_MAX connection: past it, 429 at once. */
-export const WAITING_PER_CALLER = 2;
+export const WAITING_PER_CALLER = 10;
 /** Requests the whole line holds, per POOL_MAX connection: past it, 503 at once (the line's cost stays bounded). */
 export const WAITING_AT_MOST = 50;
 

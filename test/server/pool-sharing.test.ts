@@ -108,14 +108,14 @@ test('a fifth of the connections is kept for keyed statements: two callers\' lon
   assert.ok(done.filter((d) => d.ms >= 900).length === 2, 'the two past the budget ran after the first ones');
 });
 
-test('a caller may have 2 × POOL_MAX requests waiting: the next is 429 at once, others still queue; the line holds 50 × POOL_MAX', async () => {
+test('a caller may have 10 × POOL_MAX requests waiting: the next is 429 at once, others still queue; the line holds 50 × POOL_MAX', async () => {
   const g = gate(1, 1, 3000);
   const from = performance.now();
   const holder = backend(g, 'close', 0.4, from, 'holder');
   await sleep(20);
   const queued = Array.from({ length: WAITING_PER_CALLER }, () => backend(g, 'share', 0, from, 'eager'));
   const refused = await backend(g, 'share', 0, from, 'eager').then(() => 'ran', (err: Error & { status?: number }) => `${err.status} ${err.message}`);
-  assert.match(refused, /^429 This caller already has 2 requests waiting/);
+  assert.match(refused, /^429 This caller already has 10 requests waiting/);
   assert.ok(performance.now() - from < 300, 'refused at once');
   const other = backend(g, 'share', 0, from, 'other');
   const anonymous = Array.from({ length: WAITING_AT_MOST - WAITING_PER_CALLER - 1 }, () => backend(g, 'share', 0, from));
