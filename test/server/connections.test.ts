@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { listen } from '../../server/http/listen.ts';
+import { MAX_PIPELINED } from '../../server/http/connections.ts';
 import { DEFAULT_LIMITS } from '../../server/request/limits.ts';
 import { compileTrust, trustedPeer } from '../../server/request/caller.ts';
 
@@ -14,8 +15,12 @@ const DOCS = 'https://docs.example.com';
 const MAX = 3;
 let reached = 0;
 
-async function serve(trusted?: (address: string) => boolean): Promise<{ server: Server; port: number }> {
-  const fetch = () => { reached++; return new Response('ok'); };
+async function serve(trusted?: (address: string) => boolean, delayMs = 0): Promise<{ server: Server; port: number }> {
+  const fetch = async () => {
+    reached++;
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    return new Response('ok');
+  };
   const server = await new Promise<Server>((resolve) => {
     const s = listen(fetch, { port: 0, hostname: '127.0.0.1', docsUrl: DOCS, limits: { ...DEFAULT_LIMITS, maxConnectionsPerClient: MAX }, ...(trusted ? { trusted } : {}) }, () => resolve(s));
   });
@@ -108,6 +113,26 @@ test('a trusted proxy (TRUST_PROXY) is not capped: its connections carry many cl
   for (const s of others) statuses.push((await get(s)).status);
   assert.equal(statuses, [200, 200, 200, 429]);
   await stop(server, [...sockets, ...others]);
+});
+
+test(`past ${MAX_PIPELINED} pipelined requests in flight on one connection: 429, closed, the rest dropped; the answers before it come`, async () => {
+  const { server, port } = await serve(undefined, 100);
+  reached = 0;
+  const socket = await open(port);
+  let data = '';
+  socket.on('data', (d) => { data += d.toString('utf8'); });
+  const closed = once(socket, 'close');
+  socket.write('GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(MAX_PIPELINED * 4));
+  await closed;
+  const statuses = [...data.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+  assert.equal(statuses.slice(0, MAX_PIPELINED), Array(MAX_PIPELINED).fill(200), 'the first ones answered, in order');
+  assert.is(statuses[MAX_PIPELINED], 429);
+  assert.match(data, 'Too many requests in flight on one connection');
+  assert.ok(reached <= MAX_PIPELINED, `the app saw ${reached} of them`);
+  // Sent one after the other, any number go through on one connection.
+  const next = await open(port);
+  for (let i = 0; i < MAX_PIPELINED + 4; i++) assert.is((await get(next)).status, 200);
+  await stop(server, [socket, next]);
 });
 
 test.run();
