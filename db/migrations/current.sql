@@ -1148,6 +1148,12 @@ CREATE TABLE IF NOT EXISTS lib.uploads (
   location text UNIQUE
 );
 COMMENT ON TABLE lib.uploads IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
+-- A caller's open intents (lib.open_intents_at_most).
+CREATE INDEX IF NOT EXISTS uploads_open_by_owner ON lib.uploads (owner, expires_at) WHERE used_at IS NULL;
+
+-- Upload intents one caller may hold open (unused, unexpired) at once: each is an address that takes a file into
+-- the storage, so a caller asking for them in a loop is refused (429) rather than left to fill it.
+CREATE OR REPLACE FUNCTION lib.open_intents_at_most() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 100';
 
 CREATE TABLE IF NOT EXISTS lib.file_outbox (
   id bigserial PRIMARY KEY,
@@ -1193,6 +1199,10 @@ BEGIN
   END IF;
   IF mime IS NULL OR length(mime) > 255 OR mime !~ '^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+(;.*)?$' THEN
     PERFORM lib.refuse('PT422', 'contentType must be a MIME type such as image/png', 'contentType', 'contentType');
+  END IF;
+  IF (SELECT count(*) FROM lib.uploads WHERE owner = caller AND used_at IS NULL AND expires_at > now()) >= lib.open_intents_at_most() THEN
+    RAISE EXCEPTION USING ERRCODE = 'PT429', DETAIL = '{"retry_after": 60}',
+      MESSAGE = format('This caller has %s upload intents open (unused, unexpired): attach those files, or wait for some to expire (15 minutes), first.', lib.open_intents_at_most());
   END IF;
   INSERT INTO lib.uploads (token, owner, filename, content_type, tmp_key, expires_at)
     VALUES (encode(extensions.gen_random_bytes(20), 'hex'), caller, fname, mime, 'tmp/' || gen_random_uuid(), now() + interval '15 minutes')

@@ -21,7 +21,7 @@ interface DbError { code?: unknown; message?: unknown; detail?: unknown; hint?: 
 
 const KIND_BY_STATUS: Record<number, ProblemKind> = {
   400: 'badRequest', 401: 'unauthenticated', 403: 'forbidden', 404: 'notFound', 409: 'conflict',
-  412: 'preconditionFailed', 413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'validation', 503: 'unavailable',
+  412: 'preconditionFailed', 413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'validation', 429: 'tooManyRequests', 503: 'unavailable',
 };
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
@@ -91,6 +91,8 @@ function refusal(code: string, status: number, message: string, detail: string |
   const extra: { errors?: FieldError[]; hint?: string; headers?: Record<string, string> } = {};
   if (hint) extra.hint = hint;
   if (status === 401) extra.headers = { 'WWW-Authenticate': 'Bearer' };
+  // When to ask again: the seconds the refusal's DETAIL names (retry_after), else one.
+  if (status === 429) extra.headers = { 'Retry-After': String(Number.isInteger(info.retry_after) && Number(info.retry_after) > 0 ? info.retry_after : 1) };
   if (status === 422) {
     const listed = Array.isArray(info.errors) ? info.errors.filter(isFieldError) : [];
     const single = typeof info.property === 'string' && typeof info.rule === 'string'

@@ -21,6 +21,7 @@ export function statusFor(sqlstate: string, anonymous: boolean): number {
     case 'PT413': return 413; // refusal: payload too large
     case 'PT415': return 415; // refusal: unsupported media type
     case 'PT422': return 422; // refusal: validation (initialStatuses, body version, files)
+    case 'PT429': return 429; // refusal: too many at once (a caller's open upload intents)
     case '23505': return 409; // unique_violation
     case '23514': return 422; // check_violation
     case '23502': return 422; // not_null_violation
