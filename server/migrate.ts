@@ -20,20 +20,16 @@ export interface MigrateOptions {
  * "Failed to get exclusive lock". 1835102313 is this product's lock space ('mapi'; lib.hash_slot takes 0 and up).
  */
 const MIGRATION_LOCK = [1835102313, -1] as const;
-const LOCK_POLL_MS = 250;
 
 /** Runs `fn` holding MIGRATION_LOCK on the database behind `url`, waiting (without limit) while another holds it. */
 async function withMigrationLock<T>(url: string, onWait: (message: string) => void, fn: () => Promise<T>): Promise<T> {
   return withAdminClient(url, async (sql) => {
     const [a, b] = MIGRATION_LOCK;
-    for (let told = false; !(await sql`select pg_try_advisory_lock(${a}, ${b}) as ok`)[0]!.ok;) {
-      if (!told) {
-        const [holder] = await sql`select l.pid, a.application_name from pg_locks l left join pg_stat_activity a using (pid)
-          where l.locktype = 'advisory' and l.classid = ${a} and l.objid = ${b >>> 0} and l.objsubid = 2 and l.granted`;
-        onWait(`Another migration of this database is running${holder ? ` (backend pid ${holder.pid}${holder.application_name ? `, ${holder.application_name}` : ''})` : ''}; waiting for it to end.`);
-        told = true;
-      }
-      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    if (!(await sql`select pg_try_advisory_lock(${a}, ${b}) as ok`)[0]!.ok) {
+      const [holder] = await sql`select l.pid, a.application_name from pg_locks l left join pg_stat_activity a using (pid)
+        where l.locktype = 'advisory' and l.classid = ${a} and l.objid = ${b >>> 0} and l.objsubid = 2 and l.granted`;
+      onWait(`Another migration of this database is running${holder ? ` (backend pid ${holder.pid}${holder.application_name ? `, ${holder.application_name}` : ''})` : ''}; waiting for it to end.`);
+      await sql`select pg_advisory_lock(${a}, ${b})`;
     }
     try {
       return await fn();
@@ -123,12 +119,13 @@ function runningFile(messages: string[]): string | undefined {
 export function describeFailure(err: unknown): string {
   if (!(err instanceof MigrationError)) return `Migration failed: ${(err as Error)?.message ?? String(err)}`;
   const lines = [`Migration refused: ${err.message}${err.code ? ` [${err.code}]` : ''}`];
-  // Which committed migration refused (current.sql, the model's own script, is what the user just changed).
-  if (err.file?.startsWith('committed/') && !err.message.includes(err.file)) lines.push(`  in: ${err.file}`);
+  // Which committed migration refused (current.sql, the model's own script, is what the user just changed); it is
+  // fixed in graphile-migrate's hashed chain, so a later model cannot undo what it asks.
+  const committed = err.file?.startsWith('committed/') ? err.file : undefined;
+  if (committed && !err.message.includes(committed)) lines.push(`  in: ${committed}`);
   if (err.detail) lines.push(`  detail: ${err.detail}`);
   if (err.hint) lines.push(`  hint: ${err.hint}`);
-  // A committed migration is fixed in graphile-migrate's hashed chain: a later model cannot undo what it asks.
-  if (err.file?.startsWith('committed/')) {
+  if (committed) {
     lines.push('  note: this migration is committed and cannot change, and the ones after it wait for it: change the data it refuses (the hint says how), then migrate again.');
   }
   // A refusal of ours (message "Refused: …") is meant for the user as it is; where in the reconcile

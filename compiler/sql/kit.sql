@@ -346,9 +346,9 @@ BEGIN
     EXECUTE format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I CASCADE', rel, r.conname);
   END LOOP;
   FOR r IN SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+      CROSS JOIN LATERAL meta.managed(obj_description(c.oid, 'pg_class')) AS i(info)
       LEFT JOIN unnest(index_names, index_defs) AS d(name, def) ON d.name = c.relname
-    WHERE x.indrelid = rel AND meta.managed(obj_description(c.oid, 'pg_class')) ? 'fingerprint'
-      AND (d.def IS NULL OR md5(d.def) <> meta.managed(obj_description(c.oid, 'pg_class')) ->> 'fingerprint')
+    WHERE x.indrelid = rel AND i.info ? 'fingerprint' AND (d.def IS NULL OR md5(d.def) <> i.info ->> 'fingerprint')
   LOOP
     EXECUTE format('DROP INDEX IF EXISTS app.%I', r.relname);
   END LOOP;

@@ -86,7 +86,8 @@ export class Gate {
    */
   async run<T>(use: Use, work: (sql: Sql) => Promise<T>, caller?: string): Promise<T> {
     const counted = use !== 'share' ? caller : undefined;
-    const ahead = use === 'share' ? this.waiting : this.#longs.length;
+    // Waiting `close` and `own` statements are ahead of a `share` one only while the budget lets them run.
+    const ahead = use === 'share' ? this.#shares.length + (this.#long < this.#longMax ? this.#longs.length : 0) : this.#longs.length;
     const lane = (ahead === 0 ? this.#place(use, counted) : undefined) ?? await this.#wait(use, caller);
     try {
       return await work(lane.sql);

@@ -2,7 +2,7 @@
 // message (written for clients); PostgreSQL's own errors are described from their fields, never echoed.
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import { ApiError, busy, type FieldError, type ProblemKind } from './types.ts';
-import { dataExceptionDetail, LOCK_NOT_AVAILABLE, statusFor } from './sqlstate.ts';
+import { CONNECTION_CODES, dataExceptionDetail, LOCK_NOT_AVAILABLE, statusFor } from './sqlstate.ts';
 
 export interface ErrorContext {
   manifest: Manifest;
@@ -24,7 +24,6 @@ const KIND_BY_STATUS: Record<number, ProblemKind> = {
   412: 'preconditionFailed', 413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'validation', 429: 'tooManyRequests', 503: 'unavailable',
 };
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
 
 /** The problem for `err`; a 500 (status >= 500 in general) is for the caller to log. */
 export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {

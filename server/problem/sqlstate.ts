@@ -9,6 +9,13 @@ export const SERIALIZATION_FAILURE = '40001';
 /** query_canceled: a statement timeout, or a cancel request. */
 export const QUERY_CANCELED = '57014';
 
+/** The connection closed under a statement (Node's and postgres.js's codes). */
+const CLOSED = ['ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'];
+/** No connection to the database: none could be made, or the one in use closed. */
+export const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'CONNECT_TIMEOUT', ...CLOSED]);
+/** The connection went away under a statement: closed, or ended by the server (57P01 admin_shutdown, 57P02 crash_shutdown). */
+export const CONNECTION_LOST = new Set(['57P01', '57P02', ...CLOSED]);
+
 /** HTTP status for `sqlstate`; `anonymous` splits insufficient_privilege into 401 and 403. */
 export function statusFor(sqlstate: string, anonymous: boolean): number {
   switch (sqlstate) {

@@ -6,7 +6,7 @@ import { STALE_MS } from '../pg/gate.ts';
 import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
-import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
+import { CONNECTION_LOST, DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult, parseWithRowsText } from './json.ts';
 import { callerKey } from '../request/caller.ts';
@@ -122,8 +122,7 @@ export async function dispatch(target: Target, call: Call): Promise<unknown> {
  * a read by key changed nothing, so it runs once more, on a connection made afresh. A write is not retried: it
  * may have committed before the connection was lost.
  */
-const LOST = new Set(['57P01', '57P02', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET']);
-const connectionLost = (err: unknown): boolean => LOST.has(String((err as { code?: unknown } | null)?.code));
+const connectionLost = (err: unknown): boolean => CONNECTION_LOST.has(String((err as { code?: unknown } | null)?.code));
 
 async function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
   const caller = callerKey(call.identity, call.ip);

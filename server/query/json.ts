@@ -63,8 +63,11 @@ export function renameKeys(object: Record<string, unknown>, names: Map<string, s
 
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
-  return stringify(value, (_key, v) => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v)) ?? 'null';
+  return stringify(value, (_key, v) => twinOrSelf(v)) ?? 'null';
 }
+
+/** A body's (or part's) exact twin when it has one, else the value itself. */
+const twinOrSelf = (v: unknown): unknown => (v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v);
 
 /**
  * JSON text of a request's content for comparing it with another's (an Idempotency-Key's fingerprint): as
@@ -72,7 +75,7 @@ export function argsText(value: unknown): string {
  */
 export function canonicalText(value: unknown): string {
   return stringify(value, (_key, v) => {
-    const x = v && typeof v === 'object' && precise.has(v) ? precise.get(v) : v;
+    const x = twinOrSelf(v);
     if (!x || typeof x !== 'object' || Array.isArray(x) || isLosslessNumber(x)) return x;
     return Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]]));
   }) ?? 'null';

@@ -93,7 +93,10 @@ export function isJsonType(contentType: string): boolean {
   return media === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(media);
 }
 
-/** A Content-Type parameter (RFC 9110 5.6.6): its name, then a token or a quoted-string (a quoted `;` is no separator). */
+/**
+ * A Content-Type parameter (RFC 9110 5.6.6): its name, then a token or a quoted-string (a quoted `;` is no separator).
+ * Not jshttp's content-type: it throws on `application/json;` and a trailing `;`, which clients send.
+ */
 const PARAMETER = /;\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/g;
 
 /**
