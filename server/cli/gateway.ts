@@ -2,12 +2,13 @@
 // manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
-import { destination, pino } from 'pino';
+import { pino } from 'pino';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
 import { listen } from '../http/listen.ts';
 import { Drain } from '../http/drain.ts';
 import { Metrics } from '../http/metrics.ts';
+import { BlockSink } from '../http/log-sink.ts';
 import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
@@ -82,13 +83,9 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   process.once('SIGTERM', () => void shutdown(0));
 }
 
-/**
- * The access log on stdout, written in blocks (about 4 KB, or what came in the last LOG_FLUSH_MS) rather
- * than one write per request; pino flushes what is left when the process exits.
- */
-const LOG_FLUSH_MS = 200;
+/** The access log on stdout, written in blocks rather than one write per request (server/http/log-sink.ts). */
 function accessLog(level: string) {
-  return pino({ level }, destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }));
+  return pino({ level }, new BlockSink(process.stdout));
 }
 
 /**

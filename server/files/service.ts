@@ -11,7 +11,7 @@ import { holdsFiles, maxUploadBytes, returnedFileTree, normalizeType } from './l
 import type { EmbedTree } from '../plan/embeds.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
-import { RowsText } from '../query/json.ts';
+import { DataText } from '../query/json.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
 import { DEFAULT_LIMITS } from '../request/limits.ts';
@@ -129,8 +129,8 @@ export class Files {
     const tree = returnedFileTree(this.o.manifest, plan.endpoint, plan.args.embed as EmbedTree | undefined);
     if (!holdsFiles(tree)) return result;
     const data = (result as { data?: unknown } | null)?.data;
-    if (data instanceof RowsText) {
-      // Rows as text hold no stored block unless the text names one's location: only then are they parsed.
+    if (data instanceof DataText) {
+      // Data as text holds no stored block unless the text names one's location: only then is it parsed.
       if (!data.text.includes('"location"')) return result;
       data.parseInto(result as { data: unknown });
     }

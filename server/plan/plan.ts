@@ -131,13 +131,16 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   throw new Error(`no plan for ${e.action} on ${r.entity}`);
 }
 
+/** The actions whose answer is the function's `data` as it is: nothing checks or keeps it on the way. */
+const TEXT_DATA = new Set<Action>(['list', 'search', 'read', 'subRead']);
+
 /** The database call of a plan, as `identity` from `ip`. */
 export function callOf(plan: Plan, identity: Identity, ip: string | null): Call {
   const { action } = plan.endpoint, { include, exclude } = plan.projection;
-  // A page's rows go out as SQL wrote them unless a projection picks from them.
-  const rowsAsText = (action === 'list' || action === 'search') && !include && !exclude;
+  // A page's rows, or a record read, go out as SQL wrote them unless a projection picks from them.
+  const dataAsText = TEXT_DATA.has(action) && !include && !exclude;
   return {
-    identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(rowsAsText ? { rowsAsText } : {}),
+    identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(dataAsText ? { dataAsText } : {}),
     ...(keyed(action) && !plan.each ? { shares: onlyReads(action) ? 'read' : 'write' } : {}),
   };
 }

@@ -87,6 +87,19 @@ function addAt(w: Where, shape: PathShape, e: Omit<Endpoint, 'resource' | 'actio
 
 /** The route template of an endpoint (`/projects/{project_id}/posts/{id}`), for logs and metrics. */
 export function routeTemplate(e: Endpoint): string {
+  // One template per resource, action, depth and relation: made once, then read on each request.
+  const depth = (e.ancestors?.length ?? 0) + (e.parent ? 1 : 0);
+  const key = `${e.action} ${depth} ${e.relation?.name ?? ''}`;
+  let made = templates.get(e.resource);
+  if (!made) templates.set(e.resource, made = new Map());
+  let template = made.get(key);
+  if (template === undefined) made.set(key, template = makeTemplate(e));
+  return template;
+}
+
+const templates = new WeakMap<ResourceManifest, Map<string, string>>();
+
+function makeTemplate(e: Endpoint): string {
   const levels = [...e.ancestors ?? [], ...(e.parent ? [e.parent] : [])].map((a) => a.resource);
   const keyName = (child: ResourceManifest) => child.parent?.property ?? 'parent';
   const base = levels.map((r, i) => `/${r.collection}/{${keyName(levels[i + 1] ?? e.resource)}}`).join('') + `/${e.resource.collection}`;

@@ -8,7 +8,7 @@ import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
 import { CONNECTION_LOST, DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
-import { argsText, parseResult, parseWithRowsText } from './json.ts';
+import { argsText, parseResult, parseWithDataText } from './json.ts';
 import { callerKey } from '../request/caller.ts';
 
 export interface Call {
@@ -18,8 +18,8 @@ export interface Call {
   args: Record<string, unknown>;
   /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
   each?: Array<Record<string, unknown>>;
-  /** A list or search: its rows stay JSON text (RowsText), not parsed (server/query/json.ts). */
-  rowsAsText?: boolean;
+  /** Its `data` (a page's rows, a record read) stays JSON text (DataText), not parsed (server/query/json.ts). */
+  dataAsText?: boolean;
   /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
   shares?: 'read' | 'write';
 }
@@ -78,7 +78,7 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   let result: unknown;
   try {
     const text = (await query)[0]?.result ?? null;
-    result = call.rowsAsText ? parseWithRowsText(text) : parseResult(text);
+    result = call.dataAsText ? parseWithDataText(text) : parseResult(text);
   } catch (err) {
     if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
     throw err;

@@ -129,54 +129,60 @@ export function parseResult(text: string | null): unknown {
 }
 
 /**
- * A page's rows as SQL wrote them: JSON text with wire names and every digit, sent on without being
- * parsed and written again. `parseInto` puts the rows as values in their result for work that changes
- * them (signed links).
+ * A result's `data` as SQL wrote it (a page's rows, or one record): JSON text with wire names and every digit,
+ * sent on without being parsed and written again. `parseInto` puts the value in its result for work that
+ * changes it (signed links).
  */
-export class RowsText {
+export class DataText {
   constructor(readonly text: string) {}
 
-  /** `result.data` becomes the parsed rows; a number a double cannot hold marks `result` for responseText. */
+  /** `result.data` becomes the parsed value; a number a double cannot hold marks `result` for responseText. */
   parseInto(result: { data: unknown }): void {
-    const rows = parseResult(this.text);
-    if (rows && typeof rows === 'object' && exact.has(rows)) exact.add(result);
-    result.data = rows;
+    const value = parseResult(this.text);
+    if (value && typeof value === 'object' && exact.has(value)) exact.add(result);
+    result.data = value;
   }
 }
 
 /**
- * Parses a list's result, keeping its `data` member's text as RowsText: only the members before it are
- * read. The compiled list functions put `data` last, and the text is taken on that word (an array there
- * that ends the object); a result that ends otherwise (an older function's, whose last member is the
- * scenario) is parsed whole.
+ * Parses a function's result, keeping its `data` member's text as DataText when that is an object or an array:
+ * only the other members are read (a list's page header, a record's ETag), with `data` stepped over, not
+ * parsed. A result without such a member is parsed whole.
  */
-export function parseWithRowsText(text: string | null): unknown {
-  const at = text === null ? undefined : lastMember(text, 'data');
+export function parseWithDataText(text: string | null): unknown {
+  const at = text === null ? undefined : memberAt(text, 'data');
   if (!at) return parseResult(text);
-  const head = (at.before < 0 ? {} : parseResult(`${text!.slice(0, at.before)}}`)) as Record<string, unknown>;
-  head.data = new RowsText(text!.slice(at.value, text!.lastIndexOf('}')).trim());
+  const head = parseResult(text!.slice(0, at.from) + text!.slice(at.to)) as Record<string, unknown>;
+  head.data = new DataText(text!.slice(at.value, at.end));
   return head;
 }
 
 /**
- * Where the object's member `name` is, when its value is an array that ends the object: `value`, where
- * that array begins, and `before`, where the comma before the member is (-1 when it is the first).
- * Reads member by member: strings (with their escapes) and values before it are stepped over, not parsed.
+ * Where the top-level member `name` is, when its value is an object or an array: `value`…`end`, its value's
+ * text, and `from`…`to`, what to cut for the object without it (the member and the comma that joins it).
+ * Reads member by member: keys and values before it are stepped over, not parsed.
  */
-function lastMember(text: string, name: string): { value: number; before: number } | undefined {
-  let i = skipSpace(text, 0), before = -1;
+function memberAt(text: string, name: string): { value: number; end: number; from: number; to: number } | undefined {
+  let i = skipSpace(text, 0), comma = -1;
   if (text[i] !== '{') return undefined;
   for (i = skipSpace(text, i + 1); text[i] === '"';) {
-    const keyEnd = stringEnd(text, i);
+    const keyAt = i, keyEnd = stringEnd(text, i);
     if (keyEnd < 0) return undefined;
     const key = text.slice(i + 1, keyEnd - 1);
     i = skipSpace(text, keyEnd);
     if (text[i] !== ':') return undefined;
-    i = skipSpace(text, i + 1);
-    if (key === name) return text[i] === '[' && text.trimEnd().endsWith(']}') ? { value: i, before } : undefined;
-    i = skipSpace(text, valueEnd(text, i));
+    const value = skipSpace(text, i + 1);
+    i = valueEnd(text, value);
+    if (key === name) {
+      if (text[value] !== '{' && text[value] !== '[') return undefined;
+      const next = skipSpace(text, i);
+      // After the member the object goes on (`,`: cut up to the next key) or ends (cut back to the comma before).
+      if (text[next] === ',') return { value, end: i, from: keyAt, to: skipSpace(text, next + 1) };
+      return text[next] === '}' ? { value, end: i, from: comma < 0 ? keyAt : comma, to: next } : undefined;
+    }
+    i = skipSpace(text, i);
     if (text[i] !== ',') return undefined;
-    before = i;
+    comma = i;
     i = skipSpace(text, i + 1);
   }
   return undefined;
@@ -187,11 +193,12 @@ const skipSpace = (text: string, i: number) => {
   return i;
 };
 
-/** The index after the string that opens at `i` (escapes honoured), or -1. */
+/** The index after the string that opens at `i` (escapes honoured), or -1: the closing quote found by indexOf. */
 function stringEnd(text: string, i: number): number {
-  for (let j = i + 1; j < text.length; j++) {
-    if (text[j] === '\\') j++;
-    else if (text[j] === '"') return j + 1;
+  for (let q = text.indexOf('"', i + 1); q >= 0; q = text.indexOf('"', q + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(q - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return q + 1;
   }
   return -1;
 }
@@ -205,10 +212,12 @@ function valueEnd(text: string, i: number): number {
   }
   let depth = 0;
   for (let j = i; j < text.length; j++) {
-    const c = text[j];
-    if (c === '"') { j = stringEnd(text, j) - 1; if (j < 0) return text.length; continue; }
-    if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return j + 1;
+    const c = text.charCodeAt(j);
+    if (c === 34) { // a string: stepped over to its closing quote
+      j = stringEnd(text, j) - 1;
+      if (j < 0) return text.length;
+    } else if (c === 123 || c === 91) depth++;
+    else if ((c === 125 || c === 93) && --depth === 0) return j + 1;
   }
   return text.length;
 }

@@ -52,7 +52,7 @@ export function callerIp(c: Context, trust: Trust): string | null {
   }
   if (!socket) return null;
   const forwarded = c.req.header('x-forwarded-for');
-  if (trust === NEVER || !forwarded) return normalize(socket);
+  if (trust === NEVER || !forwarded) return peerAddress(socket);
   const req = { connection: { remoteAddress: socket }, socket: { remoteAddress: socket }, headers: { 'x-forwarded-for': forwarded } };
   return normalize(proxyaddr(req as unknown as IncomingMessage, trust));
 }
@@ -63,6 +63,19 @@ export function trustedPeer(trust: Trust): (address: string) => boolean {
     const peer = normalize(address);
     return peer !== null && trust(peer, 0);
   };
+}
+
+/** Peers' addresses as normalize reads them, kept: a keep-alive connection sends many requests from one. */
+const peers = new Map<string, string | null>();
+const PEERS_KEPT = 4096;
+
+function peerAddress(socket: string): string | null {
+  let address = peers.get(socket);
+  if (address === undefined) {
+    if (peers.size >= PEERS_KEPT) peers.clear();
+    peers.set(socket, address = normalize(socket));
+  }
+  return address;
 }
 
 /**

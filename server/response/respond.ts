@@ -4,7 +4,7 @@
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
-import { responseText, RowsText } from '../query/json.ts';
+import { responseText, DataText } from '../query/json.ts';
 import { compressible } from '../http/compression.ts';
 import { notModified } from './conditions.ts';
 
@@ -26,7 +26,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      if (data instanceof RowsText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, always);
+      if (data instanceof DataText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, always);
       return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, always);
     }
     case 'delete': case 'unlink':
@@ -50,6 +50,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
     return json(status, { data: project(single.data) }, result, headers);
   }
+  if (single.data instanceof DataText) return json(status, `{"data":${single.data.text}}`, undefined, headers);
   return json(status, { data: project(single.data) }, result, headers);
 }
 

@@ -126,13 +126,13 @@ test('a merged document keeps numbers a double cannot hold, and its schema judge
   assert.match(patched.text, '"priority":100000000000000000000');
   const exact = await raw('PATCH', `/posts/${big.id}`, '{"meta": {"priority": 9007199254740993}}');
   assert.is(exact.status, 200, exact.text);
-  assert.match((await api.get(`/posts/${big.id}`)).text, '"priority":9007199254740993');
+  assert.match((await api.get(`/posts/${big.id}`)).text, /"priority": ?9007199254740993[,}]/);
   const fraction = await raw('PATCH', `/posts/${big.id}`, '{"meta": {"priority": 9007199254740993.5}}');
   assertProblem(fraction, 422, api.docsUrl);
   assertFieldError(fraction, 'meta');
   const batch = await raw('POST', '/batch', JSON.stringify({ operations: [{ method: 'PATCH', path: `/posts/${big.id}`, body: { meta: { address: { city: 'C' } } } }] }));
   assert.is(batch.status, 200, batch.text);
-  assert.match((await api.get(`/posts/${big.id}`)).text, '"priority":9007199254740993');
+  assert.match((await api.get(`/posts/${big.id}`)).text, /"priority": ?9007199254740993[,}]/);
 });
 
 test('a JSON property that is not required takes null on POST, PUT and PATCH (no document: its schema does not judge it)', async () => {
