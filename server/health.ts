@@ -1,5 +1,6 @@
 // GET /health and /ready: 200 {"status":"ok"} when `select 1` answers on the API's database in time, else a
 // 503 problem document; GET /live: 200 while the process runs. For load balancers and orchestrators.
+// Requests that come while a probe is out wait for its answer: a flood of them sends one statement at a time.
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 
@@ -12,12 +13,15 @@ export interface HealthOptions {
 
 export function healthRoutes(sql: Sql, opts: HealthOptions = {}): Hono {
   const app = new Hono();
+  let probing: Promise<unknown> | undefined;
+  // One `select 1` out at a time, until it settles (past a caller's time limit too): the others share its answer.
+  const probe = () => (probing ??= Promise.resolve(sql`select 1`).finally(() => { probing = undefined; }));
   // Liveness: the process answers (no database needed); readiness: as /health.
   app.get('/live', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }));
   app.on('GET', ['/health', '/ready'], async (c) => {
     c.header('Cache-Control', 'no-store');
     try {
-      await withTimeout(sql`select 1`, opts.timeoutMs ?? 3000);
+      await withTimeout(probe(), opts.timeoutMs ?? 3000);
       return c.json({ status: 'ok' });
     } catch {
       const problem = {

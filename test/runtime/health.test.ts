@@ -63,6 +63,23 @@ test('answers 503 when the database does not answer in time', async () => {
   }
 });
 
+test('requests that come while a probe is out share its answer: one statement for a flood of them', async () => {
+  let sent = 0;
+  const counted = postgres(db.url, { max: 1, onnotice: () => {}, debug: () => { sent++; } });
+  try {
+    await counted`select 1`; // the connection's own first statements (postgres.js reads the types) are not counted
+    sent = 0;
+    const app = healthRoutes(counted);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => app.request(i % 2 ? '/health' : '/ready')));
+    assert.equal([...new Set(answers.map((r) => r.status))], [200]);
+    assert.is(sent, 1, `${sent} statements for 50 requests at once`);
+    assert.is((await app.request('/health')).status, 200);
+    assert.is(sent, 2, 'a request after the answer probes again');
+  } finally {
+    await counted.end({ timeout: 1 });
+  }
+});
+
 test('is not found on other paths', async () => {
   const res = await healthRoutes(db.sql).request('/nope');
   assert.is(res.status, 404);
