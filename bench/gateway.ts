@@ -1,10 +1,10 @@
-// Starts the gateway for the benchmark the way `npm start` runs it, as a child process with its own event
-// loop (so the load generator does not share it), against the bench database; resolves once it serves.
+// Starts the gateway for the benchmark as production runs it (built by `npm run build`, served by
+// `node dist/server/cli/serve.js`), as a child process with its own event loop, against the bench database.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { projectRoot } from '../server/pg/resolve.ts';
+import { gatewayUrl } from '../server/pg/gateway-role.ts';
 
 export interface Gateway {
   base: string;
@@ -13,21 +13,25 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** `env`: more of the gateway's environment (limits such as POOL_CALLER_MAX). */
+/**
+ * `env`: more of the gateway's environment (limits such as POOL_CALLER_MAX). The database is migrated already
+ * (installBenchDatabase); the gateway logs in as `authenticator`, as `serve` requires.
+ */
 export async function startGateway(databaseUrl: string, port: number, jwtSecret: string, env: Record<string, string> = {}): Promise<Gateway> {
-  const migrations = mkdtempSync(join(tmpdir(), 'modelapi-bench-migrations-'));
-  const server = await startServer(['server/cli/start.ts', '--migrations', migrations], { ...env, DATABASE_URL: databaseUrl, PORT: String(port), JWT_SECRET: jwtSecret }, port);
-  return { ...server, stop: async () => { await server.stop(); rmSync(migrations, { recursive: true, force: true }); } };
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  const settings = { GATEWAY_DATABASE_URL: await gatewayUrl(databaseUrl), PORT: String(port), JWT_SECRET: jwtSecret, FILES_SECRET: randomBytes(32).toString('hex') };
+  return startServer(['dist/server/cli/serve.js'], { ...env, ...settings }, port);
 }
 
 /**
- * Runs `args` (a TypeScript file and its arguments) in a Node process of its own, from the project's folder, and
- * resolves once it prints "Serving "; its output is drained from then on.
+ * Runs `args` (a TypeScript file, run by tsx, or a built .js file, and its arguments) in a Node process of its
+ * own, from the project's folder, and resolves once it prints "Serving "; its output is drained from then on.
  */
 export async function startServer(args: string[], env: Record<string, string>, port: number): Promise<Gateway> {
   // BENCH_GATEWAY_NODE_ARGS: extra Node flags for the gateway alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-  const extra = args[0] === 'server/cli/start.ts' ? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) : [];
-  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', ...args], {
+  const built = args[0]!.endsWith('.js');
+  const extra = built ? (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) : [];
+  const child: ChildProcess = spawn(process.execPath, [...extra, ...(built ? [] : ['--import', 'tsx']), ...args], {
     cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
