@@ -1,5 +1,6 @@
 // Where the access log's lines go: kept in memory and written to the output in blocks (64 KB, or what came
-// in the last 200 ms), the rest when the process exits; lines are dropped while the output is not read.
+// in the last 200 ms), the rest when the process exits; lines are dropped while the output is not read, and
+// once it failed (its reader went away: EPIPE), so the access log never stops or fills the gateway.
 import type { Writable } from 'node:stream';
 
 export interface BlockSinkOptions {
@@ -25,18 +26,25 @@ export class BlockSink {
   #chars = 0;
   #timer: NodeJS.Timeout | undefined;
   #dropped = 0;
+  #failed = false;
 
   constructor(out: Writable, options: Partial<BlockSinkOptions> = {}) {
     this.#out = out;
     this.#o = { ...DEFAULTS, ...options };
+    // An output that failed takes no more: without a listener its error would end the process.
+    out.on('error', () => {
+      this.#failed = true;
+      this.#lines = [];
+      this.#chars = 0;
+    });
     process.once('exit', () => this.flush());
   }
 
-  /** Lines dropped so far because the output was not read. */
+  /** Lines dropped so far because the output was not read, or failed. */
   get dropped(): number { return this.#dropped; }
 
   write(line: string): boolean {
-    if (this.#out.writableLength + this.#chars > this.#o.maxUnsentChars) {
+    if (this.#failed || this.#out.writableLength + this.#chars > this.#o.maxUnsentChars) {
       this.#dropped++;
       return false;
     }
@@ -51,7 +59,7 @@ export class BlockSink {
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#lines.length === 0) return;
+    if (this.#lines.length === 0 || this.#failed) return;
     const block = this.#lines.join('');
     this.#lines = [];
     this.#chars = 0;

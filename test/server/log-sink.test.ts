@@ -1,5 +1,5 @@
 // The access log's sink: lines written in blocks (at the block size, or after the wait), in order, what is
-// left written when the process exits, and lines dropped rather than kept while the output is not read.
+// left written when the process exits, and lines dropped rather than kept while the output is not read or failed.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -50,6 +50,16 @@ test('while the output is not read, lines past maxUnsentChars are dropped, not k
   assert.ok(sink.dropped >= 35, `dropped ${sink.dropped}`);
   assert.ok(out.writableLength <= 110, `unsent ${out.writableLength}`);
   assert.is(writes[0], '000000000\n');
+});
+
+test('an output that fails (its reader went away) ends nothing: later lines are dropped', async () => {
+  const out = new Writable({ write(_chunk, _enc, done) { done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })); } });
+  const sink = new BlockSink(out, { blockChars: 4, flushMs: 60_000 });
+  sink.write('first\n');
+  await new Promise((r) => setImmediate(r));
+  assert.is(sink.write('second\n'), false);
+  assert.is(sink.dropped, 1);
+  sink.flush();
 });
 
 test('what is gathered is written when the process exits', async () => {
