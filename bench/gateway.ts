@@ -13,12 +13,18 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
+/** Whether this run built dist/ already (bench:fairness starts the gateway twice). */
+let distBuilt = false;
+
 /**
  * `env`: more of the gateway's environment (limits such as POOL_CALLER_MAX). The database is migrated already
  * (installBenchDatabase); the gateway logs in as `authenticator`, as `serve` requires.
  */
 export async function startGateway(databaseUrl: string, port: number, jwtSecret: string, env: Record<string, string> = {}): Promise<Gateway> {
-  execFileSync('npm', ['run', '-s', 'build'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!distBuilt) {
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    distBuilt = true;
+  }
   const settings = { GATEWAY_DATABASE_URL: await gatewayUrl(databaseUrl), PORT: String(port), JWT_SECRET: jwtSecret, FILES_SECRET: randomBytes(32).toString('hex') };
   return startServer(['dist/server/cli/serve.js'], { ...env, ...settings }, port);
 }
