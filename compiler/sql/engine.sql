@@ -94,11 +94,12 @@ END $$;
 
 -- PRE_FETCH: records the action and the scenario that wins it on `tbl` (from app.<tbl>_access), before
 -- any row is read; no winner is 401/403. Returns the winner.
+-- (Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.)
 CREATE OR REPLACE FUNCTION lib.enter(tbl text, action text, winner text, entity text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE _set text;
 BEGIN
   IF winner IS NULL THEN PERFORM lib.no_scenario(action, entity); END IF;
-  PERFORM set_config('request.action', action, true);
-  PERFORM set_config('request.scenario.' || tbl, winner, true);
+  _set := set_config('request.action', action, true) || set_config('request.scenario.' || tbl, winner, true);
   RETURN winner;
 END $$;
 

@@ -521,11 +521,12 @@ END $$;
 
 -- PRE_FETCH: records the action and the scenario that wins it on `tbl` (from app.<tbl>_access), before
 -- any row is read; no winner is 401/403. Returns the winner.
+-- (Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.)
 CREATE OR REPLACE FUNCTION lib.enter(tbl text, action text, winner text, entity text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE _set text;
 BEGIN
   IF winner IS NULL THEN PERFORM lib.no_scenario(action, entity); END IF;
-  PERFORM set_config('request.action', action, true);
-  PERFORM set_config('request.scenario.' || tbl, winner, true);
+  _set := set_config('request.action', action, true) || set_config('request.scenario.' || tbl, winner, true);
   RETURN winner;
 END $$;
 
@@ -2675,24 +2676,24 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result
       FROM "app"."users" t WHERE t."id" = _key;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
 
@@ -2737,7 +2738,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -2788,7 +2788,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -2836,7 +2835,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -3269,27 +3267,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'read', "app"."projects_access"('read'), 'Project');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   IF args -> 'embed' ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result
       FROM "app"."projects" t WHERE t."id" = _key;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
 
@@ -3332,7 +3330,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3370,7 +3367,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3405,7 +3401,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Project', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -3479,7 +3474,6 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
 PERFORM "app"."projects_require"(_key, 'unlink');
-  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
     PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key, 'User', _target), args -> 'if_match');
   END IF;
@@ -5067,14 +5061,14 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'read', "app"."posts_access"('read'), 'Post');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF args -> 'embed' ? 'project' THEN
     PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
@@ -5086,14 +5080,14 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result
       FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
 
@@ -5157,7 +5151,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -5211,7 +5204,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -5263,7 +5255,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -5306,7 +5297,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -5403,7 +5393,6 @@ BEGIN
   IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
 END IF;
 PERFORM "app"."posts_require"(_key, 'unlink');
-  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
     PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag', _target), args -> 'if_match');
   END IF;
@@ -5770,12 +5759,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'read', "app"."comments_access"('read'), 'Comment');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
@@ -5792,14 +5782,14 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result
       FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    SELECT json_build_object('data', json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
 
@@ -6205,19 +6195,19 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'read', "app"."tags_access"('read'), 'Tag');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
+  SELECT json_build_object('data', json_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';
 
@@ -6261,7 +6251,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
@@ -6299,7 +6288,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
@@ -6334,7 +6322,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Tag', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -6357,15 +6344,16 @@ DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project',
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE _result json;
+DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
   END IF;
-  PERFORM set_config('role', req_role, true);
+  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.
   -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  _set := set_config('role', req_role, true)
+    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)
+    || set_config('request.ip', coalesce(ip, ''), true);
   IF current_setting('request.dispatched', true) = 'yes' THEN
     PERFORM set_config('request.scenario.users', '', true),
       set_config('request.scenario.users_profile', '', true),
@@ -6376,7 +6364,7 @@ BEGIN
       set_config('request.scenario.comments', '', true),
       set_config('request.scenario.tags', '', true);
   END IF;
-  PERFORM set_config('request.dispatched', 'yes', true);
+  _set := set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'users_list' THEN _result := "api"."users_list"(args);
     WHEN 'users_search' THEN _result := "api"."users_search"(args);
@@ -6482,16 +6470,15 @@ COMMENT ON FUNCTION "app"."comments_stakeholder_keys"() IS 'matchProjectStakehol
 
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
-CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN 'Anyone signs up'
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN 'Anyone signs up';
+    WHEN 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users see users [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users') AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users" IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
@@ -6524,18 +6511,14 @@ COMMENT ON POLICY "through User [all]" ON "app"."users_profile" IS 'Rows of User
 
 ALTER TABLE "app"."projects" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects');
-CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'link' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'unlink' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."projects_access"(text) IS 'PRE_FETCH for Project: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
@@ -6566,19 +6549,15 @@ COMMENT ON POLICY "through Project [all]" ON "app"."projects_members" IS 'Rows o
 
 ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts');
-CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN 'Readers'
-    WHEN 'search' THEN 'Readers'
-    WHEN 'read' THEN 'Readers'
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors edit their posts until they are published' WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'restore' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'link' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'unlink' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read' THEN RETURN 'Readers';
+    WHEN 'create', 'delete', 'restore', 'link', 'unlink' THEN RETURN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'update' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors edit their posts until they are published' WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers') AND (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])));
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
@@ -6621,16 +6600,15 @@ COMMENT ON POLICY "through Post [all]" ON "app"."posts_tags" IS 'Rows of Post.ta
 
 ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('comments');
-CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN 'Everyone reads comments'
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN 'Everyone reads comments'
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'read' THEN RETURN 'Everyone reads comments';
+    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."comments_access"(text) IS 'PRE_FETCH for Comment: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Everyone reads comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Everyone reads comments'));
 COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Scenario "Everyone reads comments"; list (action), read (action)';
@@ -6658,16 +6636,15 @@ DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
 
 ALTER TABLE "app"."tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tags');
-CREATE OR REPLACE FUNCTION "app"."tags_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN 'Everyone reads tags'
-    WHEN 'search' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'read' THEN 'Everyone reads tags'
-    WHEN 'create' THEN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Only editors create tags' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."tags_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'read' THEN RETURN 'Everyone reads tags';
+    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Only editors create tags' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."tags_access"(text) IS 'PRE_FETCH for Tag: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Everyone reads tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Everyone reads tags'));
 COMMENT ON POLICY "Everyone reads tags [select]" ON "app"."tags" IS 'Scenario "Everyone reads tags"; list (action), read (action)';

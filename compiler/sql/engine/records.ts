@@ -7,7 +7,7 @@ import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import { embedJson, embedScenarios } from './embed.ts';
 import {
-  keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, rowJsonText, selectList, singleJson, type Shape,
+  isText, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, rowJsonText, selectList, singleJson, singleJsonText, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -35,8 +35,9 @@ export function head(owner: Shape, operation: OperationName): Head {
   };
 }
 
-export const keyCheck = (s: Shape) =>
-  `IF NOT lib.castable(_key, ${literal(s.keyType)}) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, _key); END IF;`;
+/** A key that cannot be of the key's type is not found (404); a text key needs no check (lib.castable would say yes). */
+export const keyCheck = (s: Shape, key = '_key'): string[] => (isText(s.keyType) ? []
+  : [`IF NOT lib.castable(${key}, ${literal(s.keyType)}) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, ${key}); END IF;`]);
 
 /**
  * Nested paths: the parent, and each ancestor above it (`args -> 'ancestors'`, outermost first), must exist,
@@ -131,22 +132,22 @@ function list(s: Shape, action: 'list' | 'search'): string {
 
 function read(s: Shape): string {
   const h = head(s, 'read');
-  return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_result jsonb;'], [
-    keyCheck(s),
+  return plpgsql(api(s, 'read'), ARGS, 'json', [...h.declare, '_result json;'], [
+    ...keyCheck(s),
     parentCheck(s),
     ...embedScenarios(s),
     // A read without embeds keeps a plan of its own, as plain as the table's.
     ...(s.embeds.length ? [
       "IF args ? 'embed' THEN",
-      `  SELECT ${singleJson(s, 't', embedJson(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
+      `  SELECT ${singleJsonText(s, h.scenarioLabel, 't', embedJson(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
       `    FROM ${s.rel} t WHERE ${recordWhere(s)};`,
       'ELSE',
-      `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
       'END IF;',
-    ] : [`SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
+    ] : [`SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
-    `RETURN _result || ${h.scenario};`,
+    'RETURN _result;',
   ], `read one ${s.entity}`);
 }
 
@@ -246,7 +247,7 @@ function update(s: Shape, patch: boolean): string {
   const updates = byPasswordsNamed(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name), statement);
   return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
     bodyCheck(s),
-    keyCheck(s),
+    ...keyCheck(s),
     parentCheck(s),
     `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
     `  PERFORM lib.bad_request(${literal(`primary key "${s.pk}" cannot be changed`)}, ${literal(s.pk)}, 'primary');`,
@@ -278,7 +279,7 @@ function remove(s: Shape): string {
     : ['IF NOT FOUND THEN', ...explainMiss(s, h.action, 'any', '_expected').map((l) => `  ${l}`), 'END IF;'];
   return plpgsql(api(s, 'delete'), ARGS, 'jsonb', [...h.declare, ...(s.soft ? ["_permanent boolean := coalesce((args ->> 'permanent')::boolean, false);"] : []),
     ...PRECONDITION_DECLARE, '_etag text;', '_modified timestamptz;'], [
-    keyCheck(s),
+    ...keyCheck(s),
     parentCheck(s),
     ...preconditionAssignments(s),
     ...statements,
@@ -297,7 +298,7 @@ function restore(s: Shape): string {
   const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJson(s)} INTO _result;`];
   const etag = s.version ? `t.${ident(s.version)}::text` : 't._rev::text';
   return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
-    keyCheck(s),
+    ...keyCheck(s),
     parentCheck(s),
     ...preconditionAssignments(s),
     ...restoring(`${recordWhere(s, 'deleted')}\n  AND ${preconditionWhere(s)}`),

@@ -3,9 +3,9 @@
 // target as a read. A sub-resource answers with its owner's ETag and Last-Modified.
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
-import { byPasswordsNamed, explainMiss, head, ownerParentCheck, readPreconditions, type Head } from './records.ts';
+import { byPasswordsNamed, explainMiss, head, keyCheck, ownerParentCheck, readPreconditions, type Head } from './records.ts';
 import {
-  emptyRow, etagSql, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
+  emptyRow, etagSql, isText, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
 } from './shape.ts';
 
 export interface JoinShape {
@@ -78,14 +78,14 @@ function linkPrecondition(j: JoinShape, linking: boolean): string[] {
     `  ${refuse('are linked, and a link has no ETag (only * matches it)')}`, 'END IF;'];
 }
 
-const keyValue = (s: Shape, v: string) => (s.keyType === 'text' || s.keyType.startsWith('character varying') ? v : `${v}::${s.keyType}`);
+const keyValue = (s: Shape, v: string) => (isText(s.keyType) ? v : `${v}::${s.keyType}`);
 
 function unlink(j: JoinShape): string {
   const h = head(j.owner, 'unlink');
   const t = j.target;
   return plpgsql(api(j.join, 'unlink'), ARGS, 'jsonb', [...h.declare, "_target text := args ->> 'target';"], [
     ownerCheck(j.owner, h.action),
-    `IF NOT lib.castable(_target, ${literal(t.keyType)}) THEN PERFORM lib.not_found(${literal(t.entity)}, ${literal(t.pk)}, _target); END IF;`,
+    ...keyCheck(t, '_target'),
     ...linkPrecondition(j, false),
     `DELETE FROM ${j.join.rel} j WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}`,
     `  AND ${keyEquals(`j.${ident(j.targetColumn)}`, t.keyType, '_target')};`,

@@ -57,7 +57,8 @@ export interface EmbedShape {
   join?: { rel: string; ownerColumn: string; targetColumn: string; edge: string[] };
 }
 
-const isText = (type: string) => type === 'text' || type.startsWith('character varying');
+/** A text type: any string is a value of it (a longer one than a bound matches no row), so a key of it needs no check. */
+export const isText = (type: string) => type === 'text' || type.startsWith('character varying');
 
 /** `col = value` for a key given as text (already checked with lib.castable). */
 export function keyEquals(col: string, type: string, value: string): string {
@@ -153,6 +154,16 @@ export function etagSql(s: Shape, alias = 't'): string {
 /** {data, id, etag, last_modified} of a row (the Single of the api.* protocol); `more` adds to `data`. */
 export function singleJson(s: Shape, alias = 't', more = ''): string {
   return `jsonb_build_object('data', ${rowJson(s, alias)}${more}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at)`;
+}
+
+/**
+ * singleJson as json, with `label` (the winning scenario's) as its `scenario`: what a read returns as it is. Built as
+ * text (jsonb sorts and checks every key, and then became json for the gateway); `more` (embeds) makes the row
+ * jsonb first.
+ */
+export function singleJsonText(s: Shape, label: string, alias = 't', more = ''): string {
+  const row = more ? `(${rowJson(s, alias)}${more})::json` : rowJsonText(s, alias);
+  return `json_build_object('data', ${row}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at, 'scenario', ${label})`;
 }
 
 /** The columns a query must select for rowJson/singleJson over a derived table. */

@@ -621,27 +621,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   IF args -> 'embed' ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN args -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN args -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result
       FROM "app"."accounts" t WHERE t."id" = _key;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
 
@@ -685,7 +685,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -734,7 +733,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -780,7 +778,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Account', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -854,7 +851,6 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
 PERFORM "app"."accounts_require"(_key, 'unlink');
-  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target) THEN
     PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Account', _key, 'Label', _target), args -> 'if_match');
   END IF;
@@ -1209,19 +1205,19 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."labels_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'read', "app"."labels_access"('read'), 'Label');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
+  SELECT json_build_object('data', json_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';
 
@@ -1265,7 +1261,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
@@ -1303,7 +1298,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
@@ -1338,7 +1332,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Label', 'slug', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -1361,22 +1354,23 @@ DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Account', 'Label'
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE _result json;
+DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
   END IF;
-  PERFORM set_config('role', req_role, true);
+  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.
   -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  _set := set_config('role', req_role, true)
+    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)
+    || set_config('request.ip', coalesce(ip, ''), true);
   IF current_setting('request.dispatched', true) = 'yes' THEN
     PERFORM set_config('request.scenario.accounts', '', true),
       set_config('request.scenario.accounts_labels', '', true),
       set_config('request.scenario.accounts_settings', '', true),
       set_config('request.scenario.labels', '', true);
   END IF;
-  PERFORM set_config('request.dispatched', 'yes', true);
+  _set := set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
     WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);
@@ -1429,18 +1423,13 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 ALTER TABLE "app"."accounts" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts');
-CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'link' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'unlink' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
@@ -1472,16 +1461,14 @@ COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows 
 
 ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('labels');
-CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'read' THEN 'Everyone reads labels'
-    WHEN 'create' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."labels_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'create', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END;
+    WHEN 'read' THEN RETURN 'Everyone reads labels';
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Admins [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';

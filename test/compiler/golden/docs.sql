@@ -380,19 +380,19 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_search"(jsonb) IS 'search Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."folders_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."folders_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('folders', 'read', "app"."folders_access"('read'), 'Folder');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
+  SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
 
@@ -436,7 +436,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -474,7 +473,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -509,7 +507,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Folder', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -999,12 +996,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_search"(jsonb) IS 'search Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."docs_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."docs_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'read', "app"."docs_access"('read'), 'Doc');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
@@ -1012,14 +1010,14 @@ BEGIN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result
       FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';
 
@@ -1235,20 +1233,21 @@ DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Folder', 'Doc']::
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE _result json;
+DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
   END IF;
-  PERFORM set_config('role', req_role, true);
+  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.
   -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  _set := set_config('role', req_role, true)
+    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)
+    || set_config('request.ip', coalesce(ip, ''), true);
   IF current_setting('request.dispatched', true) = 'yes' THEN
     PERFORM set_config('request.scenario.folders', '', true),
       set_config('request.scenario.docs', '', true);
   END IF;
-  PERFORM set_config('request.dispatched', 'yes', true);
+  _set := set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
     WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
@@ -1297,16 +1296,13 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 ALTER TABLE "app"."folders" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('folders');
-CREATE OR REPLACE FUNCTION "app"."folders_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."folders_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users [select]" ON "app"."folders" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders" IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
@@ -1320,17 +1316,14 @@ DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 
 ALTER TABLE "app"."docs" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('docs');
-CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-    WHEN 'restore' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'create', 'update', 'delete', 'restore' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END;
+    WHEN 'read' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';

@@ -399,19 +399,19 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'read', "app"."notes_access"('read'), 'Note');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
+  SELECT json_build_object('data', json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';
 
@@ -456,7 +456,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -496,7 +495,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -533,7 +531,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Note', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -556,19 +553,20 @@ DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Note']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE _result json;
+DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
   END IF;
-  PERFORM set_config('role', req_role, true);
+  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.
   -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  _set := set_config('role', req_role, true)
+    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)
+    || set_config('request.ip', coalesce(ip, ''), true);
   IF current_setting('request.dispatched', true) = 'yes' THEN
     PERFORM set_config('request.scenario.notes', '', true);
   END IF;
-  PERFORM set_config('request.dispatched', 'yes', true);
+  _set := set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'notes_list' THEN _result := "api"."notes_list"(args);
     WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
@@ -609,16 +607,13 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 ALTER TABLE "app"."notes" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('notes');
-CREATE OR REPLACE FUNCTION "app"."notes_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN 'Everyone'
-    WHEN 'search' THEN 'Everyone'
-    WHEN 'read' THEN 'Everyone'
-    WHEN 'create' THEN 'Everyone'
-    WHEN 'update' THEN 'Everyone'
-    WHEN 'delete' THEN 'Everyone'
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."notes_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN 'Everyone';
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."notes_access"(text) IS 'PRE_FETCH for Note: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Everyone [select]" ON "app"."notes" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [select]" ON "app"."notes" IS 'Scenario "Everyone"; list (api), search (api), read (api), create (api), update (api), delete (api)';

@@ -410,19 +410,19 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  SELECT jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+  SELECT json_build_object('data', json_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
 
@@ -465,7 +465,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -503,7 +502,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -538,7 +536,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -852,27 +849,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."teams_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'read', "app"."teams_access"('read'), 'Team');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   IF args -> 'embed' ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result
       FROM "app"."teams" t WHERE t."id" = _key;
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
+    SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_read"(jsonb) IS 'read one Team';
 
@@ -915,7 +912,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -953,7 +949,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -988,7 +983,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Team', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -1062,7 +1056,6 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
 PERFORM "app"."teams_require"(_key, 'unlink');
-  IF NOT lib.castable(_target, 'character varying(255)') THEN PERFORM lib.not_found('User', 'id', _target); END IF;
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target) THEN
     PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Team', _key, 'User', _target), args -> 'if_match');
   END IF;
@@ -1366,14 +1359,14 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
-CREATE OR REPLACE FUNCTION "api"."tasks_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'read', "app"."tasks_access"('read'), 'Task');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _result jsonb;
+  _result json;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF args -> 'embed' ? 'team' THEN
     PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
@@ -1382,14 +1375,14 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN args -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result
+    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN args -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result
       FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   ELSE
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT json_build_object('data', json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_read"(jsonb) IS 'read one Task';
 
@@ -1439,7 +1432,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -1478,7 +1470,6 @@ DECLARE
   _modified timestamptz;
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -1514,7 +1505,6 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN PERFORM lib.not_found('Task', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
@@ -1537,22 +1527,23 @@ DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Team', 'T
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
 CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE _result json;
+DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
     RAISE EXCEPTION 'unknown request role %', req_role USING ERRCODE = '42501';
   END IF;
-  PERFORM set_config('role', req_role, true);
+  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.
   -- An anonymous call carries no identity, whatever claims came with it.
-  PERFORM set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true);
-  PERFORM set_config('request.ip', coalesce(ip, ''), true);
+  _set := set_config('role', req_role, true)
+    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)
+    || set_config('request.ip', coalesce(ip, ''), true);
   IF current_setting('request.dispatched', true) = 'yes' THEN
     PERFORM set_config('request.scenario.users', '', true),
       set_config('request.scenario.teams', '', true),
       set_config('request.scenario.teams_members', '', true),
       set_config('request.scenario.tasks', '', true);
   END IF;
-  PERFORM set_config('request.dispatched', 'yes', true);
+  _set := set_config('request.dispatched', 'yes', true);
   CASE fn
     WHEN 'users_list' THEN _result := "api"."users_list"(args);
     WHEN 'users_search' THEN _result := "api"."users_search"(args);
@@ -1625,33 +1616,25 @@ COMMENT ON FUNCTION "app"."tasks_stakeholder_keys"() IS 'matchProjectStakeholder
 
 ALTER TABLE "app"."users" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users');
-CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN NULL
-    WHEN 'search' THEN NULL
-    WHEN 'read' THEN NULL
-    WHEN 'create' THEN NULL
-    WHEN 'update' THEN NULL
-    WHEN 'delete' THEN NULL
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN NULL;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
 DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
 
 ALTER TABLE "app"."teams" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams');
-CREATE OR REPLACE FUNCTION "app"."teams_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'search' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'read' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'create' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'update' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'delete' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'link' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-    WHEN 'unlink' THEN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."teams_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders [select]" ON "app"."teams" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams" IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
@@ -1670,16 +1653,13 @@ COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team
 
 ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('tasks');
-CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE sql STABLE AS $fn$
-  SELECT CASE action
-    WHEN 'list' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'search' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'read' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'create' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'update' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-    WHEN 'delete' THEN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END
-  END
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  CASE action
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END;
+    ELSE RETURN NULL;
+  END CASE;
+END $fn$;
 COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))));
 COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
