@@ -6365,58 +6365,100 @@ BEGIN
       set_config('request.scenario.tags', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  CASE fn
-    WHEN 'users_list' THEN _result := "api"."users_list"(args);
-    WHEN 'users_search' THEN _result := "api"."users_search"(args);
-    WHEN 'users_read' THEN _result := "api"."users_read"(args);
-    WHEN 'users_create' THEN _result := "api"."users_create"(args);
-    WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
-    WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
-    WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
-    WHEN 'users_profile_read' THEN _result := "api"."users_profile_read"(args);
-    WHEN 'users_profile_replace' THEN _result := "api"."users_profile_replace"(args);
-    WHEN 'projects_list' THEN _result := "api"."projects_list"(args);
-    WHEN 'projects_search' THEN _result := "api"."projects_search"(args);
-    WHEN 'projects_read' THEN _result := "api"."projects_read"(args);
-    WHEN 'projects_create' THEN _result := "api"."projects_create"(args);
-    WHEN 'projects_replace' THEN _result := "api"."projects_replace"(args);
-    WHEN 'projects_patch' THEN _result := "api"."projects_patch"(args);
-    WHEN 'projects_delete' THEN _result := "api"."projects_delete"(args);
-    WHEN 'projects_members_list' THEN _result := "api"."projects_members_list"(args);
-    WHEN 'projects_members_link' THEN _result := "api"."projects_members_link"(args);
-    WHEN 'projects_members_unlink' THEN _result := "api"."projects_members_unlink"(args);
-    WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
-    WHEN 'posts_search' THEN _result := "api"."posts_search"(args);
-    WHEN 'posts_read' THEN _result := "api"."posts_read"(args);
-    WHEN 'posts_create' THEN _result := "api"."posts_create"(args);
-    WHEN 'posts_replace' THEN _result := "api"."posts_replace"(args);
-    WHEN 'posts_patch' THEN _result := "api"."posts_patch"(args);
-    WHEN 'posts_delete' THEN _result := "api"."posts_delete"(args);
-    WHEN 'posts_restore' THEN _result := "api"."posts_restore"(args);
-    WHEN 'posts_tags_list' THEN _result := "api"."posts_tags_list"(args);
-    WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
-    WHEN 'posts_tags_unlink' THEN _result := "api"."posts_tags_unlink"(args);
-    WHEN 'comments_list' THEN _result := "api"."comments_list"(args);
-    WHEN 'comments_search' THEN _result := "api"."comments_search"(args);
-    WHEN 'comments_read' THEN _result := "api"."comments_read"(args);
-    WHEN 'comments_create' THEN _result := "api"."comments_create"(args);
-    WHEN 'comments_replace' THEN _result := "api"."comments_replace"(args);
-    WHEN 'comments_patch' THEN _result := "api"."comments_patch"(args);
-    WHEN 'comments_delete' THEN _result := "api"."comments_delete"(args);
-    WHEN 'tags_list' THEN _result := "api"."tags_list"(args);
-    WHEN 'tags_search' THEN _result := "api"."tags_search"(args);
-    WHEN 'tags_read' THEN _result := "api"."tags_read"(args);
-    WHEN 'tags_create' THEN _result := "api"."tags_create"(args);
-    WHEN 'tags_replace' THEN _result := "api"."tags_replace"(args);
-    WHEN 'tags_patch' THEN _result := "api"."tags_patch"(args);
-    WHEN 'tags_delete' THEN _result := "api"."tags_delete"(args);
-    WHEN 'auth_token' THEN _result := "api"."auth_token"(args);
-    WHEN 'auth_refresh' THEN _result := "api"."auth_refresh"(args);
-    WHEN 'auth_logout' THEN _result := "api"."auth_logout"(args);
-    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END CASE;
+  IF fn COLLATE "C" < 'projects_members_list' THEN
+    IF fn COLLATE "C" < 'posts_patch' THEN
+      IF fn COLLATE "C" < 'comments_read' THEN
+        CASE fn
+          WHEN 'auth_logout' THEN _result := "api"."auth_logout"(args);
+          WHEN 'auth_refresh' THEN _result := "api"."auth_refresh"(args);
+          WHEN 'auth_token' THEN _result := "api"."auth_token"(args);
+          WHEN 'comments_create' THEN _result := "api"."comments_create"(args);
+          WHEN 'comments_delete' THEN _result := "api"."comments_delete"(args);
+          WHEN 'comments_list' THEN _result := "api"."comments_list"(args);
+          WHEN 'comments_patch' THEN _result := "api"."comments_patch"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      ELSE
+        CASE fn
+          WHEN 'comments_read' THEN _result := "api"."comments_read"(args);
+          WHEN 'comments_replace' THEN _result := "api"."comments_replace"(args);
+          WHEN 'comments_search' THEN _result := "api"."comments_search"(args);
+          WHEN 'posts_create' THEN _result := "api"."posts_create"(args);
+          WHEN 'posts_delete' THEN _result := "api"."posts_delete"(args);
+          WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      END IF;
+    ELSE
+      IF fn COLLATE "C" < 'posts_tags_list' THEN
+        CASE fn
+          WHEN 'posts_patch' THEN _result := "api"."posts_patch"(args);
+          WHEN 'posts_read' THEN _result := "api"."posts_read"(args);
+          WHEN 'posts_replace' THEN _result := "api"."posts_replace"(args);
+          WHEN 'posts_restore' THEN _result := "api"."posts_restore"(args);
+          WHEN 'posts_search' THEN _result := "api"."posts_search"(args);
+          WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      ELSE
+        CASE fn
+          WHEN 'posts_tags_list' THEN _result := "api"."posts_tags_list"(args);
+          WHEN 'posts_tags_unlink' THEN _result := "api"."posts_tags_unlink"(args);
+          WHEN 'projects_create' THEN _result := "api"."projects_create"(args);
+          WHEN 'projects_delete' THEN _result := "api"."projects_delete"(args);
+          WHEN 'projects_list' THEN _result := "api"."projects_list"(args);
+          WHEN 'projects_members_link' THEN _result := "api"."projects_members_link"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      END IF;
+    END IF;
+  ELSE
+    IF fn COLLATE "C" < 'tags_search' THEN
+      IF fn COLLATE "C" < 'tags_create' THEN
+        CASE fn
+          WHEN 'projects_members_list' THEN _result := "api"."projects_members_list"(args);
+          WHEN 'projects_members_unlink' THEN _result := "api"."projects_members_unlink"(args);
+          WHEN 'projects_patch' THEN _result := "api"."projects_patch"(args);
+          WHEN 'projects_read' THEN _result := "api"."projects_read"(args);
+          WHEN 'projects_replace' THEN _result := "api"."projects_replace"(args);
+          WHEN 'projects_search' THEN _result := "api"."projects_search"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      ELSE
+        CASE fn
+          WHEN 'tags_create' THEN _result := "api"."tags_create"(args);
+          WHEN 'tags_delete' THEN _result := "api"."tags_delete"(args);
+          WHEN 'tags_list' THEN _result := "api"."tags_list"(args);
+          WHEN 'tags_patch' THEN _result := "api"."tags_patch"(args);
+          WHEN 'tags_read' THEN _result := "api"."tags_read"(args);
+          WHEN 'tags_replace' THEN _result := "api"."tags_replace"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      END IF;
+    ELSE
+      IF fn COLLATE "C" < 'users_patch' THEN
+        CASE fn
+          WHEN 'tags_search' THEN _result := "api"."tags_search"(args);
+          WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+          WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+          WHEN 'users_create' THEN _result := "api"."users_create"(args);
+          WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
+          WHEN 'users_list' THEN _result := "api"."users_list"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      ELSE
+        CASE fn
+          WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
+          WHEN 'users_profile_read' THEN _result := "api"."users_profile_read"(args);
+          WHEN 'users_profile_replace' THEN _result := "api"."users_profile_replace"(args);
+          WHEN 'users_read' THEN _result := "api"."users_read"(args);
+          WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
+          WHEN 'users_search' THEN _result := "api"."users_search"(args);
+          ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+        END CASE;
+      END IF;
+    END IF;
+  END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;

@@ -46,6 +46,24 @@ test('\\sf shows the statement itself: read is a SELECT, patch an UPDATE, delete
   assert.ok(row?.gone, 'no descriptor table is left');
 });
 
+test('api.dispatch finds every api function by its name (a tree of IFs over CASEs) and refuses any other name with PT404', async () => {
+  const names = (await db.sql`select p.proname::text as name from pg_proc p where p.pronamespace = 'api'::regnamespace
+    and p.proname not in ('dispatch', 'dispatch_each', 'manifest') order by 1`).map((r) => r.name as string);
+  assert.ok(names.length > 40, `the publishing example has its functions (${names.length})`);
+  const outcome = async (fn: string) => {
+    let message = 'ok';
+    await db.sql.begin(async (tx) => {
+      await call(tx, fn, {}).catch((err) => { message = `${err.code}: ${err.message}`; });
+      throw UNDO;
+    }).catch((err) => { if (err !== UNDO) throw err; });
+    return message;
+  };
+  for (const name of names) assert.not.match(await outcome(name), /no API function/, name);
+  for (const name of ['', 'a', 'auth_logou', 'posts_reae', 'posts_readx', 'projects_members_lis', 'zzz', 'POSTS_READ']) {
+    assert.is(await outcome(name), `PT404: no API function ${name}`, JSON.stringify(name));
+  }
+});
+
 test('single-record actions need no descriptor at run time: with lib.fields out of reach they still serve and refuse', async () => {
   const project = (await call(db.sql, 'projects_create', { body: { name: 'Compiled' } })).id as string;
   await db.sql.begin(async (tx) => {

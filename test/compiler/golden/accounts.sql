@@ -1371,30 +1371,48 @@ BEGIN
       set_config('request.scenario.labels', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  CASE fn
-    WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
-    WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);
-    WHEN 'accounts_read' THEN _result := "api"."accounts_read"(args);
-    WHEN 'accounts_create' THEN _result := "api"."accounts_create"(args);
-    WHEN 'accounts_replace' THEN _result := "api"."accounts_replace"(args);
-    WHEN 'accounts_patch' THEN _result := "api"."accounts_patch"(args);
-    WHEN 'accounts_delete' THEN _result := "api"."accounts_delete"(args);
-    WHEN 'accounts_labels_list' THEN _result := "api"."accounts_labels_list"(args);
-    WHEN 'accounts_labels_link' THEN _result := "api"."accounts_labels_link"(args);
-    WHEN 'accounts_labels_unlink' THEN _result := "api"."accounts_labels_unlink"(args);
-    WHEN 'accounts_settings_read' THEN _result := "api"."accounts_settings_read"(args);
-    WHEN 'accounts_settings_replace' THEN _result := "api"."accounts_settings_replace"(args);
-    WHEN 'labels_list' THEN _result := "api"."labels_list"(args);
-    WHEN 'labels_search' THEN _result := "api"."labels_search"(args);
-    WHEN 'labels_read' THEN _result := "api"."labels_read"(args);
-    WHEN 'labels_create' THEN _result := "api"."labels_create"(args);
-    WHEN 'labels_replace' THEN _result := "api"."labels_replace"(args);
-    WHEN 'labels_patch' THEN _result := "api"."labels_patch"(args);
-    WHEN 'labels_delete' THEN _result := "api"."labels_delete"(args);
-    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END CASE;
+  IF fn COLLATE "C" < 'accounts_settings_replace' THEN
+    IF fn COLLATE "C" < 'accounts_patch' THEN
+      CASE fn
+        WHEN 'accounts_create' THEN _result := "api"."accounts_create"(args);
+        WHEN 'accounts_delete' THEN _result := "api"."accounts_delete"(args);
+        WHEN 'accounts_labels_link' THEN _result := "api"."accounts_labels_link"(args);
+        WHEN 'accounts_labels_list' THEN _result := "api"."accounts_labels_list"(args);
+        WHEN 'accounts_labels_unlink' THEN _result := "api"."accounts_labels_unlink"(args);
+        WHEN 'accounts_list' THEN _result := "api"."accounts_list"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'accounts_patch' THEN _result := "api"."accounts_patch"(args);
+        WHEN 'accounts_read' THEN _result := "api"."accounts_read"(args);
+        WHEN 'accounts_replace' THEN _result := "api"."accounts_replace"(args);
+        WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);
+        WHEN 'accounts_settings_read' THEN _result := "api"."accounts_settings_read"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
+  ELSE
+    IF fn COLLATE "C" < 'labels_read' THEN
+      CASE fn
+        WHEN 'accounts_settings_replace' THEN _result := "api"."accounts_settings_replace"(args);
+        WHEN 'labels_create' THEN _result := "api"."labels_create"(args);
+        WHEN 'labels_delete' THEN _result := "api"."labels_delete"(args);
+        WHEN 'labels_list' THEN _result := "api"."labels_list"(args);
+        WHEN 'labels_patch' THEN _result := "api"."labels_patch"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'labels_read' THEN _result := "api"."labels_read"(args);
+        WHEN 'labels_replace' THEN _result := "api"."labels_replace"(args);
+        WHEN 'labels_search' THEN _result := "api"."labels_search"(args);
+        WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+        WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
+  END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;

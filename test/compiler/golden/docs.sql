@@ -1248,26 +1248,38 @@ BEGIN
       set_config('request.scenario.docs', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  CASE fn
-    WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
-    WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
-    WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
-    WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
-    WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
-    WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
-    WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
-    WHEN 'docs_list' THEN _result := "api"."docs_list"(args);
-    WHEN 'docs_search' THEN _result := "api"."docs_search"(args);
-    WHEN 'docs_read' THEN _result := "api"."docs_read"(args);
-    WHEN 'docs_create' THEN _result := "api"."docs_create"(args);
-    WHEN 'docs_replace' THEN _result := "api"."docs_replace"(args);
-    WHEN 'docs_patch' THEN _result := "api"."docs_patch"(args);
-    WHEN 'docs_delete' THEN _result := "api"."docs_delete"(args);
-    WHEN 'docs_restore' THEN _result := "api"."docs_restore"(args);
-    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END CASE;
+  IF fn COLLATE "C" < 'folders_delete' THEN
+    IF fn COLLATE "C" < 'docs_replace' THEN
+      CASE fn
+        WHEN 'docs_create' THEN _result := "api"."docs_create"(args);
+        WHEN 'docs_delete' THEN _result := "api"."docs_delete"(args);
+        WHEN 'docs_list' THEN _result := "api"."docs_list"(args);
+        WHEN 'docs_patch' THEN _result := "api"."docs_patch"(args);
+        WHEN 'docs_read' THEN _result := "api"."docs_read"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'docs_replace' THEN _result := "api"."docs_replace"(args);
+        WHEN 'docs_restore' THEN _result := "api"."docs_restore"(args);
+        WHEN 'docs_search' THEN _result := "api"."docs_search"(args);
+        WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
+  ELSE
+    CASE fn
+      WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
+      WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
+      WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
+      WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
+      WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
+      WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
+      WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+      WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+      ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+    END CASE;
+  END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;

@@ -567,18 +567,24 @@ BEGIN
     PERFORM set_config('request.scenario.notes', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  CASE fn
-    WHEN 'notes_list' THEN _result := "api"."notes_list"(args);
-    WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
-    WHEN 'notes_read' THEN _result := "api"."notes_read"(args);
-    WHEN 'notes_create' THEN _result := "api"."notes_create"(args);
-    WHEN 'notes_replace' THEN _result := "api"."notes_replace"(args);
-    WHEN 'notes_patch' THEN _result := "api"."notes_patch"(args);
-    WHEN 'notes_delete' THEN _result := "api"."notes_delete"(args);
-    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END CASE;
+  IF fn COLLATE "C" < 'notes_replace' THEN
+    CASE fn
+      WHEN 'notes_create' THEN _result := "api"."notes_create"(args);
+      WHEN 'notes_delete' THEN _result := "api"."notes_delete"(args);
+      WHEN 'notes_list' THEN _result := "api"."notes_list"(args);
+      WHEN 'notes_patch' THEN _result := "api"."notes_patch"(args);
+      WHEN 'notes_read' THEN _result := "api"."notes_read"(args);
+      ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+    END CASE;
+  ELSE
+    CASE fn
+      WHEN 'notes_replace' THEN _result := "api"."notes_replace"(args);
+      WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
+      WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+      WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+      ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+    END CASE;
+  END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;

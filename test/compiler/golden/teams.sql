@@ -1544,35 +1544,53 @@ BEGIN
       set_config('request.scenario.tasks', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  CASE fn
-    WHEN 'users_list' THEN _result := "api"."users_list"(args);
-    WHEN 'users_search' THEN _result := "api"."users_search"(args);
-    WHEN 'users_read' THEN _result := "api"."users_read"(args);
-    WHEN 'users_create' THEN _result := "api"."users_create"(args);
-    WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
-    WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
-    WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
-    WHEN 'teams_list' THEN _result := "api"."teams_list"(args);
-    WHEN 'teams_search' THEN _result := "api"."teams_search"(args);
-    WHEN 'teams_read' THEN _result := "api"."teams_read"(args);
-    WHEN 'teams_create' THEN _result := "api"."teams_create"(args);
-    WHEN 'teams_replace' THEN _result := "api"."teams_replace"(args);
-    WHEN 'teams_patch' THEN _result := "api"."teams_patch"(args);
-    WHEN 'teams_delete' THEN _result := "api"."teams_delete"(args);
-    WHEN 'teams_members_list' THEN _result := "api"."teams_members_list"(args);
-    WHEN 'teams_members_link' THEN _result := "api"."teams_members_link"(args);
-    WHEN 'teams_members_unlink' THEN _result := "api"."teams_members_unlink"(args);
-    WHEN 'tasks_list' THEN _result := "api"."tasks_list"(args);
-    WHEN 'tasks_search' THEN _result := "api"."tasks_search"(args);
-    WHEN 'tasks_read' THEN _result := "api"."tasks_read"(args);
-    WHEN 'tasks_create' THEN _result := "api"."tasks_create"(args);
-    WHEN 'tasks_replace' THEN _result := "api"."tasks_replace"(args);
-    WHEN 'tasks_patch' THEN _result := "api"."tasks_patch"(args);
-    WHEN 'tasks_delete' THEN _result := "api"."tasks_delete"(args);
-    WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-    WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-    ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-  END CASE;
+  IF fn COLLATE "C" < 'teams_patch' THEN
+    IF fn COLLATE "C" < 'teams_create' THEN
+      CASE fn
+        WHEN 'tasks_create' THEN _result := "api"."tasks_create"(args);
+        WHEN 'tasks_delete' THEN _result := "api"."tasks_delete"(args);
+        WHEN 'tasks_list' THEN _result := "api"."tasks_list"(args);
+        WHEN 'tasks_patch' THEN _result := "api"."tasks_patch"(args);
+        WHEN 'tasks_read' THEN _result := "api"."tasks_read"(args);
+        WHEN 'tasks_replace' THEN _result := "api"."tasks_replace"(args);
+        WHEN 'tasks_search' THEN _result := "api"."tasks_search"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'teams_create' THEN _result := "api"."teams_create"(args);
+        WHEN 'teams_delete' THEN _result := "api"."teams_delete"(args);
+        WHEN 'teams_list' THEN _result := "api"."teams_list"(args);
+        WHEN 'teams_members_link' THEN _result := "api"."teams_members_link"(args);
+        WHEN 'teams_members_list' THEN _result := "api"."teams_members_list"(args);
+        WHEN 'teams_members_unlink' THEN _result := "api"."teams_members_unlink"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
+  ELSE
+    IF fn COLLATE "C" < 'users_delete' THEN
+      CASE fn
+        WHEN 'teams_patch' THEN _result := "api"."teams_patch"(args);
+        WHEN 'teams_read' THEN _result := "api"."teams_read"(args);
+        WHEN 'teams_replace' THEN _result := "api"."teams_replace"(args);
+        WHEN 'teams_search' THEN _result := "api"."teams_search"(args);
+        WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+        WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+        WHEN 'users_create' THEN _result := "api"."users_create"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
+        WHEN 'users_list' THEN _result := "api"."users_list"(args);
+        WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
+        WHEN 'users_read' THEN _result := "api"."users_read"(args);
+        WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
+        WHEN 'users_search' THEN _result := "api"."users_search"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
+  END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
   RETURN _result;
