@@ -6786,7 +6786,6 @@ GRANT EXECUTE ON FUNCTION "api"."auth_token"(jsonb), "api"."auth_refresh"(jsonb)
 
 CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -6844,18 +6843,14 @@ CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('users');
-  _winner text := "app"."users_access"(_action);
+  _winner text := lib.enter('users', _action, "app"."users_access"(_action), 'User');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.users', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
@@ -6868,7 +6863,6 @@ COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _ke
 
 CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_exists"(text, text) IS 'Whether Project _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -6924,18 +6918,14 @@ CREATE OR REPLACE FUNCTION "app"."projects_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('projects');
-  _winner text := "app"."projects_access"(_action);
+  _winner text := lib.enter('projects', _action, "app"."projects_access"(_action), 'Project');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Project'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.projects', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."projects_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.projects', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.projects', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_require"(text, text) IS 'Pre-flight: the caller must be able to _action Project _key (404 when missing, 403 when hidden).';
 
@@ -6948,7 +6938,6 @@ COMMENT ON FUNCTION "app"."projects_within"(text, jsonb) IS 'Nested paths: Proje
 
 CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent));
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_exists"(text, text) IS 'Whether Post _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -7010,18 +6999,14 @@ CREATE OR REPLACE FUNCTION "app"."posts_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('posts');
-  _winner text := "app"."posts_access"(_action);
+  _winner text := lib.enter('posts', _action, "app"."posts_access"(_action), 'Post');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Post'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.posts', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL) INTO _found;
   IF NOT _found THEN PERFORM "app"."posts_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.posts', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.posts', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Post _key (404 when missing, 403 when hidden).';
 
@@ -7096,18 +7081,16 @@ CREATE OR REPLACE FUNCTION "app"."comments_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('comments');
-  _winner text := "app"."comments_access"(_action);
+  _winner text := lib.enter('comments', _action, "app"."comments_access"(_action), 'Comment');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Comment'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.comments', _winner, true);
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint) INTO _found;
   END IF;
   IF NOT _found THEN PERFORM "app"."comments_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.comments', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.comments', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_require"(text, text) IS 'Pre-flight: the caller must be able to _action Comment _key (404 when missing, 403 when hidden).';
 
@@ -7124,7 +7107,6 @@ COMMENT ON FUNCTION "app"."comments_within"(text, jsonb) IS 'Nested paths: Comme
 
 CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_exists"(text, text) IS 'Whether Tag _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -7180,18 +7162,14 @@ CREATE OR REPLACE FUNCTION "app"."tags_require"(_key text, _action text) RETURNS
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('tags');
-  _winner text := "app"."tags_access"(_action);
+  _winner text := lib.enter('tags', _action, "app"."tags_access"(_action), 'Tag');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Tag'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.tags', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."tags_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.tags', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.tags', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_require"(text, text) IS 'Pre-flight: the caller must be able to _action Tag _key (404 when missing, 403 when hidden).';
 

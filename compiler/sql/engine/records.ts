@@ -7,7 +7,7 @@ import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
 import { embedJson, embedScenarios } from './embed.ts';
 import {
-  isText, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, rowJsonText, selectList, singleJson, singleJsonText, type Shape,
+  keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, rowJsonText, selectList, singleJson, singleJsonText, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -36,8 +36,10 @@ export function head(owner: Shape, operation: OperationName): Head {
 }
 
 /** A key that cannot be of the key's type is not found (404); a text key needs no check (lib.castable would say yes). */
-export const keyCheck = (s: Shape, key = '_key'): string[] => (isText(s.keyType) ? []
-  : [`IF NOT lib.castable(${key}, ${literal(s.keyType)}) THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, ${key}); END IF;`]);
+export function keyCheck(s: Shape, key = '_key'): string[] {
+  const castable = keyCastable(s, key);
+  return castable ? [`IF NOT ${castable} THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, ${key}); END IF;`] : [];
+}
 
 /**
  * Nested paths: the parent, and each ancestor above it (`args -> 'ancestors'`, outermost first), must exist,

@@ -5,7 +5,7 @@ import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
 import { dataRules, treeSql, type RuleContext } from '../../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
-import { keyEquals, plpgsql, type Shape } from './shape.ts';
+import { keyCastable, keyEquals, plpgsql, type Shape } from './shape.ts';
 
 const STABLE_DEFINER = ` STABLE ${DEFINER}`;
 export const fn = (s: Shape | string, what: string) => qname('app', pgName(typeof s === 'string' ? s : s.name, what));
@@ -23,8 +23,9 @@ function existsDdl(s: Shape): string {
     ...(s.soft ? ['t.deleted_at IS NULL'] : []),
     ...(s.parent ? [`(_parent IS NULL OR t.${ident(s.parent.column)}::text = _parent)`] : []),
     ...(s.org ? ['t.organization_id = auth.org()'] : [])];
+  const castable = keyCastable(s, '_key');
   return plpgsql(fn(s, 'exists'), [['_key', 'text'], ['_parent', 'text', 'NULL']], 'boolean', [], [
-    `IF NOT lib.castable(_key, ${literal(s.keyType)}) THEN RETURN false; END IF;`,
+    ...(castable ? [`IF NOT ${castable} THEN RETURN false; END IF;`] : []),
     `RETURN EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${where.join(' AND ')});`,
   ], `Whether ${s.entity} _key exists (live, in the caller's organization, under _parent), whatever the policies say. Definer: it says only that.`, STABLE_DEFINER);
 }
@@ -100,22 +101,21 @@ function refuseDdl(s: Shape): string {
 /** app.<t>_require(key, action): pre-flight of a parent, relation owner or link target, as `action`. */
 function requireDdl(s: Shape): string {
   const setting = literal(`request.scenario.${s.name}`);
+  const castable = keyCastable(s, '_key');
+  const found = `SELECT EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')}${s.soft ? ' AND t.deleted_at IS NULL' : ''}) INTO _found;`;
   return plpgsql(fn(s, 'require'), [['_key', 'text'], ['_action', 'text']], 'void', [
     '_outer_action text := lib.action();',
     `_outer_scenario text := lib.scenario(${literal(s.name)});`,
-    `_winner text := ${fn(s, 'access')}(_action);`,
+    // Identity before any row: no winner is 401/403; the winner and the action are recorded for the policies.
+    `_winner text := lib.enter(${literal(s.name)}, _action, ${fn(s, 'access')}(_action), ${literal(s.entity)});`,
     '_found boolean := false;',
+    '_set text;',
   ], [
-    `IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, ${literal(s.entity)}); END IF;  -- identity before any row`,
-    "PERFORM set_config('request.action', _action, true);",
-    `PERFORM set_config(${setting}, _winner, true);`,
-    `IF lib.castable(_key, ${literal(s.keyType)}) THEN`,
-    `  SELECT EXISTS (SELECT 1 FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')}${s.soft ? ' AND t.deleted_at IS NULL' : ''}) INTO _found;`,
-    'END IF;',
+    ...(castable ? [`IF ${castable} THEN`, `  ${found}`, 'END IF;'] : [found]),
     // Refused as _action: its rules (lifecycle among them, which gives way to a create) name what fails.
     `IF NOT _found THEN PERFORM ${fn(s, 'refuse')}(_action, _key); END IF;`,
-    "PERFORM set_config('request.action', coalesce(_outer_action, ''), true);",
-    `PERFORM set_config(${setting}, coalesce(_outer_scenario, ''), true);`,
+    "_set := set_config('request.action', coalesce(_outer_action, ''), true)",
+    `  || set_config(${setting}, coalesce(_outer_scenario, ''), true);`,
   ], `Pre-flight: the caller must be able to _action ${s.entity} _key (404 when missing, 403 when hidden).`);
 }
 

@@ -60,6 +60,10 @@ export interface EmbedShape {
 /** A text type: any string is a value of it (a longer one than a bound matches no row), so a key of it needs no check. */
 export const isText = (type: string) => type === 'text' || type.startsWith('character varying');
 
+/** Whether text `key` can be a key of `s` (lib.castable), or undefined for a text key, which always can. */
+export const keyCastable = (s: Shape, key: string): string | undefined =>
+  (isText(s.keyType) ? undefined : `lib.castable(${key}, ${literal(s.keyType)})`);
+
 /** `col = value` for a key given as text (already checked with lib.castable). */
 export function keyEquals(col: string, type: string, value: string): string {
   return isText(type) ? `${col} = ${value}` : `${col} = ${value}::${type}`;
@@ -153,8 +157,12 @@ export function etagSql(s: Shape, alias = 't'): string {
 
 /** {data, id, etag, last_modified} of a row (the Single of the api.* protocol); `more` adds to `data`. */
 export function singleJson(s: Shape, alias = 't', more = ''): string {
-  return `jsonb_build_object('data', ${rowJson(s, alias)}${more}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at)`;
+  return `jsonb_build_object('data', ${rowJson(s, alias)}${more}, ${singleMembers(s, alias)})`;
 }
+
+/** The members of a Single beside `data`: its key, ETag and Last-Modified. */
+const singleMembers = (s: Shape, alias: string) =>
+  `'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at`;
 
 /**
  * singleJson as json, with `label` (the winning scenario's) as its `scenario`: what a read returns as it is. Built as
@@ -163,7 +171,7 @@ export function singleJson(s: Shape, alias = 't', more = ''): string {
  */
 export function singleJsonText(s: Shape, label: string, alias = 't', more = ''): string {
   const row = more ? `(${rowJson(s, alias)}${more})::json` : rowJsonText(s, alias);
-  return `json_build_object('data', ${row}, 'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at, 'scenario', ${label})`;
+  return `json_build_object('data', ${row}, ${singleMembers(s, alias)}, 'scenario', ${label})`;
 }
 
 /** The columns a query must select for rowJson/singleJson over a derived table. */

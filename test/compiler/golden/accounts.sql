@@ -1510,7 +1510,6 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."labels";
 
 CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_exists"(text, text) IS 'Whether Account _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1564,18 +1563,14 @@ CREATE OR REPLACE FUNCTION "app"."accounts_require"(_key text, _action text) RET
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('accounts');
-  _winner text := "app"."accounts_access"(_action);
+  _winner text := lib.enter('accounts', _action, "app"."accounts_access"(_action), 'Account');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Account'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.accounts', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."accounts_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.accounts', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.accounts', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_require"(text, text) IS 'Pre-flight: the caller must be able to _action Account _key (404 when missing, 403 when hidden).';
 
@@ -1588,7 +1583,6 @@ COMMENT ON FUNCTION "app"."accounts_within"(text, jsonb) IS 'Nested paths: Accou
 
 CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_exists"(text, text) IS 'Whether Label _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1642,18 +1636,14 @@ CREATE OR REPLACE FUNCTION "app"."labels_require"(_key text, _action text) RETUR
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('labels');
-  _winner text := "app"."labels_access"(_action);
+  _winner text := lib.enter('labels', _action, "app"."labels_access"(_action), 'Label');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Label'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.labels', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."labels_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.labels', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.labels', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_require"(text, text) IS 'Pre-flight: the caller must be able to _action Label _key (404 when missing, 403 when hidden).';
 

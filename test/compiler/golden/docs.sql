@@ -1361,7 +1361,6 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."docs";
 
 CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_exists"(text, text) IS 'Whether Folder _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1413,18 +1412,14 @@ CREATE OR REPLACE FUNCTION "app"."folders_require"(_key text, _action text) RETU
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('folders');
-  _winner text := "app"."folders_access"(_action);
+  _winner text := lib.enter('folders', _action, "app"."folders_access"(_action), 'Folder');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Folder'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.folders', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."folders_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.folders', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.folders', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_require"(text, text) IS 'Pre-flight: the caller must be able to _action Folder _key (404 when missing, 403 when hidden).';
 
@@ -1491,18 +1486,16 @@ CREATE OR REPLACE FUNCTION "app"."docs_require"(_key text, _action text) RETURNS
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('docs');
-  _winner text := "app"."docs_access"(_action);
+  _winner text := lib.enter('docs', _action, "app"."docs_access"(_action), 'Doc');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Doc'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.docs', _winner, true);
   IF lib.castable(_key, 'bigint') THEN
     SELECT EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL) INTO _found;
   END IF;
   IF NOT _found THEN PERFORM "app"."docs_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.docs', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.docs', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."docs_require"(text, text) IS 'Pre-flight: the caller must be able to _action Doc _key (404 when missing, 403 when hidden).';
 

@@ -640,7 +640,6 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."notes";
 
 CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."notes_exists"(text, text) IS 'Whether Note _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -692,18 +691,14 @@ CREATE OR REPLACE FUNCTION "app"."notes_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('notes');
-  _winner text := "app"."notes_access"(_action);
+  _winner text := lib.enter('notes', _action, "app"."notes_access"(_action), 'Note');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Note'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.notes', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."notes_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.notes', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.notes', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."notes_require"(text, text) IS 'Pre-flight: the caller must be able to _action Note _key (404 when missing, 403 when hidden).';
 

@@ -1700,7 +1700,6 @@ DROP TRIGGER IF EXISTS identity_revoke ON "app"."tasks";
 
 CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1748,18 +1747,14 @@ CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('users');
-  _winner text := "app"."users_access"(_action);
+  _winner text := lib.enter('users', _action, "app"."users_access"(_action), 'User');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'User'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.users', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."users_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.users', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."users_require"(text, text) IS 'Pre-flight: the caller must be able to _action User _key (404 when missing, 403 when hidden).';
 
@@ -1772,7 +1767,6 @@ COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _ke
 
 CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key);
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_exists"(text, text) IS 'Whether Team _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1824,18 +1818,14 @@ CREATE OR REPLACE FUNCTION "app"."teams_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('teams');
-  _winner text := "app"."teams_access"(_action);
+  _winner text := lib.enter('teams', _action, "app"."teams_access"(_action), 'Team');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Team'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.teams', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."teams_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.teams', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.teams', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_require"(text, text) IS 'Pre-flight: the caller must be able to _action Team _key (404 when missing, 403 when hidden).';
 
@@ -1848,7 +1838,6 @@ COMMENT ON FUNCTION "app"."teams_within"(text, jsonb) IS 'Nested paths: Team _ke
 
 CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF NOT lib.castable(_key, 'character varying(255)') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent));
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_exists"(text, text) IS 'Whether Task _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
@@ -1900,18 +1889,14 @@ CREATE OR REPLACE FUNCTION "app"."tasks_require"(_key text, _action text) RETURN
 DECLARE
   _outer_action text := lib.action();
   _outer_scenario text := lib.scenario('tasks');
-  _winner text := "app"."tasks_access"(_action);
+  _winner text := lib.enter('tasks', _action, "app"."tasks_access"(_action), 'Task');
   _found boolean := false;
+  _set text;
 BEGIN
-  IF _winner IS NULL THEN PERFORM lib.no_scenario(_action, 'Task'); END IF;  -- identity before any row
-  PERFORM set_config('request.action', _action, true);
-  PERFORM set_config('request.scenario.tasks', _winner, true);
-  IF lib.castable(_key, 'character varying(255)') THEN
-    SELECT EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key) INTO _found;
-  END IF;
+  SELECT EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key) INTO _found;
   IF NOT _found THEN PERFORM "app"."tasks_refuse"(_action, _key); END IF;
-  PERFORM set_config('request.action', coalesce(_outer_action, ''), true);
-  PERFORM set_config('request.scenario.tasks', coalesce(_outer_scenario, ''), true);
+  _set := set_config('request.action', coalesce(_outer_action, ''), true)
+    || set_config('request.scenario.tasks', coalesce(_outer_scenario, ''), true);
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_require"(text, text) IS 'Pre-flight: the caller must be able to _action Task _key (404 when missing, 403 when hidden).';
 
