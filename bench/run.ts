@@ -14,7 +14,10 @@ import { cannon, loop, type Result } from './load.ts';
 import { combineRounds, keep, printTable, ratios } from './report.ts';
 import { wrkPath, wrkRun } from './wrk.ts';
 import { BENCH_CLAIMS, seedPublishing } from './seed.ts';
-import { workloads } from './workloads.ts';
+import { workloads, type Workload } from './workloads.ts';
+
+/** How long each path runs, unmeasured, before a workload's first round. */
+const WARM_UP_SECONDS = 3;
 
 const { values } = parseArgs({
   options: {
@@ -51,30 +54,39 @@ async function main(): Promise<void> {
     const measured: Result[] = [];
     const pgCpu = await serverCpu(sql, clockTicks());
     /** A row with PostgreSQL's CPU per request while it ran, when the server is a process of this machine. */
-    const withServerCpu = async (measure: () => Promise<Result>): Promise<Result> => {
+    const withServerCpu = async (secs: number, measure: () => Promise<Result>): Promise<Result> => {
       const before = pgCpu?.();
       const r = await measure();
       const after = pgCpu?.();
-      return before === undefined || after === undefined ? r : { ...r, pgUs: (after - before) / Math.max(r.rps * seconds, 1) };
+      return before === undefined || after === undefined ? r : { ...r, pgUs: (after - before) / Math.max(r.rps * secs, 1) };
+    };
+    /** Every path of the workload once, each for `secs`, one after the other. */
+    const round = async (w: Workload, secs: number): Promise<Result[]> => {
+      await w.beforeRound?.(sql);
+      const http = (base: string, cpu: () => number | undefined) => (wrk
+        ? wrkRun(wrk, w.name, base, token, connections, secs, w.http, cpu)
+        : cannon(w.name, base, token, connections, secs, w.http, cpu));
+      const out: Result[] = [];
+      out.push(await withServerCpu(secs, () => http(gateway!.base, gateway!.cpuMicros)));
+      out.push(await withServerCpu(secs, () => loop(w.name, 'direct', connections, secs, (worker, n) => w.direct(sql, worker, n))));
+      if (w.floor) {
+        out.push({ ...await withServerCpu(secs, () => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
+        out.push({ ...await withServerCpu(secs, () => http(honoFloor!.base, honoFloor!.cpuMicros)), path: 'hono floor' });
+      }
+      if (w.raw) out.push(await withServerCpu(secs, () => loop(w.name, 'raw', connections, secs, (worker, n) => w.raw!(sql, worker, n))));
+      if (w.hand) out.push(await withServerCpu(secs, () => loop(w.name, 'hand', connections, secs, (worker, n) => w.hand!(sql, worker, n))));
+      return out;
     };
     // Each round measures every path of the workload once, one after the other, so a change in the machine's
-    // speed (it is shared) falls on all of them alike; the table shows each path's median over the rounds.
+    // speed (it is shared) falls on all of them alike; the table shows each path's median over the rounds. A
+    // round of WARM_UP_SECONDS first, not counted, runs each path's code until V8 has compiled it (a server
+    // answers for hours; its first seconds after start measure the compiler, not the path).
     for (const w of workloads(rows).filter((x) => !values.only || x.name.includes(values.only))) {
       await w.setup?.(sql);
-      for (let round = 0; round < rounds; round++) {
-        await w.beforeRound?.(sql);
-        const http = (base: string, cpu: () => number | undefined) => (wrk
-          ? wrkRun(wrk, w.name, base, token, connections, seconds, w.http, cpu)
-          : cannon(w.name, base, token, connections, seconds, w.http, cpu));
-        measured.push(await withServerCpu(() => http(gateway!.base, gateway!.cpuMicros)));
-        measured.push(await withServerCpu(() => loop(w.name, 'direct', connections, seconds, (worker, n) => w.direct(sql, worker, n))));
-        if (w.floor) {
-          measured.push({ ...await withServerCpu(() => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
-          measured.push({ ...await withServerCpu(() => http(honoFloor!.base, honoFloor!.cpuMicros)), path: 'hono floor' });
-        }
-        if (w.raw) measured.push(await withServerCpu(() => loop(w.name, 'raw', connections, seconds, (worker, n) => w.raw!(sql, worker, n))));
-        if (w.hand) measured.push(await withServerCpu(() => loop(w.name, 'hand', connections, seconds, (worker, n) => w.hand!(sql, worker, n))));
-        console.log(`  measured ${w.name}${rounds > 1 ? `, round ${round + 1} of ${rounds}` : ''}`);
+      await round(w, Math.min(WARM_UP_SECONDS, seconds));
+      for (let r = 0; r < rounds; r++) {
+        measured.push(...await round(w, seconds));
+        console.log(`  measured ${w.name}${rounds > 1 ? `, round ${r + 1} of ${rounds}` : ''}`);
       }
     }
     const results = combineRounds(measured);
