@@ -2,7 +2,7 @@
 // the role and the transaction-local claims and IP, then runs api.<fn>(args), all in one statement.
 // Arguments go as text (cast to jsonb in SQL) and the result comes back as text, so numbers keep their digits.
 import type { PendingQuery, Row, Sql } from 'postgres';
-import { STALE_MS } from '../pg/gate.ts';
+import { STALE_MS, WRITE_PLACES } from '../pg/gate.ts';
 import { gated, isPool, type Pool, type Target } from '../pg/pools.ts';
 import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
@@ -137,7 +137,7 @@ async function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
     return await target.gate.run('share', (sql) => {
       bounds = boundsOf(target);
       return run(sql, call, { ...bounds(), lockTimeoutMs: STALE_MS });
-    }, caller);
+    }, caller, WRITE_PLACES);
   } catch (err) {
     if (!bounds || (err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err;
   }

@@ -36,7 +36,7 @@ export interface RequestLimits {
   poolMax: number;
   /** Connections one caller may hold at once for statements other than reads and writes of one row (429 past POOL_TIMEOUT_MS). */
   poolCallerMax: number;
-  /** Statements on one row by its key sent on one connection at once, each behind the last (1: one per connection). */
+  /** Places on one connection for statements on one row by its key, each sent behind the last (a read takes one, a write WRITE_PLACES; 1: one statement per connection). */
   poolPipeline: number;
   /** Milliseconds a request may wait for a free connection (503 with Retry-After past it). */
   poolTimeoutMs: number;
@@ -72,7 +72,7 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   poolMax: { env: 'POOL_MAX', fallback: 10 },
   // Unset: half of POOL_MAX, rounded up (limitsFromEnv), so one caller leaves the other half to everyone else.
   poolCallerMax: { env: 'POOL_CALLER_MAX', fallback: 5 },
-  poolPipeline: { env: 'POOL_PIPELINE', fallback: 8, max: 100 }, // postgres.js sends at most 100 on one connection
+  poolPipeline: { env: 'POOL_PIPELINE', fallback: 16, max: 100 }, // postgres.js sends at most 100 on one connection
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },

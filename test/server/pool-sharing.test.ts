@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres, { type Sql } from 'postgres';
-import { Gate, reservedForKeyed, STALE_MS, WAITING_AT_MOST, WAITING_PER_CALLER, type Use } from '../../server/pg/gate.ts';
+import { Gate, reservedForKeyed, STALE_MS, WAITING_AT_MOST, WAITING_PER_CALLER, WRITE_PLACES, type Use } from '../../server/pg/gate.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 
 let db: TestDatabase;
@@ -23,8 +23,8 @@ function gate(connections: number, depth: number, timeoutMs = 3000, callerMax?: 
 }
 
 /** The backend a statement ran on, after `seconds` of sleep, and when it answered (ms after `from`). */
-async function backend(g: Gate, use: Use, seconds = 0, from = performance.now(), caller?: string): Promise<{ pid: number; ms: number }> {
-  const [row] = await g.run(use, (sql) => sql`select pg_backend_pid() as pid, pg_sleep(${seconds})`, caller);
+async function backend(g: Gate, use: Use, seconds = 0, from = performance.now(), caller?: string, places?: number): Promise<{ pid: number; ms: number }> {
+  const [row] = await g.run(use, (sql) => sql`select pg_backend_pid() as pid, pg_sleep(${seconds})`, caller, places);
   return { pid: row!.pid as number, ms: performance.now() - from };
 }
 
@@ -34,6 +34,17 @@ test('keyed statements share the first connection up to the depth, then the next
   const g = gate(4, 8);
   assert.is(distinct(await Promise.all(Array.from({ length: 8 }, () => backend(g, 'share', 0.002)))), 1, 'eight on one connection');
   assert.is(distinct(await Promise.all(Array.from({ length: 12 }, () => backend(g, 'share', 0.002)))), 2, 'twelve on two');
+  assert.is(g.inUse, 0);
+});
+
+test(`a keyed write takes ${WRITE_PLACES} places of the depth: fewer writes than reads share a connection`, async () => {
+  const g = gate(4, 8);
+  const writes = (n: number) => Promise.all(Array.from({ length: n }, () => backend(g, 'share', 0.002, undefined, undefined, WRITE_PLACES)));
+  assert.is(distinct(await writes(8 / WRITE_PLACES)), 1, 'as many writes as fit in eight places: one connection');
+  assert.is(distinct(await writes(8 / WRITE_PLACES + 1)), 2, 'one more: a second connection');
+  // Six reads and one write fill eight places; one more read goes to the next connection.
+  const mixed = await Promise.all([...Array.from({ length: 6 }, () => backend(g, 'share', 0.002)), backend(g, 'share', 0.002, undefined, undefined, WRITE_PLACES), backend(g, 'share', 0.002)]);
+  assert.is(distinct(mixed), 2);
   assert.is(g.inUse, 0);
 });
 
