@@ -154,7 +154,7 @@ request = function()
   return send("PATCH", "${API}/posts/" .. id, { ["If-Match"] = '"' .. version[id] .. '"' }, '{"title":"t' .. os.clock() .. '"}')
 end
 response = function(status, headers, body)
-  local id = body:match('"id":"([^"]+)"') or body:match('"instance":"[^"]*/posts/([^"]+)"')
+  local id = body:match('"id"%s*:%s*"([^"]+)"') or body:match('"instance"%s*:%s*"[^"]*/posts/([^"]+)"')
   if not id then return end
   local etag = headers["ETag"] or headers["etag"]
   if status == 200 and etag then version[id] = tonumber(etag:match('(%d+)')) end

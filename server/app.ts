@@ -162,7 +162,7 @@ export function createApp(opts: AppOptions): Hono {
       const identity = await identify(c.req.header('authorization'), verify);
       const body = await readJsonObject(c.req.raw, limits.maxBodyBytes, limits.maxJsonMembers);
       const ip = callerIp(c, trust);
-      const once = idempotencyKey(c.req.raw.headers, identity, ip, `batch\n${canonicalText(body)}`, limits.idempotencyTtlSeconds);
+      const once = idempotencyKey(c.req.raw.headers, identity, ip, () => `batch\n${canonicalText(body)}`, limits.idempotencyTtlSeconds);
       const outcome = await batch({ identity, ip, requestUrl: c.req.url, ...(once ? { once } : {}) }, body);
       return new Response(responseText(outcome.body), { status: outcome.status, headers: outcome.headers });
     } catch (err) {

@@ -28,21 +28,22 @@ export function idempotencyOf(
   planned: { fn: string; args: unknown; each?: unknown; projection: unknown }, ttlSeconds: number,
 ): Once | undefined {
   if (!takesIdempotencyKey(action)) return undefined;
-  const call = `${planned.fn}\n${canonicalText(planned.args)}\n${canonicalText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
+  const call = () => `${planned.fn}\n${canonicalText(planned.args)}\n${canonicalText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
   return idempotencyKey(headers, identity, ip, call, ttlSeconds);
 }
 
 /**
- * The Idempotency-Key of a request whose content `request` (text) a retry must repeat; none without the header.
+ * The Idempotency-Key of a request whose content `request` (its text, written only when the header is there) a
+ * retry must repeat; none without the header.
  * The fingerprint also holds the claims access rules read (organization, roles, email), so the same `sub`
  * acting in another organization or with other roles is another request (422), never handed the first
  * one's answer; a refreshed token (new `exp`, `iat`) is the same caller.
  */
-export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: string, ttlSeconds: number): Once | undefined {
+export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: () => string, ttlSeconds: number): Once | undefined {
   const raw = headers.get('idempotency-key');
   if (raw === null) return undefined;
   const caller = callerKey(identity, ip);
-  const fingerprint = createHash('sha256').update(request).update('\n').update(accessClaims(identity)).digest('base64url');
+  const fingerprint = createHash('sha256').update(request()).update('\n').update(accessClaims(identity)).digest('base64url');
   return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
 }
 
