@@ -9,6 +9,7 @@ import { listen } from '../http/listen.ts';
 import { Drain } from '../http/drain.ts';
 import { Metrics } from '../http/metrics.ts';
 import { BlockSink } from '../http/log-sink.ts';
+import { observedTime } from '../http/observe.ts';
 import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
@@ -83,9 +84,12 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   process.once('SIGTERM', () => void shutdown(0));
 }
 
-/** The access log on stdout, written in blocks rather than one write per request (server/http/log-sink.ts). */
+/**
+ * The access log on stdout, written in blocks rather than one write per request (server/http/log-sink.ts); its
+ * lines are made in batches after their requests, each with its request's time (server/http/observe.ts).
+ */
 function accessLog(level: string) {
-  return pino({ level }, new BlockSink(process.stdout));
+  return pino({ level, timestamp: observedTime }, new BlockSink(process.stdout));
 }
 
 /**

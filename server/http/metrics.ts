@@ -20,6 +20,10 @@ export class Metrics {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Run before each scrape: observations gathered and not yet counted are counted (server/http/observe.ts). */
+  readonly #beforeScrape: Array<() => void> = [];
+  beforeScrape(run: () => void): void { this.#beforeScrape.push(run); }
+
   /** The counter's and histogram's series of each method, route template and status, found once each. */
   readonly #series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
 
@@ -77,6 +81,7 @@ export class Metrics {
             { headers: { 'WWW-Authenticate': 'Bearer' } }), { docsUrl: guard.docsUrl, instance: '/metrics' });
         }
       }
+      for (const run of this.#beforeScrape) run();
       return c.body(await this.registry.metrics(), 200, { 'Content-Type': this.registry.contentType });
     });
   }

@@ -7,6 +7,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
 import { Metrics } from '../../server/http/metrics.ts';
+import { OBSERVED_AT_ONCE, OBSERVED_MS, observedTime } from '../../server/http/observe.ts';
 import { singlePool } from '../../server/pg/pools.ts';
 import { DEFAULT_LIMITS } from '../../server/request/limits.ts';
 import { BASE, SECRET, startApi, token, type Api } from './setup.ts';
@@ -21,8 +22,17 @@ test.before(async () => {
   const pools = singlePool(api.db.sql, { ...DEFAULT_LIMITS, poolMax: 1 });
   metrics.watchPools([pools.primary]);
   metrics.watchOutbox(api.db.sql);
-  app = createApp({ sql: api.db.sql, pools, manifest: api.manifest, jwtSecret: SECRET, logger: pino(sink), metrics, corsOrigins: ['https://app.example.com'] });
+  app = createApp({ sql: api.db.sql, pools, manifest: api.manifest, jwtSecret: SECRET, logger: pino({ timestamp: observedTime }, sink), metrics, corsOrigins: ['https://app.example.com'] });
 });
+
+/** The access log's line of a request id, once its batch is written (OBSERVED_MS after the request at most). */
+async function lineOf(id: string): Promise<any> {
+  for (const until = Date.now() + 2000; Date.now() < until; await new Promise((r) => setTimeout(r, 10))) {
+    const line = lines.find((l) => l.request_id === id);
+    if (line) return line;
+  }
+  return undefined;
+}
 test.after(async () => api?.close());
 
 test('every response carries X-Request-Id, the access log names it with the route template, status and duration', async () => {
@@ -33,11 +43,27 @@ test('every response carries X-Request-Id, the access log names it with the rout
   const fresh = await app.request(`${BASE}/posts`, { headers: { authorization: `Bearer ${bearer}`, 'x-request-id': 'bad id with spaces' } });
   const id = fresh.headers.get('x-request-id')!;
   assert.match(id, /^[0-9a-f-]{36}$/, 'an unusable client id is replaced');
-  const logged = lines.find((l) => l.request_id === 'trace-42');
+  const logged = await lineOf('trace-42');
   assert.ok(logged, JSON.stringify(lines));
   assert.equal([logged.method, logged.route, logged.status], ['GET', `${BASE}/posts/{id}`, 404]);
   assert.is(typeof logged.duration_ms, 'number');
-  assert.is(lines.find((l) => l.request_id === id)?.route, `${BASE}/posts`);
+  assert.is((await lineOf(id))?.route, `${BASE}/posts`);
+});
+
+test(`the access log is written in batches after the responses (${OBSERVED_MS} ms, or ${OBSERVED_AT_ONCE} requests), each line with its request's time`, async () => {
+  const bearer = await token({ sub: 'u1', roles: ['admin'] });
+  const headers = (n: number) => ({ authorization: `Bearer ${bearer}`, 'x-request-id': `batch-${n}` });
+  await app.request(`${BASE}/posts/nope`, { headers: headers(0) });
+  const answered = Date.now();
+  assert.not.ok(lines.find((l) => l.request_id === 'batch-0'), 'not written while requests are being answered');
+  const line = await lineOf('batch-0');
+  assert.ok(line);
+  assert.ok(Date.now() - answered >= OBSERVED_MS - 20, 'written once its batch is due');
+  assert.ok(line.time <= answered, `the line's time is its request's (${line.time}), not its batch's`);
+  // A full batch is written at once, without waiting for the timer.
+  // (A path no route serves: answered without the database, so the batch fills well within OBSERVED_MS.)
+  for (let n = 1; n <= OBSERVED_AT_ONCE; n++) await app.request(`${BASE}/no-such-collection`, { headers: headers(n) });
+  assert.ok(lines.find((l) => l.request_id === `batch-${OBSERVED_AT_ONCE}`), 'the batch of requests is written when it is full');
 });
 
 test('GET /metrics: requests by method, route template and status, their latency', async () => {
