@@ -67,8 +67,8 @@ export function observe(logger?: Logger, metrics?: Metrics): MiddlewareHandler {
     const start = performance.now();
     await next();
     if (!c.get(SHAPED as never)) c.res.headers.set('X-Request-Id', id);
-    const route = (c.get('route' as never) as string | undefined) ?? c.req.routePath;
     if (!logger && !metrics) return;
+    const route = (c.get('route' as never) as string | undefined) ?? c.req.routePath;
     pending.push({ id, method: c.req.method, route, status: c.res.status, ms: performance.now() - start, at: Date.now() });
     if (pending.length >= OBSERVED_AT_ONCE) flush();
     else timer ??= setTimeout(flush, OBSERVED_MS).unref();
