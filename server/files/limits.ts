@@ -53,8 +53,13 @@ export function returnedFileTree(manifest: Manifest, e: Endpoint, embed: EmbedTr
 }
 
 /** Whether any level of the tree has a file property. */
-export const holdsFiles = (tree: FileTree): boolean =>
-  Object.keys(tree.files).length > 0 || Object.values(tree.below).some(holdsFiles);
+export const holdsFiles = (tree: FileTree): boolean => hasAny(tree.files) || Object.values(tree.below).some(holdsFiles);
+
+/** Whether a map of file properties names any (without making the list of its keys). */
+export function hasAny(files: Record<string, FileSpec>): boolean {
+  for (const _ in files) return true;
+  return false;
+}
 
 function embeddedFiles(manifest: Manifest, r: ResourceManifest, embed: EmbedTree): Record<string, FileTree> {
   const below: Record<string, FileTree> = {};

@@ -7,7 +7,7 @@ import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call, type TransactionCall } from '../query/dispatch.ts';
 import type { Pool } from '../pg/pools.ts';
 import { attachFiles, type Attachment } from './attach.ts';
-import { holdsFiles, maxUploadBytes, returnedFileTree, normalizeType } from './limits.ts';
+import { hasAny, holdsFiles, maxUploadBytes, returnedFileTree, normalizeType, writtenFiles, type FileTree } from './limits.ts';
 import type { EmbedTree } from '../plan/embeds.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
@@ -74,7 +74,8 @@ export class Files {
 
   /** Runs one request's call: files attached before it (undone if it fails), links signed in its result. */
   async around(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
-    const attached = await this.attach(plan, call);
+    // Most endpoints write no file property and return none: nothing to attach or sign, checked without a wait.
+    const attached = hasAny(writtenFiles(plan.endpoint)) ? await this.attach(plan, call) : undefined;
     let result: unknown;
     try {
       result = await run();
@@ -83,7 +84,8 @@ export class Files {
       throw err;
     }
     this.committed(result);
-    return this.present(plan, result, requestUrl);
+    const tree = this.#returned(plan);
+    return tree ? this.#present(plan, tree, result, requestUrl) : result;
   }
 
   /**
@@ -126,8 +128,17 @@ export class Files {
 
   /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
   async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
+    const tree = this.#returned(plan);
+    return tree ? this.#present(plan, tree, result, requestUrl) : result;
+  }
+
+  /** The file properties of the rows the plan's call returns (with those of its embeds), when it has any. */
+  #returned(plan: Plan): FileTree | undefined {
     const tree = returnedFileTree(this.o.manifest, plan.endpoint, plan.args.embed as EmbedTree | undefined);
-    if (!holdsFiles(tree)) return result;
+    return holdsFiles(tree) ? tree : undefined;
+  }
+
+  async #present(plan: Plan, tree: FileTree, result: unknown, requestUrl: string): Promise<unknown> {
     const data = (result as { data?: unknown } | null)?.data;
     if (data instanceof DataText) {
       // Data as text holds no stored block unless the text names one's location: only then is it parsed.

@@ -54,10 +54,17 @@ const TEXTS = {
  * setting would leak to other clients or be refused at connect.
  */
 function statement(sql: Sql, call: Call, lockTimeoutMs: number | undefined): PendingQuery<Row[]> {
-  const { role, claims } = call.identity;
-  const values = [role, JSON.stringify(claims), call.ip, call.fn, argsText(call.each ?? call.args)];
+  const values = [call.identity.role, claimsText(call.identity), call.ip, call.fn, argsText(call.each ?? call.args)];
   if (lockTimeoutMs === undefined) return sql.unsafe(call.each ? TEXTS.each : TEXTS.one, values, { prepare: true });
   return sql.unsafe(call.each ? TEXTS.eachLimited : TEXTS.oneLimited, [...values, `${lockTimeoutMs}ms`], { prepare: true });
+}
+
+/** The claims' JSON text, written once per identity (identify gives a cached token's requests the same one). */
+const claimsTexts = new WeakMap<Identity, string>();
+function claimsText(identity: Identity): string {
+  let text = claimsTexts.get(identity);
+  if (text === undefined) claimsTexts.set(identity, text = JSON.stringify(identity.claims));
+  return text;
 }
 
 /**

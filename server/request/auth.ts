@@ -40,9 +40,13 @@ const fromProvider = new WeakSet<object>();
 export function createVerifier(opts: VerifierOptions): Verify {
   const verify = cachedVerifier(signatureVerifier(opts));
   const paths = opts.claimPaths ?? {};
+  // Mapped once per verified payload, so a cached token keeps giving the same claims (and identity: identify).
+  const mapped = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
   return Object.keys(paths).length ? async (token) => {
     const payload = await verify(token);
-    return mapClaims(payload, paths, !fromProvider.has(payload));
+    let claims = mapped.get(payload);
+    if (!claims) mapped.set(payload, claims = mapClaims(payload, paths, !fromProvider.has(payload)));
+    return claims;
   } : verify;
 }
 
@@ -73,6 +77,12 @@ function signatureVerifier(opts: VerifierOptions): Verify {
   };
 }
 
+/**
+ * The identity of each verified payload that passed the checks below. The token cache gives a client's next
+ * request the same payload, so its identity (and its claims' text: server/query/dispatch.ts) is made once.
+ */
+const identities = new WeakMap<Record<string, unknown>, Identity>();
+
 export async function identify(authorization: string | undefined, verify: Verify): Promise<Identity> {
   if (authorization === undefined) return ANONYMOUS;
   const m = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization);
@@ -83,6 +93,13 @@ export async function identify(authorization: string | undefined, verify: Verify
   } catch (err) {
     throw unauthenticated(reason(err));
   }
+  let identity = identities.get(payload);
+  if (!identity) identities.set(payload, identity = checkedIdentity(payload));
+  return identity;
+}
+
+/** The identity a verified payload gives, when its claims are what the API can use (else 401). */
+function checkedIdentity(payload: Record<string, unknown>): Identity {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token has no "sub" claim naming the caller.');
   for (const [claim, type] of Object.entries(CLAIM_TYPES) as Array<[string, 'string' | 'string[]']>) {
     const v = payload[claim];

@@ -7,7 +7,9 @@ import { parseHttpDate } from '../http/date.ts';
 export function notModified(headers: Headers, etag: string | undefined, modified: Date | undefined): boolean {
   const noneMatch = headers.get('if-none-match');
   if (noneMatch !== null) return etag !== undefined && matchesNoneMatch(noneMatch, etag);
-  const modifiedSince = parseHttpDate(headers.get('if-modified-since') ?? '');
+  const since = headers.get('if-modified-since');
+  if (since === null) return false;
+  const modifiedSince = parseHttpDate(since);
   return modifiedSince !== undefined && modified !== undefined && Math.floor(modified.getTime() / 1000) * 1000 <= modifiedSince.getTime();
 }
 

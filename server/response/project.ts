@@ -50,10 +50,12 @@ function drop(value: unknown, t: Tree): unknown {
 }
 
 /** A function applying the projection to one record (identity when there is none). */
+const unchanged = (row: unknown): unknown => row;
+
 export function projector(p: Projection): (row: unknown) => unknown {
   const inc = p.include ? tree(p.include) : undefined;
   const exc = p.exclude ? tree(p.exclude) : undefined;
-  if (!inc && !exc) return (row) => row;
+  if (!inc && !exc) return unchanged;
   return (row) => {
     let out = inc ? keep(row, inc) ?? row : row;
     if (exc) out = drop(out, exc);
