@@ -131,11 +131,15 @@ export async function dispatch(target: Target, call: Call): Promise<unknown> {
  */
 const connectionLost = (err: unknown): boolean => CONNECTION_LOST.has(String((err as { code?: unknown } | null)?.code));
 
-async function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
+function dispatchOnce(target: Pool, call: Call): Promise<unknown> {
   const caller = callerKey(call.identity, call.ip);
   if (call.shares !== 'write' || target.gate.depth === 1) {
     return target.gate.run(call.shares === 'read' ? 'share' : 'close', (sql) => run(sql, call, boundsOf(target)()), caller);
   }
+  return sharedWrite(target, call, caller);
+}
+
+async function sharedWrite(target: Pool, call: Call, caller: string): Promise<unknown> {
   // A write others may be sent behind waits STALE_MS at most for a row lock, so they never wait longer on its
   // account. Refused the lock in that time, it changed nothing: it runs again on a connection of its own, with
   // the whole LOCK_TIMEOUT_MS, and the statement time counted from its first start.

@@ -11,33 +11,32 @@ import { notModified } from './conditions.ts';
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
 
-const JSON_TYPE = { 'Content-Type': 'application/json' };
+const JSON_TYPE = 'application/json';
 
-/** `always`: headers every response carries (the request id). */
-export function respond(plan: Plan, result: unknown, req: Request, basePath: string, always: Record<string, string> = {}): Response {
+/** `headers`: what every response carries (the request id), a new object the response's own headers are added to. */
+export function respond(plan: Plan, result: unknown, req: Request, basePath: string, headers: Record<string, string> = {}): Response {
   // Rows come with wire names (an embedded record's by its own entity); the projection picks from them.
   const project = projector(plan.projection);
   const { action, resource } = plan.endpoint;
   const status: number = OPERATIONS[action].status;
   if (plan.each) { // bulk create: every record, in the order sent
     const results = (result as { results?: Single[] } | null)?.results ?? [];
-    return json(status, { data: results.map((r) => project(r.data)) }, result, always);
+    return json(status, { data: results.map((r) => project(r.data)) }, result, headers);
   }
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      if (data instanceof DataText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, always);
-      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, always);
+      if (data instanceof DataText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, headers);
+      return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, headers);
     }
     case 'delete': case 'unlink':
-      return new Response(null, { status, headers: always });
+      return new Response(null, { status, headers });
     case 'link': {
       const { data, created } = result as { data: unknown; created?: boolean };
-      return json(created ? status : 200, { data }, result, always);
+      return json(created ? status : 200, { data }, result, headers);
     }
   }
   const single = result as Single;
-  const headers: Record<string, string> = { ...always };
   const etag = typeof single.etag === 'string' || typeof single.etag === 'number' ? `"${single.etag}"` : undefined;
   if (etag) headers.ETag = etag;
   if (action === 'read' || action === 'subRead') {
@@ -61,7 +60,8 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
 function json(status: number, body: unknown, source: unknown, headers: Record<string, string>): Response {
   const text = typeof body === 'string' ? body : responseText(body, source);
   const length = Buffer.byteLength(text);
-  const all: Record<string, string> = { ...JSON_TYPE, 'Content-Length': String(length), ...headers };
-  if (compressible(JSON_TYPE['Content-Type'], length, 'ETag' in headers)) all.Vary = 'Accept-Encoding';
-  return new Response(text, { status, headers: all });
+  headers['Content-Type'] = JSON_TYPE;
+  headers['Content-Length'] = String(length);
+  if (compressible(JSON_TYPE, length, 'ETag' in headers)) headers.Vary = 'Accept-Encoding';
+  return new Response(text, { status, headers });
 }
