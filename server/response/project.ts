@@ -49,9 +49,9 @@ function drop(value: unknown, t: Tree): unknown {
   return out;
 }
 
-/** A function applying the projection to one record (identity when there is none). */
 const unchanged = (row: unknown): unknown => row;
 
+/** A function applying the projection to one record (identity when there is none). */
 export function projector(p: Projection): (row: unknown) => unknown {
   const inc = p.include ? tree(p.include) : undefined;
   const exc = p.exclude ? tree(p.exclude) : undefined;

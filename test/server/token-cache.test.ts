@@ -1,8 +1,10 @@
 // The verified-token cache: a token's signature is checked once while it is cached, an expired token is
-// checked again (and so refused), and the cache holds at most CACHE_ENTRIES tokens.
+// checked again (and so refused), and the cache holds at most CACHE_ENTRIES tokens; identify checks a payload's claims
+// until they pass, then gives its requests one identity.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CACHE_ENTRIES, CACHE_SECONDS, cachedVerifier } from '../../server/request/token-cache.ts';
+import { identify } from '../../server/request/auth.ts';
 
 function counting(payloadOf: (token: string) => Record<string, unknown>) {
   const calls: string[] = [];
@@ -40,6 +42,23 @@ test('a refused token is never cached, a token not yet valid (nbf) is not cached
   for (let i = 0; i <= CACHE_ENTRIES; i++) await bounded(`t${i}`);
   await bounded('t0');
   assert.is(many.calls.length, CACHE_ENTRIES + 2, 'the oldest entry made room for the newest');
+});
+
+
+test('identify: a cached payload with unusable claims is refused on every request, a usable one gives the same identity', async () => {
+  const bad = { exp: 4_000_000_000 }; // no sub
+  const verifyBad = async () => bad;
+  for (let i = 0; i < 2; i++) {
+    await identify('Bearer a.b.c', verifyBad).then(() => assert.unreachable('a payload without sub was accepted'),
+      (err: { status?: number }) => assert.is(err.status, 401));
+  }
+  const good = { sub: 'u1', roles: ['editor'], exp: 4_000_000_000 };
+  const first = await identify('Bearer a.b.c', async () => good);
+  const second = await identify('Bearer a.b.c', async () => good);
+  assert.equal(first, { role: 'authenticated', claims: good });
+  assert.ok(first === second, 'one identity per verified payload');
+  const other = await identify('Bearer a.b.c', async () => ({ ...good, sub: 'u2' }));
+  assert.is(other.claims.sub, 'u2', 'another payload, its own identity');
 });
 
 test.run();
