@@ -14,5 +14,11 @@ export const ESTIMATE_EXACT_BELOW = 1000;
 /** Characters of an `after`/`before` cursor the gateway accepts (a cursor of ours is far shorter). */
 export const MAX_CURSOR_LENGTH = 4096;
 
+/**
+ * The member of a page's result, just before its `data`, that gives the byte length of the rows' JSON text: the
+ * gateway takes the rows by it and sends them on without reading them through (server/query/result-data.ts).
+ */
+export const DATA_BYTES = 'data_bytes';
+
 /** Query parameters of a list that are not filters. */
 export const RESERVED_PARAMS = ['page', 'per_page', 'after', 'before', 'count', 'sort', 'include', 'exclude', 'permanent'] as const;

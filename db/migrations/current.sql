@@ -2624,7 +2624,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -2672,7 +2672,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -3212,7 +3212,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -3263,7 +3263,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5000,7 +5000,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5057,7 +5057,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5695,7 +5695,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -5755,7 +5755,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -6143,7 +6143,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -6191,7 +6191,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 

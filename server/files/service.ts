@@ -11,7 +11,7 @@ import { hasAny, holdsFiles, maxUploadBytes, returnedFileTree, normalizeType, wr
 import type { EmbedTree } from '../plan/embeds.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
-import { DataText } from '../query/json.ts';
+import { DataBytes } from '../query/result-data.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
 import { DEFAULT_LIMITS } from '../request/limits.ts';
@@ -140,9 +140,9 @@ export class Files {
 
   async #present(plan: Plan, tree: FileTree, result: unknown, requestUrl: string): Promise<unknown> {
     const data = (result as { data?: unknown } | null)?.data;
-    if (data instanceof DataText) {
-      // Data as text holds no stored block unless the text names one's location: only then is it parsed.
-      if (!data.text.includes('"location"')) return result;
+    if (data instanceof DataBytes) {
+      // Data as sent holds no stored block unless it names one's location: only then is it parsed.
+      if (!data.bytes.includes('"location"')) return result;
       data.parseInto(result as { data: unknown });
     }
     let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer

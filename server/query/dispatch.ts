@@ -8,7 +8,8 @@ import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
 import { CONNECTION_LOST, DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
-import { argsText, parseResult, parseWithDataText } from './json.ts';
+import { argsText, parseResult } from './json.ts';
+import { parseWithData } from './result-data.ts';
 import { callerKey } from '../request/caller.ts';
 
 export interface Call {
@@ -18,7 +19,7 @@ export interface Call {
   args: Record<string, unknown>;
   /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
   each?: Array<Record<string, unknown>>;
-  /** Its `data` (a page's rows, a record read) stays JSON text (DataText), not parsed (server/query/json.ts). */
+  /** Its `data` (a page's rows, a record read) stays the bytes PostgreSQL sent (DataBytes: server/query/result-data.ts). */
   dataAsText?: boolean;
   /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
   shares?: 'read' | 'write';
@@ -84,8 +85,8 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   const timer = bounds ? setTimeout(() => { cancelled = true; void query.cancel(); }, Math.max(bounds.cancelAfterMs, 1)) : undefined;
   let result: unknown;
   try {
-    const text = (await query)[0]?.result ?? null;
-    result = call.dataAsText ? parseWithDataText(text) : parseResult(text);
+    // A result whose data stays as sent comes as bytes (postgres.js `raw`), never decoded to a string.
+    result = call.dataAsText ? parseWithData((await query.raw())[0]?.[0] ?? null) : parseResult((await query)[0]?.result ?? null);
   } catch (err) {
     if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
     throw err;

@@ -4,7 +4,8 @@
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
-import { responseText, DataText } from '../query/json.ts';
+import { responseText } from '../query/json.ts';
+import { DataBytes } from '../query/result-data.ts';
 import { compressible } from '../http/compression.ts';
 import { notModified } from './conditions.ts';
 
@@ -12,6 +13,8 @@ interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: 
 interface Listing { data: unknown; meta: unknown }
 
 const JSON_TYPE = 'application/json';
+/** Around a result's data sent as it came (DataBytes). */
+const DATA_OPEN = Buffer.from('{"data":'), OBJECT_CLOSE = Buffer.from('}');
 
 /** `headers`: what every response carries (the request id), a new object the response's own headers are added to. */
 export function respond(plan: Plan, result: unknown, req: Request, basePath: string, headers: Record<string, string> = {}): Response {
@@ -26,7 +29,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
-      if (data instanceof DataText) return json(status, `{"data":${data.text},"meta":${responseText(meta, result)}}`, undefined, headers);
+      if (data instanceof DataBytes) return json(status, Buffer.concat([DATA_OPEN, data.bytes, Buffer.from(`,"meta":${responseText(meta, result)}}`)]), undefined, headers);
       return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, headers);
     }
     case 'delete': case 'unlink':
@@ -49,19 +52,19 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
     return json(status, { data: project(single.data) }, result, headers);
   }
-  if (single.data instanceof DataText) return json(status, `{"data":${single.data.text}}`, undefined, headers);
+  if (single.data instanceof DataBytes) return json(status, Buffer.concat([DATA_OPEN, single.data.bytes, OBJECT_CLOSE]), undefined, headers);
   return json(status, { data: project(single.data) }, result, headers);
 }
 
 /**
  * `source` is the function's parsed result: when it holds no exact number, the native serializer writes the
- * body. A body given as text is sent as it is.
+ * body. A body given as bytes is sent as it is.
  */
 function json(status: number, body: unknown, source: unknown, headers: Record<string, string>): Response {
-  const text = typeof body === 'string' ? body : responseText(body, source);
-  const length = Buffer.byteLength(text);
+  const sent = body instanceof Uint8Array ? body : responseText(body, source);
+  const length = typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength;
   headers['Content-Type'] = JSON_TYPE;
   headers['Content-Length'] = String(length);
   if (compressible(JSON_TYPE, length, 'ETag' in headers)) headers.Vary = 'Accept-Encoding';
-  return new Response(text, { status, headers });
+  return new Response(sent as BodyInit, { status, headers });
 }

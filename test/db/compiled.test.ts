@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
+import { DATA_BYTES } from '../../compiler/query/paging.ts';
 
 let db: TestDatabase;
 test.before(async () => {
@@ -98,6 +99,21 @@ test('a list shape is prepared once per connection and reused; values never ente
   } finally {
     await sql.end();
   }
+});
+
+test("a page's result gives its rows' length in bytes just before them (the gateway takes the rows by it)", async () => {
+  await db.sql.begin(async (tx) => {
+    const project = (await call(tx, 'projects_create', { body: { name: 'Bytes' } })).id as string;
+    for (const title of ['Grüße ☃', 'naïve "quoted" \\ text', '𝄞 clef']) await call(tx, 'posts_create', { body: { project_id: project, title } });
+    for (const [fn, args] of [['posts_list', { filter: { field: 'project_id', op: 'eq', value: project } }], ['posts_search', {}], ['posts_list', { filter: { field: 'title', op: 'eq', value: 'none' } }]] as const) {
+      // json's -> gives a member's text as the function wrote it, so the length is checked against those very bytes.
+      const [row] = await tx`select r::text as text, (r ->> ${DATA_BYTES})::int as said, octet_length((r -> 'data')::text) as bytes
+        from api.dispatch('authenticated', ${tx.json(ADMIN)}, '', ${fn}, ${tx.json(args as never)}) as r`;
+      assert.is(row!.said, row!.bytes, `${fn} ${JSON.stringify(args)}`);
+      assert.match(row!.text as string, new RegExp(`"${DATA_BYTES}" : \\d+, "data" : [\\[]`), 'the length comes right before the rows');
+    }
+    throw UNDO;
+  }).catch((err) => { if (err !== UNDO) throw err; });
 });
 
 test.run();

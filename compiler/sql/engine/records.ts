@@ -1,7 +1,7 @@
 // The compiled record actions of an entity table: list/search, read, create, replace, patch, delete and
 // restore, each an api.<table>_<action> function whose statements are written out for that table, so
 // PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
-import { ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
+import { DATA_BYTES, ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
@@ -127,8 +127,9 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN",
     "  _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));",
     'END IF;',
-    // The rows last: the gateway reads the members before them and sends the rows' text on as it is.
-    `RETURN json_build_object('meta', _meta, 'scenario', ${h.scenarioLabel}, 'data', _rows);`,
+    // The rows last, their byte length before them: the gateway reads the members before them and sends the
+    // rows' text on as it is, without reading it through.
+    `RETURN json_build_object('meta', _meta, 'scenario', ${h.scenarioLabel}, ${literal(DATA_BYTES)}, octet_length(_rows::text), 'data', _rows);`,
   ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
 }
 

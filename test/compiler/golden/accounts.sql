@@ -566,7 +566,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_list"(jsonb) IS 'list Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -617,7 +617,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1153,7 +1153,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_list"(jsonb) IS 'list Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1201,7 +1201,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 

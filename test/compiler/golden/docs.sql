@@ -328,7 +328,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_list"(jsonb) IS 'list Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -376,7 +376,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_search"(jsonb) IS 'search Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -941,7 +941,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_list"(jsonb) IS 'list Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -992,7 +992,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_search"(jsonb) IS 'search Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 

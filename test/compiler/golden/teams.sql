@@ -358,7 +358,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -406,7 +406,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -794,7 +794,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_list"(jsonb) IS 'list Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -845,7 +845,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1301,7 +1301,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_list"(jsonb) IS 'list Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
@@ -1355,7 +1355,7 @@ BEGIN
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data', _rows);
+  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
