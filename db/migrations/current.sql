@@ -2594,6 +2594,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -2607,13 +2609,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -2642,6 +2651,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -2655,13 +2666,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -3179,6 +3197,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -3192,16 +3212,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -3230,6 +3257,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -3243,16 +3272,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -4961,6 +4997,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -4974,7 +5012,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'project' THEN
     PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'project' ? 'members' THEN
@@ -4986,10 +5025,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -5018,6 +5063,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -5031,7 +5078,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'project' THEN
     PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'project' ? 'members' THEN
@@ -5043,10 +5091,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where, '"app"."posts"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."project_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -5653,6 +5707,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -5666,7 +5722,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'post' THEN
     PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'project' THEN
@@ -5681,10 +5738,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -5713,6 +5776,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -5726,7 +5791,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'post' THEN
     PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'project' THEN
@@ -5741,10 +5807,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where, '"app"."comments"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE ($2 IS NULL OR t."post_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -6113,6 +6185,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -6126,13 +6200,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -6161,6 +6242,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -6174,13 +6257,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'

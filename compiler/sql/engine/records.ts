@@ -95,7 +95,7 @@ function list(s: Shape, action: 'list' | 'search'): string {
   return plpgsql(api(s, action), ARGS, 'json', [...h.declare.filter((l) => !l.startsWith('_key')),
     '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_count text := lib.count_mode(args);', "_sort jsonb := args -> 'sort';",
     "_before boolean := args ? 'before';", '_where text;', '_keys jsonb;', '_cursor jsonb;', '_total jsonb;',
-    '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
+    '_offset bigint;', '_few boolean;', '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
     parentCheck(s),
     `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
     `_keys := lib.sort_keys(${fields}, _sort);`,
@@ -103,17 +103,28 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "  _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);",
     "  args := args || jsonb_build_object('cursor', _cursor);",
     'END IF;',
-    'PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);',
+    '_offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;',
+    'PERFORM lib.statement_params(args, _parent, _per_page, _offset);',
     // Embedded tables, and those a filter reaches (`project.name`: args.joined), judge by their read rules.
     ...embedScenarios(s, "(coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb))"),
     `_total := lib.page_total(_count, $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where,`,
     `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
+    // An exact total no greater than the page's end means no walk in the order of the keys could stop early
+    // (the planner, unaware of what the policies keep, may walk a whole index in order to fill a page of 1
+    // from an indexed filter's few matches): the matches are then found first and sorted (a subquery planned
+    // alone, OFFSET 0), never a worse plan; and none at all past the total.
+    "_few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;",
+    "IF _few AND (_total ->> 'total')::bigint <= _offset THEN",
+    "  _page_rows := ('[]', '[]')::lib.page_rows;",
+    'ELSE',
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
-    `_page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(${listRow(s)}), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')`,
-    `  FROM (SELECT ${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
-    "  || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
-    "  || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);",
+    `  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(${listRow(s)}), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')`,
+    `    FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
+    "    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
+    "    || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END",
+    "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);",
+    'END IF;',
     '_rows := _page_rows.rows;',
     '_at := _page_rows.at;',
     // More rows may follow a full page; an exact total says whether they do. (Not one row more than the page:

@@ -533,6 +533,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -546,16 +548,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -584,6 +593,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -597,16 +608,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -1123,6 +1141,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1136,13 +1156,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -1171,6 +1198,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1184,13 +1213,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'

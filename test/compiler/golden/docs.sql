@@ -298,6 +298,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -311,13 +313,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -346,6 +355,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -359,13 +370,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -908,6 +926,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -921,16 +941,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where, '"app"."docs"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -959,6 +986,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -972,16 +1001,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where, '"app"."docs"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'

@@ -317,6 +317,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -330,13 +332,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -365,6 +374,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -378,13 +389,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'

@@ -328,6 +328,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -341,13 +343,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -376,6 +385,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -389,13 +400,20 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -761,6 +779,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -774,16 +794,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -812,6 +839,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -825,16 +854,23 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -1265,6 +1301,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1278,7 +1316,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'team' THEN
     PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'team' ? 'members' THEN
@@ -1287,10 +1326,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
@@ -1319,6 +1364,8 @@ DECLARE
   _keys jsonb;
   _cursor jsonb;
   _total jsonb;
+  _offset bigint;
+  _few boolean;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1332,7 +1379,8 @@ BEGIN
     _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
     args := args || jsonb_build_object('cursor', _cursor);
   END IF;
-  PERFORM lib.statement_params(args, _parent, _per_page, CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END);
+  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
+  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'team' THEN
     PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
     IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'team' ? 'members' THEN
@@ -1341,10 +1389,16 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where, '"app"."tasks"'::regclass, 1000);
-  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-    FROM (SELECT t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
-    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
+  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
+    _page_rows := ('[]', '[]')::lib.page_rows;
+  ELSE
+    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
+      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
+      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+  END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
   _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
