@@ -132,15 +132,15 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
 }
 
 /** The actions whose answer is the function's `data` as it is: nothing checks or keeps it on the way. */
-const TEXT_DATA = new Set<Action>(['list', 'search', 'read', 'subRead']);
+const DATA_AS_SENT = new Set<Action>(['list', 'search', 'read', 'subRead']);
 
 /** The database call of a plan, as `identity` from `ip`. */
 export function callOf(plan: Plan, identity: Identity, ip: string | null): Call {
   const { action } = plan.endpoint, { include, exclude } = plan.projection;
   // A page's rows, or a record read, go out as SQL wrote them unless a projection picks from them.
-  const dataAsText = TEXT_DATA.has(action) && !include && !exclude;
+  const dataAsSent = DATA_AS_SENT.has(action) && !include && !exclude;
   return {
-    identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(dataAsText ? { dataAsText } : {}),
+    identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(dataAsSent ? { dataAsSent } : {}),
     ...(keyed(action) && !plan.each ? { shares: onlyReads(action) ? 'read' : 'write' } : {}),
   };
 }

@@ -20,7 +20,7 @@ export interface Call {
   /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
   each?: Array<Record<string, unknown>>;
   /** Its `data` (a page's rows, a record read) stays the bytes PostgreSQL sent (DataBytes: server/query/result-data.ts). */
-  dataAsText?: boolean;
+  dataAsSent?: boolean;
   /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
   shares?: 'read' | 'write';
 }
@@ -86,7 +86,7 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   let result: unknown;
   try {
     // A result whose data stays as sent comes as bytes (postgres.js `raw`), never decoded to a string.
-    result = call.dataAsText ? parseWithData((await query.raw())[0]?.[0] ?? null) : parseResult((await query)[0]?.result ?? null);
+    result = call.dataAsSent ? parseWithData((await query.raw())[0]?.[0] ?? null) : parseResult((await query)[0]?.result ?? null);
   } catch (err) {
     if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
     throw err;

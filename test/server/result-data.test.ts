@@ -90,10 +90,10 @@ test('a result without an object or array data is parsed whole', () => {
 const readPlan = (projection: Plan['projection']) => ({ endpoint: { action: 'read', resource: { collection: 'posts' } }, projection, fn: 'posts_read', args: {} }) as unknown as Plan;
 
 test("a read's record is asked for as text unless a projection picks from it, and answered as it came", async () => {
-  assert.is(callOf(readPlan({}), ANONYMOUS, null).dataAsText, true);
-  assert.is(callOf(readPlan({ embed: ['project'] }), ANONYMOUS, null).dataAsText, true);
-  assert.is(callOf(readPlan({ include: ['title'] }), ANONYMOUS, null).dataAsText, undefined);
-  assert.is(callOf(readPlan({ exclude: ['body'] }), ANONYMOUS, null).dataAsText, undefined);
+  assert.is(callOf(readPlan({}), ANONYMOUS, null).dataAsSent, true);
+  assert.is(callOf(readPlan({ embed: ['project'] }), ANONYMOUS, null).dataAsSent, true);
+  assert.is(callOf(readPlan({ include: ['title'] }), ANONYMOUS, null).dataAsSent, undefined);
+  assert.is(callOf(readPlan({ exclude: ['body'] }), ANONYMOUS, null).dataAsSent, undefined);
   const result = parse('{"id": "p1", "data": {"id": "p1", "rating": 4.50, "big": 9007199254740993}, "etag": "3", "last_modified": "2026-01-02T10:11:12.5+00:00"}');
   const res = respond(readPlan({}), result, new Request('http://localhost/posts/p1'), '/api');
   assert.is(await res.text(), '{"data":{"id": "p1", "rating": 4.50, "big": 9007199254740993}}');
