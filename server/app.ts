@@ -113,9 +113,10 @@ export function createApp(opts: AppOptions): Hono {
       setRoute(c, basePath + routeTemplate(endpoint));
       identity = await identify(c.req.header('authorization'), verify);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
-      const call = callOf(plan, identity, callerIp(c, trust));
+      const ip = callerIp(c, trust);
+      const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, ip, plan, limits.idempotencyTtlSeconds);
+      const call = callOf(plan, identity, ip, !!once);
       const merged = plan.merged;
-      const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, call.ip, plan, limits.idempotencyTtlSeconds);
       const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
       const check = merged && ((r: unknown) => documents.verify(merged, resultRow(r)));
       const run = () => check || once ? dispatchGuarded(pool, call, { ...(check ? { check } : {}), ...(once ? { once } : {}) }) : dispatch(pool, call);

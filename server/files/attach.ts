@@ -76,7 +76,7 @@ function check(property: string, spec: FileSpec, intent: Intent, object: StoredO
  * signal that ends the storage calls at the request's deadline (503); it is asked for only when a file is given
  * (a timer per request that touches no file costs every read).
  */
-export async function attachFiles(prepare: (call: Call) => Promise<unknown>, storage: Storage, plan: Plan, call: Call,
+export async function attachFiles(prepare: (call: Call) => Promise<unknown>, storage: Storage, plan: Plan, caller: Pick<Call, 'identity' | 'ip'>,
   deadline: () => AbortSignal): Promise<Attachment | undefined> {
   const specs = writtenFiles(plan.endpoint);
   const body = plan.args.body as Record<string, unknown> | undefined;
@@ -84,7 +84,7 @@ export async function attachFiles(prepare: (call: Call) => Promise<unknown>, sto
   if (!body || given.length === 0) return undefined;
   const signal = deadline();
   const tokens = [...new Set(given.map((k) => body[k] as string))];
-  const prepared = (await prepare({ ...call, fn: 'upload_prepare', args: { tokens } })) as { data: Intent[] };
+  const prepared = (await prepare({ ...caller, fn: 'upload_prepare', args: { tokens } })) as { data: Intent[] };
   const intents = new Map(prepared.data.map((i) => [i.token, i]));
 
   const copied: string[] = [];

@@ -98,7 +98,8 @@ export class Files {
    */
   async attach(plan: Plan, call: Call, inTransaction?: TransactionCall, deadline?: AbortSignal): Promise<Attachment | undefined> {
     const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
-    const { each: _each, ...caller } = call; // upload_prepare is one call of its own
+    // upload_prepare is one call of its own, by the same caller: nothing else of the write's call applies to it.
+    const caller = { identity: call.identity, ip: call.ip };
     const prepare = inTransaction ?? ((c: Call) => dispatch(this.o.pool ?? this.o.sql, c));
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };

@@ -131,14 +131,18 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   throw new Error(`no plan for ${e.action} on ${r.entity}`);
 }
 
-/** The actions whose answer is the function's `data` as it is: nothing checks or keeps it on the way. */
-const DATA_AS_SENT = new Set<Action>(['list', 'search', 'read', 'subRead']);
+/** The actions whose answer is the function's `data` as it is, unless something on the way reads or keeps it. */
+const DATA_AS_SENT = new Set<Action>(['list', 'search', 'read', 'subRead', 'create', 'replace', 'patch', 'restore', 'subReplace']);
 
-/** The database call of a plan, as `identity` from `ip`. */
-export function callOf(plan: Plan, identity: Identity, ip: string | null): Call {
+/**
+ * The database call of a plan, as `identity` from `ip`. `kept`: its answer is kept for an Idempotency-Key (as
+ * parsed JSON), so its data is parsed too.
+ */
+export function callOf(plan: Plan, identity: Identity, ip: string | null, kept = false): Call {
   const { action } = plan.endpoint, { include, exclude } = plan.projection;
-  // A page's rows, or a record read, go out as SQL wrote them unless a projection picks from them.
-  const dataAsSent = DATA_AS_SENT.has(action) && !include && !exclude;
+  // A page's rows, or a record read or written, go out as SQL wrote them unless a projection picks from them, a
+  // merged document is checked in them (server/plan/validate.ts), or the answer is kept.
+  const dataAsSent = DATA_AS_SENT.has(action) && !include && !exclude && !plan.merged && !plan.each && !kept;
   return {
     identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(dataAsSent ? { dataAsSent } : {}),
     ...(keyed(action) && !plan.each ? { shares: onlyReads(action) ? 'read' : 'write' } : {}),

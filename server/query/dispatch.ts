@@ -19,7 +19,7 @@ export interface Call {
   args: Record<string, unknown>;
   /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
   each?: Array<Record<string, unknown>>;
-  /** Its `data` (a page's rows, a record read) stays the bytes PostgreSQL sent (DataBytes: server/query/result-data.ts). */
+  /** Its `data` (a page's rows, a record read or written) stays the bytes PostgreSQL sent (DataBytes: server/query/result-data.ts). */
   dataAsSent?: boolean;
   /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
   shares?: 'read' | 'write';

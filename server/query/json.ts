@@ -12,12 +12,13 @@ const parseNumber = (text: string): number | LosslessNumber =>
 /**
  * Parses a body's text again with lossless-json, which refuses a member named twice (SyntaxError
  * "Duplicate key …"), and remembers the exact twin of `value` (and of each object and array in it) when a
- * number needs one. No reviver: one called for every value made the parse twice as slow.
+ * number needs one. No reviver: one called for every value made the parse twice as slow. `unique`: the caller
+ * knows no member is named twice; then text whose every number is a safe double is not parsed again at all.
  */
-export function exactTwin(value: object, text: string): void {
+export function exactTwin(value: object, text: string, unique = false): void {
   // With every number a safe double (one fast pass says so), the parse only has to find a duplicate member.
   if (allSafe(text)) {
-    parse(text, null, NO_NUMBER);
+    if (!unique) parse(text, null, NO_NUMBER);
     return;
   }
   let needed = false;
@@ -63,7 +64,21 @@ export function renameKeys(object: Record<string, unknown>, names: Map<string, s
 
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
+  // Without an exact number anywhere in them (the usual case), the native serializer writes the same text.
+  if (!holdsExact(value)) return JSON.stringify(value) ?? 'null';
   return stringify(value, (_key, v) => twinOrSelf(v)) ?? 'null';
+}
+
+/** Whether an object or array in `value` has an exact twin, or is itself an exact number (a stack, not recursion). */
+function holdsExact(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (!v || typeof v !== 'object') continue;
+    if (precise.has(v) || isLosslessNumber(v)) return true;
+    for (const m of Array.isArray(v) ? v : Object.values(v)) stack.push(m);
+  }
+  return false;
 }
 
 /** A body's (or part's) exact twin when it has one, else the value itself. */

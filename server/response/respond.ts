@@ -50,7 +50,6 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;
-    return json(status, { data: project(single.data) }, result, headers);
   }
   if (single.data instanceof DataBytes) return json(status, Buffer.concat([DATA_OPEN, single.data.bytes, OBJECT_CLOSE]), undefined, headers);
   return json(status, { data: project(single.data) }, result, headers);

@@ -1,4 +1,4 @@
-// A list's rows and a record read travel as the bytes SQL wrote: only the members around `data` are parsed, the
+// A list's rows and a record read or written travel as the bytes SQL wrote: only the members around `data` are parsed, the
 // data is sent on as it is (taken by its byte length when the result gives it), and a result without an object
 // or array `data` is parsed whole.
 import { test } from 'uvu';
@@ -99,6 +99,25 @@ test("a read's record is asked for as text unless a projection picks from it, an
   assert.is(await res.text(), '{"data":{"id": "p1", "rating": 4.50, "big": 9007199254740993}}');
   assert.is(res.headers.get('ETag'), '"3"');
   assert.is(res.headers.get('Last-Modified'), 'Fri, 02 Jan 2026 10:11:12 GMT');
+});
+
+const writePlan = (action: string, extra: Partial<Plan> = {}) =>
+  ({ endpoint: { action, resource: { collection: 'posts' } }, projection: {}, fn: `posts_${action}`, args: {}, ...extra }) as unknown as Plan;
+
+test("a written record is answered as SQL wrote it, unless a merged document is checked in it, it is kept, or it is one of many", async () => {
+  for (const action of ['create', 'replace', 'patch', 'restore', 'subReplace']) assert.is(callOf(writePlan(action), ANONYMOUS, null).dataAsSent, true, action);
+  assert.is(callOf(writePlan('patch', { merged: {} as Plan['merged'] }), ANONYMOUS, null).dataAsSent, undefined);
+  assert.is(callOf(writePlan('patch'), ANONYMOUS, null, true).dataAsSent, undefined, 'an answer kept for an Idempotency-Key');
+  assert.is(callOf(writePlan('create', { each: [{}] }), ANONYMOUS, null).dataAsSent, undefined);
+  assert.is(callOf(writePlan('patch', { projection: { include: ['title'] } }), ANONYMOUS, null).dataAsSent, undefined);
+  assert.is(callOf(writePlan('delete'), ANONYMOUS, null).dataAsSent, undefined);
+  const created = respond(writePlan('create'), parse('{"id": "p 1", "data": {"id": "p 1", "rating": 4.50}, "etag": "1"}'), new Request('http://localhost/posts'), '/api');
+  assert.is(created.status, 201);
+  assert.is(await created.text(), '{"data":{"id": "p 1", "rating": 4.50}}');
+  assert.is(created.headers.get('Location'), '/api/posts/p%201');
+  assert.is(created.headers.get('ETag'), '"1"');
+  const patched = respond(writePlan('patch'), parse('{"id": "p1", "data": {"id": "p1", "big": 9007199254740993}, "etag": "2"}'), new Request('http://localhost/posts/p1'), '/api');
+  assert.is(await patched.text(), '{"data":{"id": "p1", "big": 9007199254740993}}');
 });
 
 test.run();
