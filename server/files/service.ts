@@ -33,6 +33,9 @@ export interface FilesOptions {
   log?: (message: string, err: unknown) => void;
 }
 
+/** A stored block names its location: data without these bytes holds none. */
+const LOCATION = Buffer.from('"location"');
+
 export interface UploadIntent { file_reference: string; upload_url: string; expires_at: string }
 
 export class Files {
@@ -73,9 +76,14 @@ export class Files {
   }
 
   /** Runs one request's call: files attached before it (undone if it fails), links signed in its result. */
-  async around(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
-    // Most endpoints write no file property and return none: nothing to attach or sign, checked without a wait.
-    const attached = hasAny(writtenFiles(plan.endpoint)) ? await this.attach(plan, call) : undefined;
+  around(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
+    // Most endpoints write no file property: nothing to attach or undo, and no wait of the gateway's own.
+    if (!hasAny(writtenFiles(plan.endpoint))) return run().then((result) => this.#after(plan, result, requestUrl));
+    return this.#attachedAround(plan, call, run, requestUrl);
+  }
+
+  async #attachedAround(plan: Plan, call: Call, run: () => Promise<unknown>, requestUrl: string): Promise<unknown> {
+    const attached = await this.attach(plan, call);
     let result: unknown;
     try {
       result = await run();
@@ -83,6 +91,11 @@ export class Files {
       await attached?.undo();
       throw err;
     }
+    return this.#after(plan, result, requestUrl);
+  }
+
+  /** After a call committed: the outbox's drain when it queued files, the links of the files its result returns. */
+  #after(plan: Plan, result: unknown, requestUrl: string): unknown {
     this.committed(result);
     const tree = this.#returned(plan);
     return tree ? this.#present(plan, tree, result, requestUrl) : result;
@@ -130,7 +143,7 @@ export class Files {
   /** Signed links in place of the stored blocks of a call's result (each record's, for a bulk create). */
   async present(plan: Plan, result: unknown, requestUrl: string): Promise<unknown> {
     const tree = this.#returned(plan);
-    return tree ? this.#present(plan, tree, result, requestUrl) : result;
+    return tree ? await this.#present(plan, tree, result, requestUrl) : result;
   }
 
   /** The file properties of the rows the plan's call returns (with those of its embeds), when it has any. */
@@ -139,13 +152,18 @@ export class Files {
     return holdsFiles(tree) ? tree : undefined;
   }
 
-  async #present(plan: Plan, tree: FileTree, result: unknown, requestUrl: string): Promise<unknown> {
+  /** The result with its links signed; the result itself, at once, when its data names no stored block. */
+  #present(plan: Plan, tree: FileTree, result: unknown, requestUrl: string): unknown {
     const data = (result as { data?: unknown } | null)?.data;
     if (data instanceof DataBytes) {
       // Data as sent holds no stored block unless it names one's location: only then is it parsed.
-      if (!data.bytes.includes('"location"')) return result;
+      if (!data.bytes.includes(LOCATION)) return result;
       data.parseInto(result as { data: unknown });
     }
+    return this.#sign(plan, tree, result, requestUrl);
+  }
+
+  async #sign(plan: Plan, tree: FileTree, result: unknown, requestUrl: string): Promise<unknown> {
     let signing: SignOptions | undefined; // one clock reading and origin for every link of the answer
     const sign = () => (signing ??= this.sign(this.origin(requestUrl)));
     const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];

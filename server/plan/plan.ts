@@ -48,13 +48,9 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
   const r = e.resource, rel = e.relation?.def;
   // A nested path: the parent's key, and the keys above it outermost first (each checked in SQL).
   const parent = e.parent ? { parent: e.parent.id, ...(e.ancestors ? { ancestors: e.ancestors.map((a) => a.id) } : {}) } : {};
-  const props = readableProps(p.manifest, e);
-  const schemaOf = createSchemaOf(r);
-  // Embeds (include=project) on the entity's own reads; elsewhere an embed's name is an unknown property.
-  const embeds = !rel && ['list', 'search', 'read'].includes(e.action) ? Object.keys(r.embeds ?? {}) : [];
+  const { props, schemaOf, embeds, references, wire } = shapeOf(p.manifest, e);
   const projection = e.action === 'list' || e.action === 'search' ? {} : parseProjection(query.reserved.include, query.reserved.exclude, props, embeds);
   if (rel?.kind === 'manyToMany') checkEdgePaths(projection, rel.edge);
-  const wire = wireOf(props);
   const plan = (fn: string | undefined, args: Record<string, unknown>, proj = projection): Plan => {
     if (!fn) throw new Error(`the manifest names no function for ${r.entity} ${e.action}`);
     const asked = proj.embed?.length ? planEmbeds(p.manifest, r, proj.embed, p.limits.maxEmbedDepth) : undefined;
@@ -73,11 +69,11 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
 
   switch (e.action) {
     case 'list': {
-      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf, embeds, referencesOf(p.manifest, e));
+      const { projection: proj, ...list } = parseListQuery(query, props, schemaOf, embeds, references);
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, referencesOf(p.manifest, e));
+      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, references);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions });
@@ -155,7 +151,34 @@ function checkBulkSize(n: number, max: number): void {
   if (n > max) throw new ApiError('payloadTooLarge', `The request body holds ${n} records; at most ${max} are created in one request (${LIMITS.maxBatchOperations.env}).`);
 }
 
-/** The properties a response (and so a projection, filter or sort) of this endpoint can show. */
+/** What an endpoint's requests are read against, the same for every request to it. */
+interface Shape {
+  /** The properties a response (and so a projection, filter or sort) of this endpoint can show. */
+  props: Record<string, PropertyManifest>;
+  schemaOf: (property: string) => unknown;
+  /** Embeds (include=project) on the entity's own reads; elsewhere an embed's name is an unknown property. */
+  embeds: string[];
+  references: References;
+  wire: Wire;
+}
+
+/** Shapes by resource, then action and relation: the manifest lives as long as the gateway, so each is made once. */
+const shapes = new WeakMap<ResourceManifest, Map<string, Shape>>();
+
+function shapeOf(manifest: Manifest, e: Endpoint): Shape {
+  let byAction = shapes.get(e.resource);
+  if (!byAction) shapes.set(e.resource, byAction = new Map());
+  const key = `${e.action} ${e.relation?.name ?? ''}`;
+  let shape = byAction.get(key);
+  if (!shape) {
+    const props = readableProps(manifest, e);
+    const embeds = !e.relation && ['list', 'search', 'read'].includes(e.action) ? Object.keys(e.resource.embeds ?? {}) : [];
+    shape = { props, schemaOf: createSchemaOf(e.resource), embeds, references: referencesOf(manifest, e), wire: wireOf(props) };
+    byAction.set(key, shape);
+  }
+  return shape;
+}
+
 /** The records an entity's own list and search may filter through (`project.name`): its reference embeds. */
 function referencesOf(manifest: Manifest, e: Endpoint): References {
   if (e.relation) return {};
