@@ -84,7 +84,8 @@ export async function attachFiles(prepare: (call: Call) => Promise<unknown>, sto
   if (!body || given.length === 0) return undefined;
   const signal = deadline();
   const tokens = [...new Set(given.map((k) => body[k] as string))];
-  const prepared = (await prepare({ ...caller, fn: 'upload_prepare', args: { tokens } })) as { data: Intent[] };
+  // A call of its own by the same caller: nothing else of the write's call (its data as sent, its share) applies to it.
+  const prepared = (await prepare({ identity: caller.identity, ip: caller.ip, fn: 'upload_prepare', args: { tokens } })) as { data: Intent[] };
   const intents = new Map(prepared.data.map((i) => [i.token, i]));
 
   const copied: string[] = [];

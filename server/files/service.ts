@@ -111,8 +111,6 @@ export class Files {
    */
   async attach(plan: Plan, call: Call, inTransaction?: TransactionCall, deadline?: AbortSignal): Promise<Attachment | undefined> {
     const plans = plan.each ? plan.each.map((args) => ({ ...plan, args })) : [plan];
-    // upload_prepare is one call of its own, by the same caller: nothing else of the write's call applies to it.
-    const caller = { identity: call.identity, ip: call.ip };
     const prepare = inTransaction ?? ((c: Call) => dispatch(this.o.pool ?? this.o.sql, c));
     const done: Attachment[] = [];
     const undo = async () => { await Promise.all(done.map((a) => a.undo())); };
@@ -120,7 +118,7 @@ export class Files {
     const lazy = () => (signal ??= this.deadline());
     try {
       for (const one of plans) {
-        const a = await attachFiles(prepare, this.storage, one, caller, lazy);
+        const a = await attachFiles(prepare, this.storage, one, call, lazy);
         if (a) done.push(a);
       }
     } catch (err) {
