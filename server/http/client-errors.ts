@@ -37,21 +37,30 @@ export function answerClientErrors(server: Server, docsUrl: string, limits: Serv
 
 /**
  * `Expect: 100-continue`: a client asks before sending its body. One whose Content-Length passes `largestBody` (the
- * most any route takes) is answered 413 at once, so it never sends the body; the others are told to go on.
+ * most any route takes) is answered 413 at once, so it never sends the body; the others are told to go on. Any other
+ * expectation cannot be met (RFC 9110 10.1.1): 417, as a problem document (Node's own answer has no body).
  */
-export function answerExpectContinue(server: Server, docsUrl: string, largestBody: number): void {
+export function answerExpectations(server: Server, docsUrl: string, largestBody: number): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (Number(req.headers['content-length']) > largestBody) {
-      const problem = new ApiError('payloadTooLarge', `The request body is larger than the limit of ${largestBody} bytes.`);
-      const body = JSON.stringify(problemBody(problem, { docsUrl, instance: (req.url ?? '').split('?')[0]! }));
-      res.shouldKeepAlive = false;
-      res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
+      answerBeforeBody(req, res, new ApiError('payloadTooLarge', `The request body is larger than the limit of ${largestBody} bytes.`), docsUrl);
       return;
     }
     res.writeContinue();
     server.emit('request', req, res);
   });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const detail = `The expectation "${String(req.headers.expect).slice(0, 100)}" cannot be met: only "Expect: 100-continue" is understood.`;
+    answerBeforeBody(req, res, new ApiError('expectationFailed', detail), docsUrl);
+  });
+}
+
+/** A problem answered before the request's body was read: the connection closes after it. */
+function answerBeforeBody(req: IncomingMessage, res: ServerResponse, problem: ApiError, docsUrl: string): void {
+  const body = JSON.stringify(problemBody(problem, { docsUrl, instance: (req.url ?? '').split('?')[0]! }));
+  res.shouldKeepAlive = false;
+  res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /**

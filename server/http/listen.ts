@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { renderProblem } from '../problem/render.ts';
 import { badRequest } from '../problem/types.ts';
-import { answerClientErrors, answerExpectContinue } from './client-errors.ts';
+import { answerClientErrors, answerExpectations } from './client-errors.ts';
 import { ConnectionCap } from './connections.ts';
 import type { RequestLimits } from '../request/limits.ts';
 
@@ -17,6 +17,7 @@ export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeou
 
 export interface ListenOptions {
   port: number;
+  /** The address to listen on (default: every interface); never taken for a request's Host. */
   hostname?: string;
   limits: ServerLimits;
   /** The model's `api.docsUrl`, for the problems' `type`. */
@@ -43,8 +44,8 @@ ClosingResponse.prototype.writeHead = function (this: ClosingResponse, ...args: 
 } as ServerResponse['writeHead'];
 
 export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: AddressInfo) => void): Server {
+  // The address listened on is no Host: a request without one is refused alike wherever the gateway listens.
   const listener = getRequestListener(fetch, {
-    ...(o.hostname ? { hostname: o.hostname } : {}),
     errorHandler: () => renderProblem(badRequest('The Host header or the request target is not valid.'), { docsUrl: o.docsUrl, instance: '' }),
   });
   const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs, maxConnectionsPerClient } = o.limits;
@@ -52,6 +53,9 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
   const server = createServer({
     ServerResponse: ClosingResponse,
     maxHeaderSize: maxHeaderBytes, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,
+    // An HTTP/1.1 request without Host goes on to the adapter, which answers a problem document (no URL can be built);
+    // Node's own check would answer an empty 400.
+    requireHostHeader: false,
     // How often Node looks for requests past their time (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
   }, (req, res) => {
@@ -59,7 +63,7 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
   });
   cap.watch(server);
   answerClientErrors(server, o.docsUrl, o.limits);
-  answerExpectContinue(server, o.docsUrl, o.largestBody ?? o.limits.maxBodyBytes);
+  answerExpectations(server, o.docsUrl, o.largestBody ?? o.limits.maxBodyBytes);
   server.listen(o.port, o.hostname, () => onListening?.(server.address() as AddressInfo));
   return server;
 }

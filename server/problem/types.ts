@@ -32,6 +32,7 @@ export const PROBLEMS = {
   preconditionFailed: [412, 'E_PRECONDITION_FAILED', 'precondition-failed', 'Precondition Failed'],
   payloadTooLarge: [413, 'E_PAYLOAD_TOO_LARGE', 'payload-too-large', 'Payload Too Large'],
   unsupportedMediaType: [415, 'E_UNSUPPORTED_MEDIA_TYPE', 'unsupported-media-type', 'Unsupported Media Type'],
+  expectationFailed: [417, 'E_EXPECTATION_FAILED', 'expectation-failed', 'Expectation Failed'],
   tooManyRequests: [429, 'E_TOO_MANY_REQUESTS', 'too-many-requests', 'Too Many Requests'],
   headersTooLarge: [431, 'E_HEADERS_TOO_LARGE', 'headers-too-large', 'Request Header Fields Too Large'],
   validation: [422, 'E_VALIDATION_ERROR', 'validation-error', 'Validation Error'],

@@ -90,6 +90,10 @@ test('a Host header or request target no URL can be built from is a 400 problem 
   assert.is(reply.type, 'application/problem+json');
   assert.equal([reply.body.status, reply.body.code], [400, 'E_BAD_REQUEST']);
   assert.not.ok('instance' in reply.body, `no path could be read, so no instance (never ""): ${JSON.stringify(reply.body)}`);
+  // HTTP/1.1 requires Host (RFC 9112 3.2): without one, the same problem document, not Node's own empty 400.
+  const hostless = await raw(`GET ${api.basePath}/tags HTTP/1.1\r\nConnection: close\r\n\r\n`);
+  assert.equal([hostless.status, hostless.type], [400, 'application/problem+json'], hostless.head);
+  assert.equal([hostless.body?.status, hostless.body?.code], [400, 'E_BAD_REQUEST']);
 });
 
 test('Expect: 100-continue with a Content-Length past every limit is 413 at once (no 100 Continue); within it, 100 then the answer', async () => {
@@ -110,6 +114,14 @@ test('Expect: 100-continue with a Content-Length past every limit is 413 at once
   socket.write(body);
   while (!/HTTP\/1\.1 201/.test(seen)) await new Promise((r) => setTimeout(r, 10));
   socket.destroy();
+});
+
+test('an Expect other than 100-continue is a 417 problem document, and the connection closes', async () => {
+  const reply = await raw(`POST ${api.basePath}/tags/search?x=1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`);
+  assert.equal([reply.status, reply.type], [417, 'application/problem+json'], reply.head);
+  assert.equal([reply.body.code, reply.body.instance], ['E_EXPECTATION_FAILED', `${api.basePath}/tags/search`]);
+  assert.match(reply.body.detail, /"foo" cannot be met/);
+  assert.match(reply.head, /\r\nConnection: close(\r\n|$)/i);
 });
 
 test('CONNECT (a proxy\'s method) is a 405 problem document, not a silently closed socket', async () => {
