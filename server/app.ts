@@ -29,6 +29,7 @@ import { ANONYMOUS, createVerifier, identify, type Identity } from './request/au
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
 import { callerIp, callerKey, compileTrust } from './request/caller.ts';
 import { sentPath } from './request/path.ts';
+import { recipientOf } from './http/recipient.ts';
 import { refuseAnyQuery } from './request/query.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
@@ -115,7 +116,7 @@ export function createApp(opts: AppOptions): Hono {
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const ip = callerIp(c, trust);
       const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, ip, plan, limits.idempotencyTtlSeconds);
-      const call = callOf(plan, identity, ip, !!once);
+      const call = callOf(plan, identity, ip, !!once, recipientOf(c.env));
       const merged = plan.merged;
       const pool = onlyReads(endpoint.action) && !conditional(c.req.raw.headers) ? pools.read() : pools.primary;
       const check = merged && ((r: unknown) => documents.verify(merged, resultRow(r)));

@@ -16,6 +16,7 @@ import { parseSearch } from '../request/search.ts';
 import type { Action, Endpoint } from './routes.ts';
 import type { Call } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
+import type { Recipient } from '../http/recipient.ts';
 import { mergedDocuments, type BodyValidators, type MergedCheck } from './validate.ts';
 import { wireOf, type Wire } from '../request/wire.ts';
 import { planEmbeds } from './embeds.ts';
@@ -134,7 +135,7 @@ const DATA_AS_SENT = new Set<Action>(['list', 'search', 'read', 'subRead', 'crea
  * The database call of a plan, as `identity` from `ip`. `kept`: its answer is kept for an Idempotency-Key (as
  * parsed JSON), so its data is parsed too.
  */
-export function callOf(plan: Plan, identity: Identity, ip: string | null, kept = false): Call {
+export function callOf(plan: Plan, identity: Identity, ip: string | null, kept = false, recipient?: Recipient): Call {
   const { action } = plan.endpoint, { include, exclude } = plan.projection;
   // A page's rows, or a record read or written, go out as SQL wrote them unless a projection picks from them, a
   // merged document is checked in them (server/plan/validate.ts), or the answer is kept.
@@ -142,6 +143,8 @@ export function callOf(plan: Plan, identity: Identity, ip: string | null, kept =
   return {
     identity, ip, fn: plan.fn, args: plan.args, ...(plan.each ? { each: plan.each } : {}), ...(dataAsSent ? { dataAsSent } : {}),
     ...(keyed(action) && !plan.each ? { shares: onlyReads(action) ? 'read' : 'write' } : {}),
+    // A read of many rows may run long: it stops when its client hangs up (a read by key is too short to bother).
+    ...(recipient && onlyReads(action) && !keyed(action) ? { recipient } : {}),
   };
 }
 

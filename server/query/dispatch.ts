@@ -11,6 +11,7 @@ import type { Once } from '../request/idempotency.ts';
 import { argsText, parseResult } from './json.ts';
 import { parseWithData } from './result-data.ts';
 import { callerKey } from '../request/caller.ts';
+import type { Recipient } from '../http/recipient.ts';
 
 export interface Call {
   identity: Identity;
@@ -23,6 +24,8 @@ export interface Call {
   dataAsSent?: boolean;
   /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
   shares?: 'read' | 'write';
+  /** A list or search whose client may hang up: it is then cancelled, or never sent (499, only ever logged). */
+  recipient?: Recipient;
 }
 
 /** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
@@ -80,23 +83,36 @@ const strayCancels = new WeakSet<object>();
  * request of its own to the server, so it works through a pooler too.
  */
 async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<unknown> {
+  const { recipient } = call;
+  if (recipient?.gone) throw clientClosed(); // it hung up while the statement waited for a connection
   const query = statement(sql, call, bounds?.lockTimeoutMs);
-  let cancelled = false;
-  const timer = bounds ? setTimeout(() => { cancelled = true; void query.cancel(); }, Math.max(bounds.cancelAfterMs, 1)) : undefined;
+  let cancelled = false, hungUp = false, settled = false;
+  const cancel = () => { cancelled = true; void query.cancel(); };
+  const timer = bounds ? setTimeout(cancel, Math.max(bounds.cancelAfterMs, 1)) : undefined;
+  recipient?.onGone(() => {
+    if (settled) return;
+    hungUp = true;
+    cancel();
+  });
   let result: unknown;
   try {
     // A result whose data stays as sent comes as bytes (postgres.js `raw`), never decoded to a string.
     result = call.dataAsSent ? parseWithData((await query.raw())[0]?.[0] ?? null) : parseResult((await query)[0]?.result ?? null);
   } catch (err) {
+    if (hungUp) throw clientClosed();
     if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
     throw err;
   } finally {
+    settled = true;
     clearTimeout(timer);
   }
   const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
   if (failed) throw new ElementFailure(failed);
   return result;
 }
+
+/** The answer to a client that hung up: never sent, but logged and counted as 499 (nginx's "client closed request"). */
+const clientClosed = () => new ApiError('clientClosed', 'The client closed the connection before the answer; its statement was cancelled.');
 
 const boundsOf = (pool: Pool, startedAt = Date.now()): (() => Bounds) =>
   () => ({ lockTimeoutMs: pool.limits.lockTimeoutMs, cancelAfterMs: startedAt + pool.limits.statementTimeoutMs - Date.now() });
