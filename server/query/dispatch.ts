@@ -86,11 +86,10 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   const { recipient } = call;
   if (recipient?.gone) throw clientClosed(); // it hung up while the statement waited for a connection
   const query = statement(sql, call, bounds?.lockTimeoutMs);
-  let cancelled = false, hungUp = false, settled = false;
+  let cancelled = false, hungUp = false;
   const cancel = () => { cancelled = true; void query.cancel(); };
   const timer = bounds ? setTimeout(cancel, Math.max(bounds.cancelAfterMs, 1)) : undefined;
-  recipient?.onGone(() => {
-    if (settled) return;
+  const forget = recipient?.onGone(() => {
     hungUp = true;
     cancel();
   });
@@ -103,7 +102,7 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
     if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
     throw err;
   } finally {
-    settled = true;
+    forget?.();
     clearTimeout(timer);
   }
   const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
