@@ -96,10 +96,12 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   let result: unknown;
   try {
     // A result whose data stays as sent comes as bytes (postgres.js `raw`), never decoded to a string.
-    result = call.dataAsSent ? parseWithData((await query.raw())[0]?.[0] ?? null) : parseResult((await query)[0]?.result ?? null);
+    result = call.dataAsSent ? parseWithData(onlyRow(await query.raw())?.[0] ?? null) : parseResult(onlyRow(await query)?.result ?? null);
   } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === QUERY_CANCELED) await resetRowCount(sql);
     if (hungUp) throw clientClosed();
-    if (!cancelled && err instanceof Error && (err as { code?: unknown }).code === QUERY_CANCELED) strayCancels.add(err);
+    if (!cancelled && err instanceof Error && code === QUERY_CANCELED) strayCancels.add(err);
     throw err;
   } finally {
     forget?.();
@@ -108,6 +110,21 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
   if (failed) throw new ElementFailure(failed);
   return result;
+}
+
+/**
+ * The statement's one row. A statement that fails after PostgreSQL sent a row (a cancel landing between the row and
+ * the statement's end) leaves postgres.js's row counter where it was (porsager/postgres#1119, #1181, open in 3.4.9):
+ * the next statement on that connection resolves with holes before its rows. Its one row is then the last element.
+ */
+export const onlyRow = <T>(rows: ArrayLike<T>): T | undefined => rows[rows.length - 1];
+
+/**
+ * After a cancel, a statement that ends normally on the same connection sets postgres.js's row counter back to 0
+ * (it does so at every statement's end), before the connection goes back to the gate for others' statements.
+ */
+export async function resetRowCount(sql: Sql): Promise<void> {
+  await sql`select 1`.catch(() => {});
 }
 
 /** The answer to a client that hung up: never sent, but logged and counted as 499 (nginx's "client closed request"). */
