@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Pool } from '../pg/pools.ts';
 import { ApiError } from '../problem/types.ts';
 import { renderProblem } from '../problem/render.ts';
+import { resetRowCount } from '../pg/row-count.ts';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -55,11 +56,13 @@ export class Metrics {
       name: 'files_outbox_pending', help: 'Storage objects queued for deletion in lib.file_outbox.', registers: [this.registry],
       async collect() {
         const query = sql`select lib.files_pending()::int as n`;
-        const timer = setTimeout(() => void query.cancel(), timeoutMs);
+        let cancelled = false;
+        const timer = setTimeout(() => { cancelled = true; void query.cancel(); }, timeoutMs);
         try {
           this.set((await query)[0]!.n as number);
         } catch {
           // An unanswered scrape keeps the last value rather than fail /metrics.
+          if (cancelled) await resetRowCount(sql);
         } finally {
           clearTimeout(timer);
         }

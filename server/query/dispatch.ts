@@ -12,6 +12,7 @@ import { argsText, parseResult } from './json.ts';
 import { parseWithData } from './result-data.ts';
 import { callerKey } from '../request/caller.ts';
 import type { Recipient } from '../http/recipient.ts';
+import { onlyRow, resetRowCount } from '../pg/row-count.ts';
 
 export interface Call {
   identity: Identity;
@@ -110,21 +111,6 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
   if (failed) throw new ElementFailure(failed);
   return result;
-}
-
-/**
- * The statement's one row. A statement that fails after PostgreSQL sent a row (a cancel landing between the row and
- * the statement's end) leaves postgres.js's row counter where it was (porsager/postgres#1119, #1181, open in 3.4.9):
- * the next statement on that connection resolves with holes before its rows. Its one row is then the last element.
- */
-export const onlyRow = <T>(rows: ArrayLike<T>): T | undefined => rows[rows.length - 1];
-
-/**
- * After a cancel, a statement that ends normally on the same connection sets postgres.js's row counter back to 0
- * (it does so at every statement's end), before the connection goes back to the gate for others' statements.
- */
-export async function resetRowCount(sql: Sql): Promise<void> {
-  await sql`select 1`.catch(() => {});
 }
 
 /** The answer to a client that hung up: never sent, but logged and counted as 499 (nginx's "client closed request"). */

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
-import { onlyRow, resetRowCount } from '../../server/query/dispatch.ts';
+import { onlyRow, resetRowCount } from '../../server/pg/row-count.ts';
 
 let db: TestDatabase;
 let sql: postgres.Sql;
