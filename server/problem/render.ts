@@ -23,6 +23,8 @@ export function problemBody(err: ApiError, ctx: ProblemContext): Record<string, 
 }
 
 export function renderProblem(err: ApiError, ctx: ProblemContext): Response {
-  const headers = new Headers({ 'Content-Type': 'application/problem+json', ...err.extra.headers });
-  return new Response(JSON.stringify(problemBody(err, ctx)), { status: err.status, headers });
+  const body = JSON.stringify(problemBody(err, ctx));
+  // Its length said, so compression leaves a document under its threshold alone (as it does any sized body under 1 KB).
+  const headers = new Headers({ 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), ...err.extra.headers });
+  return new Response(body, { status: err.status, headers });
 }

@@ -154,6 +154,17 @@ test('large JSON is gzipped when the client accepts it', async () => {
   assert.ok(read.headers.get('x-request-id'));
 });
 
+test('a problem document under 1 KB goes out as it is, with its length, to a client that accepts gzip', async () => {
+  for (const encoding of ['gzip', 'gzip;q=1e400, br;q=NaN']) {
+    const missing = await app.request(`${BASE}/no-such-collection`, { headers: { 'accept-encoding': encoding } });
+    assert.is(missing.status, 404);
+    assert.is(missing.headers.get('content-encoding'), null, encoding);
+    const text = await missing.text();
+    assert.is(missing.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.is(JSON.parse(text).status, 404);
+  }
+});
+
 /** The Vary header's names, lower case (CORS adds Origin to every response of this app). */
 const varies = (r: Response) => (r.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 
