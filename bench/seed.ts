@@ -1,5 +1,5 @@
 // Seeds the publishing example for measurements: users, projects with owners and members, and posts spread
-// over them (a quarter of each status), written set-based as the table owner, then ANALYZEd.
+// over them (every project holds a quarter of each status), written set-based as the table owner, then ANALYZEd.
 import type postgres from 'postgres';
 
 /** The bench's caller: an editor who owns and is a member of a few projects (so she may create and edit there). */
@@ -28,8 +28,10 @@ export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<v
       SELECT 'p' || i, 'u' || ((i * 7) % 2000 + 1), 'editor', 'active' FROM generate_series(1, ${projects}::int) i
       UNION SELECT 'p' || i, ${BENCH_USER}, 'editor', 'active' FROM generate_series(1, ${OWN_PROJECTS}::int) i
       ON CONFLICT DO NOTHING`;
+    // Post i goes to project (i + i / projects) mod projects: the quotient shifts each round of projects by one, so a
+    // project's posts cycle through the four statuses (i mod 4) and each holds a quarter published, as a project has.
     await sql`INSERT INTO app.posts (id, project_id, title, body, status, author_id, word_count, created_at, updated_at)
-      SELECT 'post' || i, 'p' || (i % ${projects}::int + 1), 'Title ' || i, 'Body of post ' || i,
+      SELECT 'post' || i, 'p' || ((i + i / ${projects}::int) % ${projects}::int + 1), 'Title ' || i, 'Body of post ' || i,
         (ARRAY['draft', 'in_review', 'published', 'archived'])[i % 4 + 1], 'u' || (i % 2000 + 1), i % 500, now(), now()
       FROM generate_series(0, ${rows}::int - 1) i`;
     // Twenty tags; each post has two of them (what `include=tags` embeds).
