@@ -60,4 +60,25 @@ test('one post of the project visible, the last in the key\'s order: found by th
   assert.match(many.plans.find((p) => /jsonb_agg/.test(p))!, /Index Scan using posts_pkey/);
 });
 
+test('a page with no filter runs its generic plan, never planned anew per call (pages of 25 and of 1, by offset and by cursor)', async () => {
+  // PostgreSQL's plan cache would take a custom plan for these (their known LIMIT looks cheaper) and plan them on every call.
+  const sql = postgres(db.url, { max: 1 });
+  try {
+    const list = async (args: Record<string, unknown>) => (await
+      sql`select api.dispatch('authenticated', ${JSON.stringify(BENCH_CLAIMS)}::text::jsonb, '', 'posts_list', ${JSON.stringify(args)}::text::jsonb) as r`)[0]!.r;
+    const { meta } = await list({ page: 1, per_page: 25, sort: [], count: 'none' });
+    for (let i = 0; i < 12; i++) {
+      await list({ page: 1 + (i % 3), per_page: 25, sort: [], count: 'none' });
+      await list({ page: 1 + i, per_page: 1, sort: [] });
+      await list({ after: meta.next, per_page: 25, sort: [], count: 'none' });
+    }
+    const plans = await sql`select left(statement, 400) as s, generic_plans::int as g, custom_plans::int as c
+      from pg_prepared_statements where name like 'lib\_q\_%' and statement like '%json_agg%'`;
+    assert.is(plans.length, 2, `the page shapes by offset and by cursor were prepared (${plans.length})`);
+    for (const p of plans) assert.equal([p.c, p.g > 0], [0, true], `no custom plan for ${p.s}`);
+  } finally {
+    await sql.end();
+  }
+});
+
 test.run();

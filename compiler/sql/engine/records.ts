@@ -95,7 +95,7 @@ function list(s: Shape, action: 'list' | 'search'): string {
   return plpgsql(api(s, action), ARGS, 'json', [...h.declare.filter((l) => !l.startsWith('_key')),
     '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_count text := lib.count_mode(args);', "_sort jsonb := args -> 'sort';",
     "_before boolean := args ? 'before';", '_where text;', '_keys jsonb;', '_cursor jsonb;', '_total jsonb;',
-    '_offset bigint;', '_few boolean;', '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
+    '_offset bigint;', '_few boolean;', '_sql text;', '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
     parentCheck(s),
     `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
     `_keys := lib.sort_keys(${fields}, _sort);`,
@@ -119,11 +119,14 @@ function list(s: Shape, action: 'list' | 'search'): string {
     'ELSE',
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
-    `  _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(${listRow(s)}), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')`,
+    `  _sql := $q$SELECT coalesce(json_agg(${listRow(s)}), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')`,
     `    FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
     "    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "    || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END",
-    "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);",
+    "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';",
+    // A page with no filter from the request always takes its generic plan (lib.query_generic says why).
+    "  IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);",
+    '  ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;',
     'END IF;',
     '_rows := _page_rows.rows;',
     '_at := _page_rows.at;',

@@ -535,6 +535,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -559,11 +560,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -595,6 +598,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -619,11 +623,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -1143,6 +1149,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1164,11 +1171,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -1200,6 +1209,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1221,11 +1231,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;

@@ -300,6 +300,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -321,11 +322,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -357,6 +360,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -378,11 +382,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -928,6 +934,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -952,11 +959,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -988,6 +997,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1012,11 +1022,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND ($2 IS NULL OR t."folder_id" = $2) AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;

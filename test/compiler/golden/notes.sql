@@ -319,6 +319,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -340,11 +341,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -376,6 +379,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -397,11 +401,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;

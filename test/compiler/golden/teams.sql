@@ -330,6 +330,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -351,11 +352,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -387,6 +390,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -408,11 +412,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -781,6 +787,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -805,11 +812,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -841,6 +850,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -865,11 +875,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -1303,6 +1315,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1330,11 +1343,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
@@ -1366,6 +1381,7 @@ DECLARE
   _total jsonb;
   _offset bigint;
   _few boolean;
+  _sql text;
   _page_rows lib.page_rows;
   _rows json;
   _at jsonb;
@@ -1393,11 +1409,13 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _page_rows := lib.query_prepared($q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE ($2 IS NULL OR t."team_id" = $2) AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t', NULL::lib.page_rows);
+      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
+    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
   _at := _page_rows.at;
