@@ -2634,7 +2634,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -2694,7 +2694,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -3246,7 +3246,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -3309,7 +3309,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -5058,7 +5058,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -5127,7 +5127,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -5777,7 +5777,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -5849,7 +5849,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -6249,7 +6249,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;
@@ -6309,7 +6309,7 @@ BEGIN
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
+    IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
     ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
   END IF;
   _rows := _page_rows.rows;

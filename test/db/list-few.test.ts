@@ -81,4 +81,21 @@ test('a page with no filter runs its generic plan, never planned anew per call (
   }
 });
 
+test('a page under a parent, called again and again on one connection, still reads the parent\'s rows by its index', async () => {
+  const plans: string[] = [];
+  const sql = postgres(db.url, { max: 1, onnotice: (n) => { const m = String(n.message ?? ''); if (/plan:/.test(m) && /jsonb_agg/.test(m)) plans.push(m); } });
+  try {
+    await sql.unsafe(`LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+      SET auto_explain.log_analyze = on; SET auto_explain.log_level = 'notice'`);
+    for (let i = 0; i < 12; i++) {
+      const [row] = await sql`select api.dispatch('authenticated', ${JSON.stringify(BENCH_CLAIMS)}::text::jsonb, '', 'posts_list', ${JSON.stringify({ parent: `p${1 + i}`, per_page: 25, sort: [] })}::text::jsonb) as r`;
+      assert.is(row!.r.data.length, 25);
+    }
+    assert.is(plans.length, 12);
+    for (const p of plans) assert.ok(rowsRemoved(p) < 1000, `the page read the project's rows, not the table's (${rowsRemoved(p)} removed):\n${p}`);
+  } finally {
+    await sql.end();
+  }
+});
+
 test.run();

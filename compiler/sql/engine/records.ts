@@ -124,8 +124,9 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "    || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END",
     "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';",
-    // A page with no filter from the request always takes its generic plan (lib.query_generic says why).
-    "  IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);",
+    // A page with no filter from the request always takes its generic plan (lib.query_generic says why); not under
+    // a parent, whose `$2 IS NULL OR <column> = $2` only a plan made for the value turns into the column's index.
+    "  IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);",
     '  ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;',
     'END IF;',
     '_rows := _page_rows.rows;',
