@@ -177,7 +177,7 @@ BEGIN
   END;
 END $$;
 
--- The same, always with the shape's generic plan. For a page with no filter from the request: PostgreSQL's plan
+-- The same, always with the shape's generic plan. For a page with no filter and no parent: PostgreSQL's plan
 -- cache would otherwise keep planning it anew on every call (about 0.6 ms under the policies' init-plans, more than
 -- the page), since with its LIMIT known the custom plan looks far cheaper than the generic one, which guesses the
 -- LIMIT at a tenth of the rows. A filtered page keeps the cache's choice: a range on an indexed column may need the

@@ -88,9 +88,7 @@ const listRow = (s: Shape) => (s.embeds.length
 
 function list(s: Shape, action: 'list' | 'search'): string {
   const h = head(s, action);
-  const live = [...(s.soft ? ['t.deleted_at IS NULL'] : []),
-    ...(s.parent ? [`($2 IS NULL OR ${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '$2')})`] : [])];
-  const where = `${live.map((c) => `${c} AND `).join('')}`;
+  const where = s.soft ? 't.deleted_at IS NULL AND ' : '';
   const fields = `lib.fields(${literal(s.name)})`;
   return plpgsql(api(s, action), ARGS, 'json', [...h.declare.filter((l) => !l.startsWith('_key')),
     '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_count text := lib.count_mode(args);', "_sort jsonb := args -> 'sort';",
@@ -98,6 +96,9 @@ function list(s: Shape, action: 'list' | 'search'): string {
     '_offset bigint;', '_few boolean;', '_sql text;', '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
     parentCheck(s),
     `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
+    // Under a parent, its key is a condition of the text, not `$2 IS NULL OR …`: that form only a plan made for the
+    // value turns into the column's index, so its generic plan walked the table.
+    ...(s.parent ? [`IF _parent IS NOT NULL THEN _where := ${literal(`${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '$2')} AND `)} || _where; END IF;`] : []),
     `_keys := lib.sort_keys(${fields}, _sort);`,
     "IF args ? 'after' OR _before THEN",
     "  _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);",
@@ -124,9 +125,8 @@ function list(s: Shape, action: 'list' | 'search'): string {
     "    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "    || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END",
     "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';",
-    // A page with no filter from the request always takes its generic plan (lib.query_generic says why); not under
-    // a parent, whose `$2 IS NULL OR <column> = $2` only a plan made for the value turns into the column's index.
-    "  IF _where = 'true' AND _parent IS NULL THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);",
+    // A page with no condition but the policies' always takes its generic plan (lib.query_generic says why).
+    "  IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);",
     '  ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;',
     'END IF;',
     '_rows := _page_rows.rows;',
