@@ -120,4 +120,17 @@ test("a written record is answered as SQL wrote it, unless a merged document is 
   assert.is(await patched.text(), '{"data":{"id": "p1", "big": 9007199254740993}}');
 });
 
+test('a page or record sent as it came declares its length in bytes: multi-byte rows, and a meta with multi-byte text', async () => {
+  const rows = '[{"title" : "Grüße ☃ 𝄞"}]';
+  const listPlan = { endpoint: { action: 'list', resource: { collection: 'posts' } }, projection: {}, fn: 'posts_list', args: {} } as unknown as Plan;
+  const page = respond(listPlan, parse(`{"meta" : {"next": "ü☃"}, "data" : ${rows}}`), new Request('http://localhost/posts'), '/api');
+  const pageBytes = Buffer.from(await page.arrayBuffer());
+  assert.is(pageBytes.toString('utf8'), `{"data":${rows},"meta":{"next":"ü☃"}}`);
+  assert.is(page.headers.get('Content-Length'), String(pageBytes.length));
+  const read = respond(readPlan({}), parse(`{"id": "p1", "data": {"title": "𝄞"}, "etag": "1"}`), new Request('http://localhost/posts/p1'), '/api');
+  const readBytes = Buffer.from(await read.arrayBuffer());
+  assert.is(readBytes.toString('utf8'), '{"data":{"title": "𝄞"}}');
+  assert.is(read.headers.get('Content-Length'), String(readBytes.length));
+});
+
 test.run();
