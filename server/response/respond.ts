@@ -69,7 +69,7 @@ function around(status: number, data: DataBytes, tail: string, headers: Record<s
  * `source` is the function's parsed result: when it holds no exact number, the native serializer writes the
  * body. A body given as text is sent as it is; `length`, its UTF-8 length when the caller knows it.
  */
-function json(status: number, body: unknown, source: unknown, headers: Record<string, string>, length?: number): Response {
+function json(status: number, body: object | string, source: unknown, headers: Record<string, string>, length?: number): Response {
   const sent = typeof body === 'string' ? body : responseText(body, source);
   length ??= Buffer.byteLength(sent);
   headers['Content-Type'] = JSON_TYPE;
