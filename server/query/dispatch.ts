@@ -96,7 +96,8 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   });
   let result: unknown;
   try {
-    // A result whose data stays as sent comes as bytes (postgres.js `raw`), never decoded to a string.
+    // A result whose data stays as sent comes as bytes (postgres.js `raw`): the members around the data are decoded and
+    // parsed, the data's own text is decoded once, into the answer (respond.ts).
     result = call.dataAsSent ? parseWithData(onlyRow(await query.raw())?.[0] ?? null) : parseResult(onlyRow(await query)?.result ?? null);
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;

@@ -1,5 +1,5 @@
 // A function's result with its `data` member (a page's rows, a record read or written) kept as the bytes PostgreSQL sent:
-// the members around it are parsed, the data goes into the response as it came, never decoded or written again.
+// the members around it are parsed, the data's text goes into the response as it came, never parsed or written again.
 import { adoptExact, parseResult } from './json.ts';
 import { DATA_BYTES } from '../../compiler/query/paging.ts';
 
