@@ -200,9 +200,34 @@ $$;
 
 -- Values -----------------------------------------------------------------------------------------
 
+-- PostgreSQL 15 has no pg_input_is_valid: lib.input_is_valid stands in for it there, the cast itself in a block
+-- that catches its data exception (class 22: bad text, out of range, bad date or time).
+CREATE OR REPLACE FUNCTION lib.input_is_valid(v text, typ text) RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
+DECLARE _i bigint; _n numeric; _f double precision; _b boolean; _d date; _t time; _ts timestamptz; _j jsonb;
+BEGIN
+  CASE typ
+    WHEN 'integer' THEN _i := v::integer;
+    WHEN 'bigint' THEN _i := v::bigint;
+    WHEN 'numeric' THEN _n := v::numeric;
+    WHEN 'double precision' THEN _f := v::double precision;
+    WHEN 'boolean' THEN _b := v::boolean;
+    WHEN 'date' THEN _d := v::date;
+    WHEN 'time without time zone' THEN _t := v::time;
+    WHEN 'timestamp with time zone' THEN _ts := v::timestamptz;
+    WHEN 'jsonb' THEN _j := v::jsonb;
+    ELSE RETURN false;
+  END CASE;
+  RETURN true;
+EXCEPTION WHEN data_exception THEN
+  RETURN false;
+END $fn$;
+
 -- True when `v` is a valid input for `typ` (a compiler-owned type name). Numbers, dates and times must
 -- be written as in JSON and ISO 8601: PostgreSQL's own extras ('NaN', 'now', 'epoch', 'allballs') are not.
--- pg_input_is_valid caches its type per call site, so each type has a call of its own.
+-- pg_input_is_valid caches its type per call site, so each type has a call of its own. Installed from text:
+-- on PostgreSQL 15 its calls name lib.input_is_valid instead (\sf lib.castable shows what this server runs).
+DO $do$
+DECLARE body text := $body$
 CREATE OR REPLACE FUNCTION lib.castable(v text, typ text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
 DECLARE number text := '^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$';
 BEGIN
@@ -223,6 +248,13 @@ BEGIN
     WHEN 'jsonb' THEN pg_input_is_valid(v, 'jsonb')
     ELSE false END;
 END $$;
+$body$;
+BEGIN
+  IF current_setting('server_version_num')::int < 160000 THEN
+    body := replace(body, 'pg_input_is_valid(', 'lib.input_is_valid(');
+  END IF;
+  EXECUTE body;
+END $do$;
 
 CREATE OR REPLACE FUNCTION lib.as_text_array(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE jsonb_typeof(v)

