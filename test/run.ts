@@ -1,9 +1,13 @@
 // `npm test [-- <dir or file>]`: starts one PostgreSQL for the run, runs every test/**/*.test.ts (or <dir>/**, or one file)
-// with uvu in one child process (a new one for the files after a crash), and ends with `N passed, N failed[, N skipped]`.
+// with uvu in one child process (a new one for the files after a crash), then the compatibility slice on every other
+// supported major (test/harness/majors.ts), each on its own embedded cluster, and ends with `N passed, N failed[, N skipped]`.
 import { spawn } from 'node:child_process';
 import { crashReport, onlySuites, suitesOf, uvuTarget } from './harness/target.ts';
 import { fileURLToPath } from 'node:url';
-import { startTestCluster, type TestCluster } from './harness/cluster.ts';
+import { startTestCluster, startThrowawayEmbedded, type TestCluster } from './harness/cluster.ts';
+import { COMPAT_SLICE, compatMajors } from './harness/majors.ts';
+import { withAdminClient } from '../server/pg/admin.ts';
+import { serverVersion } from '../server/pg/version.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const LINGER_MS = 15_000; // after uvu's totals, how long the child may take to exit on its own
@@ -73,6 +77,10 @@ const add = (a: Counts, b: Counts): Counts => ({ passed: a.passed + b.passed, fa
  */
 async function runTarget(adminUrl: string, target: string): Promise<Counts> {
   const [dir, pattern] = uvuTarget(target);
+  return runSuites(adminUrl, dir, pattern);
+}
+
+async function runSuites(adminUrl: string, dir: string, pattern: string): Promise<Counts> {
   let names = await suitesOf(dir, pattern);
   let counts: Counts = { passed: 0, failed: 0, skipped: 0 };
   for (let only = pattern; ;) {
@@ -88,6 +96,30 @@ async function runTarget(adminUrl: string, target: string): Promise<Counts> {
   }
 }
 
+const versionOf = (url: string) => withAdminClient(url, async (sql) => (await serverVersion(sql)).text);
+
+/** The compatibility slice on a throwaway cluster of `major`, its own summary line printed with the major. */
+async function runSlice(major: number, track: (c: TestCluster | undefined) => void): Promise<Counts> {
+  console.log(`\nPostgreSQL ${major}: the compatibility slice (${COMPAT_SLICE.length} files)`);
+  let counts: Counts = { passed: 0, failed: 1, skipped: 0 };
+  let cluster: TestCluster | undefined;
+  let version = '';
+  try {
+    cluster = await startThrowawayEmbedded(major);
+    track(cluster);
+    version = await versionOf(cluster.adminUrl);
+    if (Number(version.split('.')[0]) !== major) throw new Error(`the cluster of ${major} runs PostgreSQL ${version}`);
+    counts = await runSuites(cluster.adminUrl, 'test', onlySuites(COMPAT_SLICE));
+  } catch (err) {
+    console.error(`PostgreSQL ${major} failed: ${(err as Error).stack ?? String(err)}`);
+  } finally {
+    await cluster?.stop().catch((err: Error) => console.error(`Stopping PostgreSQL ${major} failed: ${err.message}`));
+    track(undefined);
+  }
+  console.log(`PostgreSQL ${version || major}, the compatibility slice: ${summary(counts)}`);
+  return counts;
+}
+
 async function main(): Promise<number> {
   let cluster: TestCluster | undefined;
   let counts: Counts = { passed: 0, failed: 1, skipped: 0 };
@@ -95,13 +127,20 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
+    const named = process.argv.length > 2;
+    const majors = compatMajors(process.env, named);
     cluster = await startTestCluster();
     console.log(`PostgreSQL for this run: ${cluster.kind}`);
-    const targets = process.argv.length > 2 ? process.argv.slice(2) : ['test'];
+    const targets = named ? process.argv.slice(2) : ['test'];
     counts = { passed: 0, failed: 0, skipped: 0 };
     for (const target of targets) { // several files or folders run one after another, counted together
       counts = add(counts, await runTarget(cluster.adminUrl, target));
     }
+    const version = await versionOf(cluster.adminUrl);
+    await cluster.stop();
+    cluster = undefined;
+    if (majors.length) console.log(`\nPostgreSQL ${version}, the whole suite: ${summary(counts)}`);
+    for (const major of majors) counts = add(counts, await runSlice(major, (c) => { cluster = c; }));
   } catch (err) {
     console.error(`Test run failed: ${(err as Error).stack ?? String(err)}`);
   } finally {
