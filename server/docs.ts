@@ -37,7 +37,13 @@ function scalarBundle(): string | undefined {
   }
 }
 
-/** GET {basePath}/openapi.json, {basePath}/api.raml and {basePath}/docs (the reference page). */
+/**
+ * Scalar's hosted-product chrome off: a self-hosted, offline page offers no AI agent ("Ask AI"), no MCP server
+ * ("Generate MCP") and no developer toolbar ("Deploy", "Share"), and sends no telemetry.
+ */
+export const SELF_HOSTED = { agent: { disabled: true }, mcp: { disabled: true }, showDeveloperTools: 'never', telemetry: false } as const;
+
+/** GET {basePath} (links to the documents below and to every collection), {basePath}/openapi.json, {basePath}/api.raml and {basePath}/docs (the reference page). */
 export function docsRoutes(manifest: Manifest): Hono {
   const { basePath, title } = manifest.api;
   const docs = apiDocuments(manifest);
@@ -47,11 +53,25 @@ export function docsRoutes(manifest: Manifest): Hono {
   if (free('openapi.json')) app.get(`${basePath}/openapi.json`, (c) => c.body(docs.openapi, 200, { 'Content-Type': 'application/json' }));
   if (free('api.raml')) app.get(`${basePath}/api.raml`, (c) => c.body(docs.raml, 200, { 'Content-Type': 'application/raml+yaml; charset=utf-8' }));
   const bundle = free('docs') ? scalarBundle() : undefined;
+  const index = JSON.stringify({
+    title, version: manifest.api.version,
+    links: {
+      ...(free('openapi.json') ? { openapi: `${basePath}/openapi.json` } : {}),
+      ...(free('api.raml') ? { raml: `${basePath}/api.raml` } : {}),
+      ...(bundle !== undefined ? { docs: `${basePath}/docs` } : {}),
+      collections: Object.fromEntries(Object.values(manifest.resources).map((r) => [r.collection, `${basePath}/${r.collection}`])),
+    },
+  });
+  // The base address a person tries first answers with where everything is.
+  app.get(basePath, (c) => c.body(index, 200, { 'Content-Type': 'application/json' }));
   if (bundle !== undefined) {
     // The page and its script come from the gateway: it works without internet, and the version is the lockfile's.
     app.get(`${basePath}/docs/scalar.js`, (c) => c.body(bundle, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
     // Scalar writes the page title into <title> as it is: the model's title is escaped here.
-    app.get(`${basePath}/docs`, Scalar({ url: `${basePath}/openapi.json`, pageTitle: escapeHtml(`${title} reference`), cdn: `${basePath}/docs/scalar.js`, withDefaultFonts: false }));
+    app.get(`${basePath}/docs`, Scalar({
+      url: `${basePath}/openapi.json`, pageTitle: escapeHtml(`${title} reference`), cdn: `${basePath}/docs/scalar.js`, withDefaultFonts: false,
+      ...SELF_HOSTED,
+    }));
   }
   return app;
 }

@@ -21,7 +21,7 @@ const problemSchemas: Record<string, Schema> = {
     type: 'object',
     description: 'RFC 9457 problem document; every error response has this body (application/problem+json).',
     properties: {
-      type: { type: 'string', format: 'uri', description: '{docsUrl}/errors/<slug>' },
+      type: { type: 'string', format: 'uri', description: '`{docsUrl}/errors/<slug>`' },
       title: { type: 'string' },
       status: { type: 'integer', minimum: 400, maximum: 599 },
       code: { type: 'string', examples: ['E_NOT_FOUND'] },
@@ -92,7 +92,7 @@ export function commonComponents(): Schema {
     schemas: problemSchemas,
     responses,
     headers: {
-      ETag: { description: 'Strong entity tag: "<version>" with a Version property, else a revision token.', schema: { type: 'string' } },
+      ETag: { description: 'Strong entity tag: `"<version>"` with a Version property, else a revision token.', schema: { type: 'string' } },
       LastModified: { description: 'When the record was last written (HTTP date).', schema: { type: 'string' } },
       Location: { description: 'Path of the created record.', schema: { type: 'string' } },
       WWWAuthenticate: { description: 'Bearer error="invalid_token"', schema: { type: 'string' } },

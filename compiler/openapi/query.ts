@@ -38,7 +38,7 @@ function operatorSchemas(ops: FilterOp[], value: Schema, query: boolean): Record
       case 'list': return list;
       case 'flag': return { type: 'boolean' };
       case 'document': return query ? { type: 'string', description: 'JSON text, or a comma list for multiple properties' } : {};
-      case 'pattern': return { type: 'string', description: '* or % as wildcard' };
+      case 'pattern': return { type: 'string', description: '`*` or `%` as wildcard' };
       case 'words': return { type: 'string', description: 'web-search syntax' };
       case 'single': return value;
     }
@@ -60,7 +60,7 @@ function filterTargets(props: Props): Array<[string, FilterOp[], Schema]> {
 export function listParameters(props: Props): Schema[] {
   const filters = filterTargets(props).filter(([name]) => !RESERVED.has(name)).map(([name, ops, value]) => ({
     name, in: 'query', required: false, style: 'deepObject', explode: true,
-    description: `${name}[<operator>]=<value>; \`${name}=<value>\` means eq.`,
+    description: `\`${name}[<operator>]=<value>\`; \`${name}=<value>\` means eq.`,
     schema: { type: 'object', properties: operatorSchemas(ops, value, true), additionalProperties: false },
   }));
   return [...filters, sortParameter(props), paramRef('Page'), paramRef('PerPage'), paramRef('After'), paramRef('Before'), paramRef('Count'),

@@ -25,6 +25,30 @@ test('the page loads nothing from another origin and asks for no web fonts', asy
   assert.match(page.text, /"withDefaultFonts":\s*false/);
 });
 
+test('the page turns Scalar\'s hosted-product chrome off: no AI agent, no MCP, no developer toolbar, no telemetry', async () => {
+  const page = await call(api.app, 'GET', '/api/publishing/v1/docs');
+  const config = JSON.parse(/Scalar\.createApiReference\('#app', (\{[\s\S]*\})\)\s*<\/script>/.exec(page.text)?.[1] ?? 'null');
+  assert.ok(config, page.text.slice(0, 2000));
+  assert.equal(config.agent, { disabled: true });
+  assert.equal(config.mcp, { disabled: true });
+  assert.is(config.showDeveloperTools, 'never');
+  assert.is(config.telemetry, false);
+});
+
+test('the API\'s base address answers with links to its documents and collections, not 404', async () => {
+  const base = await call(api.app, 'GET', '/api/publishing/v1');
+  assert.is(base.status, 200);
+  const body = JSON.parse(base.text);
+  assert.is(body.title, 'Publishing API');
+  assert.is(body.links.docs, '/api/publishing/v1/docs');
+  assert.is(body.links.openapi, '/api/publishing/v1/openapi.json');
+  assert.is(body.links.raml, '/api/publishing/v1/api.raml');
+  assert.is(body.links.collections.posts, '/api/publishing/v1/posts');
+  for (const href of [body.links.openapi, body.links.docs, body.links.collections.posts]) {
+    assert.is((await call(api.app, 'GET', href)).status, 200, href);
+  }
+});
+
 test('the script is the pinned @scalar/api-reference browser bundle, served as it is installed', async () => {
   const pinned = json('package.json').devDependencies['@scalar/api-reference'];
   assert.match(pinned, /^\d+\.\d+\.\d+$/, `an exact version, not a range: ${pinned}`);

@@ -46,6 +46,25 @@ test('every described operation is a route of the gateway, and every action of e
   }
 });
 
+test('descriptions are Markdown that renders as written: angle brackets, * and % stand in code spans', () => {
+  // Outside a code span, `<operator>` is an HTML tag the page drops and `* ` starts a list (the /docs page showed
+  // `slug[]=` and a bullet). Every description of both examples, anywhere in the document.
+  const found: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((x, i) => walk(x, `${at}/${i}`));
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'description' && typeof v === 'string') {
+        const prose = v.replace(/`[^`]*`/g, '');
+        if (/<[A-Za-z/!]|(^|\s)[*%](\s|$)|\*\*/.test(prose)) found.push(`${at}: ${v}`);
+      } else walk(v, `${at}/${k}`);
+    }
+  };
+  walk(pub, 'publishing');
+  walk(bill, 'billing');
+  assert.equal(found, []);
+});
+
 test('every error response is an RFC 9457 problem document; bearer security', () => {
   for (const { path, method, op } of operations(pub)) {
     for (const [status, r] of Object.entries(op.responses as Json)) {
