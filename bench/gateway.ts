@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { projectRoot } from '../server/pg/resolve.ts';
-import { gatewayUrl } from '../server/pg/gateway-role.ts';
+import { gatewayUrl, SET_PASSWORD_ENV } from '../server/pg/gateway-role.ts';
 
 export interface Gateway {
   base: string;
@@ -25,7 +25,9 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
     execFileSync('npm', ['run', '-s', 'build'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     distBuilt = true;
   }
-  const settings = { GATEWAY_DATABASE_URL: await gatewayUrl(databaseUrl), PORT: String(port), JWT_SECRET: jwtSecret, FILES_SECRET: randomBytes(32).toString('hex') };
+  // The bench database is the bench's own (installBenchDatabase): its authenticator's password is set as npm start sets it.
+  const login = await gatewayUrl(databaseUrl, { ...process.env, [SET_PASSWORD_ENV]: 'true' });
+  const settings = { GATEWAY_DATABASE_URL: login, PORT: String(port), JWT_SECRET: jwtSecret, FILES_SECRET: randomBytes(32).toString('hex') };
   return startServer(['dist/server/cli/serve.js'], { ...env, ...settings }, port);
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { compileFile } from '../compiler/index.ts';
+import { roleNamesFromEnv } from '../compiler/sql/roles.ts';
 import { migrateDatabase } from '../server/migrate.ts';
 
 /** Creates `bench_<time>` on the admin connection's server, installs the publishing example, returns its URL. */
@@ -17,7 +18,7 @@ export async function installBenchDatabase(adminUrl: string): Promise<string> {
   url.pathname = `/${name}`;
   const folder = mkdtempSync(join(tmpdir(), 'modelapi-bench-'));
   mkdirSync(join(folder, 'committed'));
-  writeFileSync(join(folder, 'current.sql'), compileFile('examples/publishing.model.json').sql);
+  writeFileSync(join(folder, 'current.sql'), compileFile('examples/publishing.model.json', { roles: roleNamesFromEnv(process.env) }).sql);
   await migrateDatabase({ connectionString: url.toString(), migrationsFolder: folder });
   rmSync(folder, { recursive: true, force: true });
   return url.toString();

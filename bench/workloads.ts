@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import type { HttpWork } from './load.ts';
 import { BENCH_CLAIMS, OWN_PROJECTS, publishedPostId } from './seed.ts';
+import { roleNamesFromEnv } from '../compiler/sql/roles.ts';
 
 export interface Workload {
   name: string;
@@ -22,6 +23,8 @@ export interface Workload {
 const API = '/api/publishing/v1';
 const CLAIMS = JSON.stringify(BENCH_CLAIMS);
 const pick = (n: number) => Math.floor(Math.random() * n);
+/** The database's name of the request role of callers with a token, as bench/install.ts compiled it. */
+const CALLER_ROLE = roleNamesFromEnv(process.env).authenticated;
 
 export async function dispatch(sql: postgres.Sql, fn: string, args: unknown): Promise<any> {
   const [row] = await sql`select api.dispatch('authenticated', ${CLAIMS}::text::jsonb, '127.0.0.1', ${fn}, ${JSON.stringify(args)}::text::jsonb)::text as r`;
@@ -31,7 +34,7 @@ export async function dispatch(sql: postgres.Sql, fn: string, args: unknown): Pr
 /** As the request role, by hand: role and claims for the transaction, then the statement. */
 async function asCaller<T>(sql: postgres.Sql, action: string, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   return sql.begin(async (tx) => {
-    await tx`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', ${CLAIMS}, true), set_config('request.action', ${action}, true)`;
+    await tx`select set_config('role', ${CALLER_ROLE}, true), set_config('request.jwt.claims', ${CLAIMS}, true), set_config('request.action', ${action}, true)`;
     return work(tx);
   }) as Promise<T>;
 }

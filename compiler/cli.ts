@@ -5,19 +5,21 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileFile, ModelValidationError } from './index.ts';
 import { scriptFor } from './delta.ts';
+import { RoleNameError, roleNamesFromEnv } from './sql/roles.ts';
 
 const { values } = parseArgs({
   options: { model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: 'db/migrations' } },
 });
 
 try {
-  const { model } = compileFile(values.model!);
+  // The database roles' names come from the environment (DB_ROLE_PREFIX, DB_*_ROLE: compiler/sql/roles.ts).
+  const { model, roles } = compileFile(values.model!, { roles: roleNamesFromEnv(process.env) });
   mkdirSync(values.out!, { recursive: true });
   const target = join(values.out!, 'current.sql');
-  writeFileSync(target, scriptFor(model, values.out!));
+  writeFileSync(target, scriptFor(model, values.out!, { roles }));
   const n = Object.keys(model.entities).length;
   console.log(`Compiled ${values.model} (${model.api.title}, ${n} entities) into ${target}`);
 } catch (err) {
-  console.error(err instanceof ModelValidationError ? err.message : `Cannot compile ${values.model}: ${(err as Error).message}`);
+  console.error(err instanceof ModelValidationError || err instanceof RoleNameError ? err.message : `Cannot compile ${values.model}: ${(err as Error).message}`);
   process.exit(1);
 }

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emitEngine, emitMigration, modelParts, renderParts, type Part } from './emit.ts';
+import { emitEngine, emitMigration, modelParts, renderParts, type EmitOptions, type Part } from './emit.ts';
 import type { Model } from './model/types.ts';
 
 /** A line naming a unit a script installs (`-- unit table:posts 1a2b…`) or removes (`… removed`). */
@@ -44,8 +44,8 @@ export interface Delta {
 }
 
 /** The engine alone, for its own migration: empty when the committed migrations hold this engine. */
-export function engineDelta(state: State): Delta {
-  const engine = emitEngine(), hash = hashOf(engine);
+export function engineDelta(state: State, opts: EmitOptions = {}): Delta {
+  const engine = emitEngine(opts), hash = hashOf(engine);
   if (state.get(ENGINE_UNIT) === hash) return { sql: '', units: [] };
   return {
     sql: ['-- The modelapi request engine: the same for every model; its own migration, replaced only when', '-- modelapi is upgraded.',
@@ -58,14 +58,14 @@ export function engineDelta(state: State): Delta {
  * What brings the committed state to `model`: the engine if it changed, then every part of each table
  * whose SQL changed (all of a table's parts, in the script's order) and the model-wide parts if they did.
  */
-export function modelDelta(model: Model, state: State, withEngine = true): Delta {
-  const parts = modelParts(model);
+export function modelDelta(model: Model, state: State, withEngine = true, opts: EmitOptions = {}): Delta {
+  const parts = modelParts(model, opts);
   const units = new Map<string, string[]>();
   for (const p of parts) units.set(unitOf(p), [...units.get(unitOf(p)) ?? [], p.sql]);
   const hashes = new Map([...units].map(([u, sqls]) => [u, hashOf(sqls.join('\n\n'))]));
   const changed = new Set([...hashes].filter(([u, h]) => state.get(u) !== h).map(([u]) => u));
   const removed = [...state.keys()].filter((u) => u.startsWith('table:') && !hashes.has(u));
-  const engine = withEngine ? engineDelta(state) : { sql: '', units: [] };
+  const engine = withEngine ? engineDelta(state, opts) : { sql: '', units: [] };
   if (changed.size === 0 && removed.length === 0) return engine;
   if (removed.length) changed.add(MODEL_UNIT); // its stale-table sweep drops them
   const header = [
@@ -84,7 +84,7 @@ export function modelDelta(model: Model, state: State, withEngine = true): Delta
 export const NOTHING_CHANGED = '-- Nothing changed since the committed migrations.\n';
 
 /** The current.sql for a migrations folder: a delta against its committed migrations, else the whole script. */
-export function scriptFor(model: Model, folder: string): string {
-  if (!hasCommitted(folder)) return emitMigration(model);
-  return modelDelta(model, committedState(folder)).sql || NOTHING_CHANGED;
+export function scriptFor(model: Model, folder: string, opts: EmitOptions = {}): string {
+  if (!hasCommitted(folder)) return emitMigration(model, opts);
+  return modelDelta(model, committedState(folder), true, opts).sql || NOTHING_CHANGED;
 }

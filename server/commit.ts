@@ -7,6 +7,7 @@ import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
 import { committedState, engineDelta, modelDelta, NOTHING_CHANGED } from '../compiler/delta.ts';
 import { emitMigration } from '../compiler/emit.ts';
 import type { Model } from '../compiler/model/types.ts';
+import type { RoleNames } from '../compiler/sql/roles.ts';
 import { dropDatabase, ensureDatabase, withAdminClient, withDatabase } from './pg/admin.ts';
 import { assertSupportedServer } from './pg/version.ts';
 import { schemaShape, shapeDifference } from './pg/schema-shape.ts';
@@ -26,6 +27,8 @@ export interface CommitOptions {
   message?: string;
   /** Commit every table again, not only the changed ones (a fresh baseline). */
   full?: boolean;
+  /** The database roles' names the scripts are compiled for (compiler/sql/roles.ts); the defaults when absent. */
+  roles?: RoleNames;
 }
 
 /** The chain does not build what the whole script builds: the lines that differ. */
@@ -54,10 +57,11 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
   const folder = resolve(o.folder);
   mkdirSync(join(folder, 'committed'), { recursive: true });
   const state = committedState(folder);
-  const engine = engineDelta(state);
-  const model = modelDelta(o.model, o.full ? new Map() : state, false);
+  const opts = { roles: o.roles };
+  const engine = engineDelta(state, opts);
+  const model = modelDelta(o.model, o.full ? new Map() : state, false, opts);
   if (!engine.sql && !model.sql) return [];
-  const shapes = await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model));
+  const shapes = await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model, opts));
   // Checked before anything is written: the commit runs on this database, which must be where the chain is.
   const dev = await withAdminClient(o.databaseUrl, schemaShape);
   if (shapeDifference(shapes.committed, dev, 1).length && shapeDifference(shapes.whole, dev, 1).length) {

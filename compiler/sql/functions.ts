@@ -9,6 +9,7 @@ import { recordFunctions } from './engine/records.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
 import { refusalsDdl } from './engine/refusals.ts';
 import { identityFunctionNames } from './identity.ts';
+import { areDefault, requestRoles, type RoleNames } from './roles.ts';
 
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
@@ -86,7 +87,9 @@ function route(sorted: string[], indent: string): string[] {
  * (lib.scenario), so it sees what its own request would see, not what an earlier operation left behind;
  * the first call, the only one of a plain request, has nothing to empty.
  */
-function dispatchDdl(names: string[], tables: string[]): string {
+function dispatchDdl(names: string[], tables: string[], roles: RoleNames): string {
+  // The gateway names the logical role ('anon' or 'authenticated'); the database's may be called otherwise.
+  const role = areDefault(roles) ? 'req_role' : `CASE req_role WHEN 'anon' THEN ${literal(roles.anon)} ELSE ${literal(roles.authenticated)} END`;
   return [
     // json, not jsonb: a page of rows is built as json text and goes out as it is (earlier versions: jsonb).
     "SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');",
@@ -98,7 +101,7 @@ function dispatchDdl(names: string[], tables: string[]): string {
     '  END IF;',
     '  -- Assignments, not PERFORM: an expression is evaluated directly, a PERFORM runs as a query with its executor.',
     '  -- An anonymous call carries no identity, whatever claims came with it.',
-    "  _set := set_config('role', req_role, true)",
+    `  _set := set_config('role', ${role}, true)`,
     "    || set_config('request.jwt.claims', CASE WHEN req_role = 'anon' THEN '{}' ELSE coalesce(claims, '{}'::jsonb)::text END, true)",
     "    || set_config('request.ip', coalesce(ip, ''), true);",
     "  IF current_setting('request.dispatched', true) = 'yes' THEN",
@@ -129,18 +132,18 @@ export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string
 }
 
 /** What the API as a whole says: api.dispatch, the manifest's head, and the removal of what the model dropped. */
-export function apiDdl(model: Model, tables: TableIR[]): string {
+export function apiDdl(model: Model, tables: TableIR[], roles: RoleNames): string {
   const entities = tables.filter((t) => t.kind === 'entity');
   const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
   const own = [...functionNames(tables), ...identityFunctionNames(model)];
   return [
     `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
     `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
-    dispatchDdl([...own, ...FIXED_FUNCTIONS], tables.map((t) => t.name)),
+    dispatchDdl([...own, ...FIXED_FUNCTIONS], tables.map((t) => t.name), roles),
     `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify({ ...buildManifest(model), resources: {} }, null, 2))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
     `SELECT meta.drop_stale_functions(${list(own)});`,
-    'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;',
+    `GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO ${requestRoles(roles)};`,
   ].join('\n\n');
 }
 

@@ -7,6 +7,7 @@ import { AUTH_FUNCTIONS } from '../manifest/types.ts';
 import { DEFINER, ident, literal, qname } from './ident.ts';
 import { keyEquals, plpgsql } from './engine/shape.ts';
 import { PASSWORD_COST, PASSWORD_MAX_BYTES } from './triggers.ts';
+import { requestRoles, type RoleNames } from './roles.ts';
 
 const CLAIMS = 'lib.identity_claims';
 
@@ -22,7 +23,7 @@ const requireString = (name: string, value: string) =>
 /** An integer setting the gateway passes (lifetimes, limits: server/auth/settings.ts). */
 const setting = (name: string) => `(args -> 'settings' ->> ${literal(name)})::integer`;
 
-export function identityDdl(model: Model, tables: TableIR[]): string {
+export function identityDdl(model: Model, tables: TableIR[], dbRoles: RoleNames): string {
   const identity = model.api.identity;
   const entities = tables.filter((t) => t.kind === 'entity');
   if (!identity) {
@@ -115,6 +116,6 @@ export function identityDdl(model: Model, tables: TableIR[]): string {
   const sig = (fn: string) => `${qname('api', fn)}(jsonb)`;
   // Definers: only the request roles run them (through api.dispatch), not PUBLIC, so not the gateway's login.
   const all = Object.values(AUTH_FUNCTIONS).map(sig).join(', ');
-  const grant = `REVOKE EXECUTE ON FUNCTION ${all} FROM PUBLIC;\nGRANT EXECUTE ON FUNCTION ${all} TO anon, authenticated;`;
+  const grant = `REVOKE EXECUTE ON FUNCTION ${all} FROM PUBLIC;\nGRANT EXECUTE ON FUNCTION ${all} TO ${requestRoles(dbRoles)};`;
   return [claimsFn, token, refresh, logout, revoke, grant].join('\n\n');
 }

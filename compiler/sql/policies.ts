@@ -8,8 +8,8 @@ import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
 import { fn } from './engine/refusals.ts';
+import { requestRoles, type RoleNames } from './roles.ts';
 
-const ROLES = 'anon, authenticated';
 type Command = 'select' | 'insert' | 'update' | 'delete';
 
 /** The actions that run each command on an entity's table. */
@@ -54,7 +54,8 @@ function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName,
   ].join('\n');
 }
 
-function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>): string[] {
+function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>, roles: RoleNames): string[] {
+  const grantees = requestRoles(roles);
   const out: string[] = [];
   const rel = qname('app', t.name);
   const byKey = new Map<string, PlacedScenario>();
@@ -72,32 +73,33 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const cond = tree === 'true' ? `(${winner})` : `(${winner} AND ${tree})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
       const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
-      out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${ROLES} ${clause};`,
+      out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees} ${clause};`,
         `COMMENT ON POLICY ${ident(name)} ON ${rel} IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`);
     }
   }
   if (t.entity.softDelete) {
     const live = `(deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))`;
-    out.push(`CREATE POLICY "live rows [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${ROLES} USING ${live} WITH CHECK ${live};`,
+    out.push(`CREATE POLICY "live rows [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${live} WITH CHECK ${live};`,
       `COMMENT ON POLICY "live rows [all]" ON ${rel} IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';`);
   }
   if (ctx.model.api.strategy !== 'RBAC') {
     const org = '(organization_id = (SELECT auth.org()))';
-    out.push(`CREATE POLICY "organization [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${ROLES} USING ${org} WITH CHECK ${org};`,
+    out.push(`CREATE POLICY "organization [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${org} WITH CHECK ${org};`,
       `COMMENT ON POLICY "organization [all]" ON ${rel} IS ${literal(`${ctx.model.api.strategy}: every row belongs to the caller's active organization (org claim).`)};`);
   }
   return out;
 }
 
 /** Join and sub-resource rows are visible and writable exactly when their owning record is. */
-function ownedTableDdl(t: TableIR, owner: TableIR): string[] {
+function ownedTableDdl(t: TableIR, owner: TableIR, roles: RoleNames): string[] {
+  const grantees = requestRoles(roles);
   const pk = Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0];
   const org = hasOrganization(t);
   // The row's own columns qualified by its table: unqualified, organization_id named the owner's own column.
   const own = (col: string) => `${qname('app', t.name)}.${ident(col)}`;
   const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${own(t.relation!.ownerColumn)}${org ? ` AND o.organization_id = ${own('organization_id')}` : ''}))`;
   const name = pgName(`through ${t.entityName} [all]`);
-  return [`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)} AS PERMISSIVE FOR ALL TO ${ROLES} USING ${cond} WITH CHECK ${cond};`,
+  return [`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)} AS PERMISSIVE FOR ALL TO ${grantees} USING ${cond} WITH CHECK ${cond};`,
     `COMMENT ON POLICY ${ident(name)} ON ${qname('app', t.name)} IS ${literal(`Rows of ${t.entityName}.${t.relation!.name} follow the access to their ${t.entityName}.`)};`];
 }
 
@@ -154,17 +156,17 @@ export function stakeholdersDdl(model: Model, tables: TableIR[]): string {
 }
 
 /** A table's row-level security: its PRE_FETCH access function and policies, or an owned table's. */
-export function tableAccessDdl(model: Model, t: TableIR, tables: TableIR[]): string {
+export function tableAccessDdl(model: Model, t: TableIR, tables: TableIR[], roles: RoleNames): string {
   const rel = qname('app', t.name);
   const out = [`ALTER TABLE ${rel} ENABLE ROW LEVEL SECURITY;`, `SELECT meta.drop_policies(${literal(t.name)});`];
   if (t.kind === 'entity') {
     const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
     const merged = mergedScenarios(model, t.entity);
-    out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged),
+    out.push(accessFunctionDdl(t, ctx, merged), ...policyDdl(t, ctx, merged, roles),
       // The per-row stakeholder check of earlier versions, replaced by the key sets.
       `DROP FUNCTION IF EXISTS ${fn(t.name, 'stakeholder')}(text);`);
   } else {
-    out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!));
+    out.push(...ownedTableDdl(t, tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!, roles));
   }
   return out.join('\n');
 }

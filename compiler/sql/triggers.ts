@@ -5,6 +5,7 @@ import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
 import { defaultValueSql, hasOrganization } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
+import type { RoleNames } from './roles.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -27,7 +28,7 @@ const refuse = (code: string, message: string, property: string, rule: string) =
 /** Where a reference (an entity, or `Entity.property`) points: its table and key column, and whether it soft-deletes. */
 export type ResolveReference = (references: string) => { table: string; key: string; softDelete: boolean };
 
-export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
+export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveReference): string {
   const rules = fn(t.name, 'write_rules');
   // Messages say the property's wire name (web.name); the property argument stays the column's, which the
   // gateway maps to the wire like every errors[].property SQL reports.
@@ -62,7 +63,7 @@ export function triggerDdl(t: TableIR, resolve?: ResolveReference): string {
     }
     // Owner: the caller, whatever the body said (an anonymous caller owns nothing: it named any user it liked). Only a
     // statement outside the request roles (a seed, an import) may give the value itself.
-    if (m.Owner) onInsert.push(`NEW.${col} := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW.${col}) END;  -- Owner: the caller`);
+    if (m.Owner) onInsert.push(`NEW.${col} := CASE WHEN current_user IN (${literal(roles.anon)}, ${literal(roles.authenticated)}) THEN auth.uid() ELSE coalesce(auth.uid(), NEW.${col}) END;  -- Owner: the caller`);
     if (m.CreatedTimestamp) {
       onInsert.push(`NEW.${col} := now();  -- CreatedTimestamp`);
       if (!p.readOnly) onUpdate.push(`NEW.${col} := OLD.${col};`);

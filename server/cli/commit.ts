@@ -13,13 +13,13 @@ async function main(): Promise<number> {
     options: { model: { type: 'string' }, migrations: { type: 'string' }, message: { type: 'string', short: 'm' }, full: { type: 'boolean' } },
   });
   const modelPath = resolve(values.model ?? process.env.MODEL ?? EXAMPLE_MODEL);
-  const { model } = compileOrExit(modelPath);
-  const folder = resolve(values.migrations ?? defaultMigrations(modelPath, model.api.slug));
+  const { model, roles } = compileOrExit(modelPath);
+  const folder = resolve(values.migrations ?? defaultMigrations(modelPath, model.api.slug, roles));
   const db = await resolveDatabase();
   try {
     const name = decodeURIComponent(new URL(db.url).pathname.slice(1));
     const files = await commitModel({
-      model, folder, databaseUrl: db.url, full: values.full === true,
+      model, roles, folder, databaseUrl: db.url, full: values.full === true,
       shadowUrl: process.env.SHADOW_DATABASE_URL || withDatabase(db.url, `${name}_shadow`),
       rootUrl: process.env.ROOT_DATABASE_URL || withDatabase(db.url, 'postgres'),
       ...(values.message ? { message: values.message } : {}),

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
 
   let pools: Pools | undefined;
   try {
-    pools = poolsFromEnv(await gatewayUrl(db.url), limits, process.env);
+    pools = poolsFromEnv(await gatewayUrl(db.url, process.env, { embedded: db.embedded }), limits, process.env);
     await runGateway({
       pools, port, limits, env: process.env, onStop: () => db.stop(), ...(jwtSecretValue ? { jwtSecret: jwtSecretValue } : {}),
       banner: (base, manifest) => [

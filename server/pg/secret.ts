@@ -4,12 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/** The secret stored in `file`, if there is one. */
+export function storedSecret(file: string): string | undefined {
+  return (existsSync(file) && readFileSync(file, 'utf8').trim()) || undefined;
+}
+
 /** Returns the secret stored in `file`, creating it (hex, `bytes` random bytes) if missing. */
 export function persistentSecret(file: string, bytes = 24): string {
-  if (existsSync(file)) {
-    const stored = readFileSync(file, 'utf8').trim();
-    if (stored) return stored;
-  }
+  const stored = storedSecret(file);
+  if (stored) return stored;
   mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(bytes).toString('hex');
   writeFileSync(file, secret + '\n', { mode: 0o600 });

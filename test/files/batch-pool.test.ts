@@ -26,7 +26,7 @@ const logged: string[] = [];
 test.before(async () => {
   api = await startApi('examples/publishing.model.json');
   const limits = { ...DEFAULT_LIMITS, poolMax: POOL_MAX, poolTimeoutMs: POOL_TIMEOUT_MS };
-  pools = openPools({ primaryUrl: await gatewayUrl(api.db.url, {}), limits });
+  pools = openPools({ primaryUrl: await gatewayUrl(api.db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), limits });
   dir = mkdtempSync(join(tmpdir(), 'modelapi-batch-pool-'));
   const { manifest } = api;
   const log = (m: string, err: unknown) => void logged.push(`${m}: ${(err as Error)?.stack ?? String(err)}`);

@@ -58,6 +58,16 @@ async function waitForSessionsToEnd(admin: string, name: string): Promise<void> 
   });
 }
 
+/**
+ * Drops roles a test created (roles are cluster-wide: other files run on the same cluster), after the databases
+ * holding their privileges are gone; a role the cluster does not have is skipped.
+ */
+export async function dropRoles(names: string[]): Promise<void> {
+  await withAdminClient(adminUrl(), async (sql) => {
+    for (const name of names) await sql.unsafe(`drop role if exists ${quoteIdent(name)}`);
+  });
+}
+
 /** Applies `script` as current.sql (graphile-migrate, from a fresh temp folder) to `db`. */
 export async function installSql(db: TestDatabase, script: string): Promise<MigrateResult> {
   const folder = mkdtempSync(join(tmpdir(), 'modelapi-migrations-'));

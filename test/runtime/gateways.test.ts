@@ -49,7 +49,7 @@ test.before(async () => {
     await installModel(db, MODEL);
     s3 = await startS3({ bucket: BUCKET, onRequest: count });
     const env = {
-      GATEWAY_DATABASE_URL: await gatewayUrl(db.url, {}), STORAGE_DRIVER: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
+      GATEWAY_DATABASE_URL: await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), STORAGE_DRIVER: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
       S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', S3_FORCE_PATH_STYLE: 'true', FILES_SECRET: '', LOG_LEVEL: 'silent',
     };
     gateways.push(await startServe(env), await startServe(env));

@@ -30,7 +30,7 @@ test.before(async () => {
   server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], {
     DATABASE_URL: db.url, PORT: String(port), MODEL: 'examples/publishing.model.json', LOG_LEVEL: 'silent',
     JWT_SECRET, JWT_PRIVATE_KEY: rsaPem(2048), ACCESS_TOKEN_SECONDS: '120', SIGN_IN_ATTEMPTS_PER_EMAIL: '2',
-    JWT_CLAIM_ROLES: 'realm_access.roles',
+    JWT_CLAIM_ROLES: 'realm_access.roles', SET_AUTHENTICATOR_PASSWORD: 'true',
   }, /Health: /, 120_000);
 });
 test.after(async () => {
@@ -97,7 +97,7 @@ test('SIGN_IN_ATTEMPTS_PER_EMAIL from the environment: the third attempt is 429 
 
 test('a JWT_PRIVATE_KEY that is neither P-256 nor RSA of 2048 bits or more stops the start', async () => {
   const run = await npmRun('start', ['--migrations', join(dir, 'migrations')], {
-    DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: 'examples/publishing.model.json', JWT_SECRET, JWT_PRIVATE_KEY: rsaPem(1024),
+    DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: 'examples/publishing.model.json', JWT_SECRET, JWT_PRIVATE_KEY: rsaPem(1024), SET_AUTHENTICATOR_PASSWORD: 'true',
   }, 120_000);
   assert.is(run.code, 1, run.stdout + run.stderr);
   assert.match(run.stderr, 'JWT_PRIVATE_KEY must be an EC P-256 key (ES256) or an RSA key of at least 2048 bits (RS256).');

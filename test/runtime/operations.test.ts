@@ -63,7 +63,7 @@ test.before(async () => {
   try {
     db = await freshDatabase();
     await installModel(db, MODEL);
-    own = await gatewayUrl(db.url, {});
+    own = await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' });
     gw = await serve({
       LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS), POOL_MAX: '1', POOL_TIMEOUT_MS: '5000', TRUST_PROXY: '1',
       CORS_ORIGINS: 'https://one.example, https://two.example', LOG_LEVEL: 'info',

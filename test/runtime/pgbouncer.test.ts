@@ -20,7 +20,7 @@ test.before(async () => {
   if (!bin) return;
   db = await freshDatabase();
   await installModel(db, 'examples/publishing.model.json');
-  pooler = await startPgbouncer(bin, await gatewayUrl(db.url, {}), 2);
+  pooler = await startPgbouncer(bin, await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), 2);
   gw = await startServe({ GATEWAY_DATABASE_URL: pooler.url, DATABASE_PREPARED_STATEMENTS: 'false', POOL_MAX: '8' });
 });
 

@@ -34,7 +34,7 @@ test.before(async () => {
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     await installModel({ name: NAME, url, sql: admin, close: async () => {} } as TestDatabase, 'examples/publishing.model.json');
     await admin.end();
-    const own = await gatewayUrl(url, {});
+    const own = await gatewayUrl(url, { SET_AUTHENTICATOR_PASSWORD: 'true' });
     replica = postgres(withDatabase(cluster.replicaUrl, NAME), { max: 1, onnotice: () => {} });
     await until(async () => (await replica!`select to_regclass('app.projects') is not null as ok`)[0]?.ok === true, 'the schema reached the replica');
     const readUrl = new URL(own);

@@ -41,7 +41,7 @@ test('the built migrate installs the example; the built serve answers with plain
   const migrated = node('server/cli/migrate.js', { DATABASE_URL: db.url }, ['--migrations', join(root, 'db/migrations')]);
   assert.is(migrated.status, 0, migrated.stdout + migrated.stderr);
   const port = await freePort();
-  const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url), JWT_SECRET: SECRET, FILES_SECRET: 'files-secret', PORT: String(port), LOG_LEVEL: 'silent' };
+  const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), JWT_SECRET: SECRET, FILES_SECRET: 'files-secret', PORT: String(port), LOG_LEVEL: 'silent' };
   // What serve must leave as it found it: the schema, and authenticator's password (a new SCRAM salt on any ALTER ROLE).
   const password = async () => (await db.sql`select rolpassword from pg_authid where rolname = 'authenticator'`)[0]?.rolpassword as string;
   const before = { shape: await schemaShape(db.sql), password: await password() };
@@ -83,7 +83,7 @@ test('serve refuses a database that was not migrated, and a start without the se
 test('serve refuses a database migrated by an older engine version, naming both versions', async () => {
   await db.sql`update lib.manifest set manifest = manifest || jsonb_build_object('engine', ${ENGINE_VERSION - 1}::int)`;
   try {
-    const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url), JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) };
+    const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) };
     const old = node('server/cli/serve.js', env);
     assert.is(old.status, 1, old.stdout + old.stderr);
     assert.match(old.stderr, `engine version ${ENGINE_VERSION - 1}, this gateway version ${ENGINE_VERSION}`);

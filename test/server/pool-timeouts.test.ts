@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test.before(async () => {
   api = await startApi();
-  own = await gatewayUrl(api.db.url, {});
+  own = await gatewayUrl(api.db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' });
   manifest = api.manifest;
 });
 test.after(async () => {
