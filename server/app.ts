@@ -8,10 +8,11 @@ import { indexRoutes, routeTemplate } from './plan/routes.ts';
 import { cors } from 'hono/cors';
 import { compression } from './http/compression.ts';
 import type { Logger } from 'pino';
-import { observe, requestIdOf, setRoute, shaped } from './http/observe.ts';
+import { failedRequest, observe, requestIdOf, setCaller, setRoute, shaped } from './http/observe.ts';
 import type { Metrics } from './http/metrics.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { BodyValidators } from './plan/validate.ts';
+import { failureLog, type FailureLog } from './problem/log.ts';
 import { renderProblem } from './problem/render.ts';
 import { requestProblem } from './problem/request.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
@@ -19,7 +20,7 @@ import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
 import { idempotencyKey, idempotencyOf } from './request/idempotency.ts';
 import { resultRow } from './request/wire.ts';
 import { canonicalText, responseText } from './query/json.ts';
-import { batchRunner } from './batch/run.ts';
+import { batchRunner, type BatchDeps } from './batch/run.ts';
 import { endpointAt } from './plan/endpoint.ts';
 import { readJsonObject } from './request/body.ts';
 import { singlePool, type Pools } from './pg/pools.ts';
@@ -65,10 +66,12 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** File handling (upload intents, storage, signed links); without it file properties cannot be written. */
   files?: Files;
-  /** Where 5xx causes go (default: console.error); clients never see them. */
-  log?: (message: string, err: unknown) => void;
-  /** The access log (one JSON line per request); none when absent. */
+  /** Where 5xx causes go (default: one error line each through `logger`, else on stderr); clients never see them. */
+  log?: FailureLog;
+  /** The access log (one JSON line per request) and the error lines; none when absent. */
   logger?: Logger;
+  /** Whether access lines name the caller: the token's `sub` and the client's `ip` (LOG_CALLER; default true). */
+  logCaller?: boolean;
   /** Request counts and latencies by route template (GET /metrics is mounted by the caller). */
   metrics?: Metrics;
   /** Origins a browser may call the API from (CORS_ORIGINS): a list, or ['*']; none: no CORS headers. */
@@ -94,13 +97,20 @@ export function createApp(opts: AppOptions): Hono {
   const routes = indexRoutes(manifest);
   const limits: RequestLimits = { ...DEFAULT_LIMITS, ...opts.limits, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) };
   const planner: Planner = { manifest, validators: new BodyValidators(manifest), limits };
-  const log = opts.log ?? ((message, err) => console.error(message, err));
+  const log = opts.log ?? failureLog(opts.logger);
   const documents = mergedDocuments(planner.validators);
   const pools = opts.pools ?? singlePool(sql, limits);
 
+  /** The caller of a request: its token verified, its `sub` kept for the access log. */
+  const identified = async (c: Context): Promise<Identity> => {
+    const identity = await identify(c.req.header('authorization'), verify);
+    setCaller(c, identity);
+    return identity;
+  };
+
   const fail = (c: Context, err: unknown, url: URL) => {
     const problem = err instanceof ApiError ? err : new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
-    if (problem.status >= 500) log(`${c.req.method} ${url.pathname} failed with ${problem.status}`, problem.cause ?? err);
+    if (problem.status >= 500) log('request failed', problem.cause ?? err, failedRequest(c, problem.status));
     return renderProblem(problem, { docsUrl, instance: url.pathname });
   };
 
@@ -112,7 +122,7 @@ export function createApp(opts: AppOptions): Hono {
       const method = c.req.method === 'HEAD' ? 'GET' : c.req.method; // Hono answers HEAD with GET's response, bodiless
       const endpoint = routed(() => endpointAt(routes, basePath, sentPath(url, c.env), method), c.req.method, url.pathname);
       setRoute(c, basePath + routeTemplate(endpoint));
-      identity = await identify(c.req.header('authorization'), verify);
+      identity = await identified(c);
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const ip = callerIp(c, trust);
       const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, ip, plan, limits.idempotencyTtlSeconds);
@@ -154,18 +164,22 @@ export function createApp(opts: AppOptions): Hono {
     }
   };
 
-  const batch = batchRunner({ manifest, routes, planner, documents, pool: pools.primary, log, ...(opts.files ? { files: opts.files } : {}) });
+  const batchDeps: Omit<BatchDeps, 'log'> = { manifest, routes, planner, documents, pool: pools.primary, ...(opts.files ? { files: opts.files } : {}) };
   const handleBatch = async (c: Context) => {
     const url = new URL(c.req.url);
     try {
       if (c.req.method !== 'POST') throw methodNotAllowed(c.req.method, ['POST']);
       setRoute(c, `${basePath}/batch`);
       refuseAnyQuery(c.req.url);
-      const identity = await identify(c.req.header('authorization'), verify);
+      const identity = await identified(c);
       const body = await readJsonObject(c.req.raw, limits.maxBodyBytes, limits.maxJsonMembers);
       const ip = callerIp(c, trust);
       const once = idempotencyKey(c.req.raw.headers, identity, ip, () => `batch\n${canonicalText(body)}`, limits.idempotencyTtlSeconds);
+      // The batch's failure is logged with the status it answered (a runner per batch: its log knows the request).
+      const failures: unknown[] = [];
+      const batch = batchRunner({ ...batchDeps, log: (_message, err) => void failures.push(err) });
       const outcome = await batch({ identity, ip, requestUrl: c.req.url, ...(once ? { once } : {}) }, body);
+      for (const err of failures) log('request failed', err, failedRequest(c, outcome.status));
       return new Response(responseText(outcome.body), { status: outcome.status, headers: outcome.headers });
     } catch (err) {
       return fail(c, requestProblem(err, undefined, ANONYMOUS, manifest), url);
@@ -173,7 +187,7 @@ export function createApp(opts: AppOptions): Hono {
   };
 
   const app = new Hono();
-  app.use('*', observe(opts.logger, opts.metrics));
+  app.use('*', observe(opts.logger, opts.metrics, opts.logCaller === false ? undefined : (c) => callerIp(c, trust)));
   if (opts.corsOrigins?.length) {
     app.use('*', cors({
       origin: opts.corsOrigins.includes('*') ? '*' : opts.corsOrigins,
@@ -187,14 +201,14 @@ export function createApp(opts: AppOptions): Hono {
   if (limits.rateLimitRequests > 0) {
     app.use(`${basePath}/*`, rateLimit({
       requests: limits.rateLimitRequests, windowSeconds: limits.rateLimitWindowSeconds,
-      caller: async (c) => callerKey(await identify(c.req.header('authorization'), verify).catch(() => ANONYMOUS), callerIp(c, trust)),
+      caller: async (c) => callerKey(await identified(c).catch(() => ANONYMOUS), callerIp(c, trust)),
       fail: (c, err) => fail(c, err, new URL(c.req.url)),
     }));
   }
   app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
   if (opts.files) {
     app.route('/', opts.files.routes({ // POST .well-known/upload; the local driver's signed addresses
-      identify: (c) => identify(c.req.header('authorization'), verify),
+      identify: identified,
       ip: (c) => callerIp(c, trust),
       fail: (c, err) => fail(c, err, new URL(c.req.url)),
     }));

@@ -9,7 +9,8 @@ import { listen } from '../http/listen.ts';
 import { Drain } from '../http/drain.ts';
 import { Metrics } from '../http/metrics.ts';
 import { BlockSink } from '../http/log-sink.ts';
-import { observedTime } from '../http/observe.ts';
+import { flushObservations, observedTime } from '../http/observe.ts';
+import { failureLog } from '../problem/log.ts';
 import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
@@ -40,13 +41,16 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   metrics.watchPools([pools.primary, ...pools.replicas]);
   metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
-  const files = new Files({ sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}) });
-  const flag = (v: string | undefined) => !!v && !/^(0|false|no)$/i.test(v);
+  const logger = accessLog(env.LOG_LEVEL ?? 'info');
+  const files = new Files({
+    sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), log: failureLog(logger), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
+  });
+  const flag = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v);
   const signingKey = env.JWT_PRIVATE_KEY ? await privateKey(env.JWT_PRIVATE_KEY) : undefined;
   const app = createApp({
     auth: authSettingsFromEnv(env), claimPaths: claimPathsFromEnv(env), ...(signingKey ? { signingKey } : {}),
     sql, pools, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
-    logger: accessLog(env.LOG_LEVEL ?? 'info'), metrics,
+    logger, logCaller: flag(env.LOG_CALLER ?? 'true'), metrics,
     ...(env.CORS_ORIGINS ? { corsOrigins: env.CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
     ...(o.jwtSecret ? { jwtSecret: o.jwtSecret } : {}), ...(env.JWKS_URL ? { jwksUrl: env.JWKS_URL } : {}),
     ...(env.JWT_AUDIENCE ? { jwtAudience: env.JWT_AUDIENCE } : {}),
@@ -57,14 +61,22 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
 
   let stopping = false;
   const drain = new Drain();
-  const shutdown = async (code: number): Promise<never> => {
+  const shutdown = async (code: number, signal?: NodeJS.Signals): Promise<never> => {
     if (!stopping) {
       stopping = true;
+      const started = performance.now();
+      logger.info({ signal, in_flight: drain.inFlight, grace_ms: limits.shutdownGraceMs }, 'draining');
       // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
-      if (!await drain.stop(server as Server, limits.shutdownGraceMs)) console.error(`Stopped with requests still in flight after ${limits.shutdownGraceMs} ms.`);
+      const drained = await drain.stop(server as Server, limits.shutdownGraceMs);
+      const unfinished = drain.inFlight;
       await files.stop(limits.shutdownGraceMs).catch(() => {});
       await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});
+      flushObservations(); // the last access lines come before the stopped line
+      const took = { duration_ms: Math.round(performance.now() - started) };
+      // With requests still in flight once SHUTDOWN_GRACE_MS ran out: a warning, with their number.
+      if (drained) logger.info(took, 'stopped');
+      else logger.warn({ ...took, in_flight: unfinished }, 'stopped');
     }
     process.exit(code);
   };
@@ -80,13 +92,14 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     console.error(err.code === 'EADDRINUSE' ? `Port ${o.port} is in use; set PORT to another port.` : `Server error: ${err.message}`);
     void shutdown(1);
   });
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
+  process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
 }
 
 /**
- * The access log on stdout, written in blocks rather than one write per request (server/http/log-sink.ts); its
- * lines are made in batches after their requests, each with its request's time (server/http/observe.ts).
+ * The gateway's log on stdout (access lines, error lines, the shutdown's), written in blocks rather than one write
+ * per request (server/http/log-sink.ts); access lines are made in batches after their requests, each with its
+ * request's time (server/http/observe.ts).
  */
 function accessLog(level: string) {
   return pino({ level, timestamp: observedTime }, new BlockSink(process.stdout));

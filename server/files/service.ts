@@ -15,6 +15,7 @@ import { DataBytes } from '../query/result-data.ts';
 import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
 import { DEFAULT_LIMITS } from '../request/limits.ts';
+import { failureLog, type FailureLog } from '../problem/log.ts';
 
 export interface FilesOptions {
   sql: Sql;
@@ -30,7 +31,8 @@ export interface FilesOptions {
   maxUploadBytes?: number;
   /** How long an attach's storage calls may take: STATEMENT_TIMEOUT_MS (default: the pool's, else the default limit). */
   attachTimeoutMs?: number;
-  log?: (message: string, err: unknown) => void;
+  /** Where the outbox's failures go (default: one JSON line each on stderr). */
+  log?: FailureLog;
 }
 
 /** A stored block names its location: data without these bytes holds none. */
@@ -48,7 +50,7 @@ export class Files {
     this.storage = o.storage;
     this.clock = o.clock ?? Date.now;
     this.maxUploadBytes = o.maxUploadBytes ?? maxUploadBytes(o.manifest);
-    this.outbox = new Outbox(o.pool ?? o.sql, o.storage, this.clock, o.log ?? ((m, err) => console.error(m, err)));
+    this.outbox = new Outbox(o.pool ?? o.sql, o.storage, this.clock, o.log ?? failureLog());
   }
 
   get manifest(): Manifest { return this.o.manifest; }

@@ -1,6 +1,6 @@
-// Where the access log's lines go: kept in memory and written to the output in blocks (64 KB, or what came
-// in the last 200 ms), the rest when the process exits; lines are dropped while the output is not read, and
-// once it failed (its reader went away: EPIPE), so the access log never stops or fills the gateway.
+// Where the gateway's log lines go (access, error and shutdown lines): kept in memory and written to the output in
+// blocks (64 KB, or what came in the last 200 ms), the rest when the process exits; lines are dropped while the output
+// is not read, and once it failed (its reader went away: EPIPE), so the log never stops or fills the gateway.
 import type { Writable } from 'node:stream';
 
 export interface BlockSinkOptions {

@@ -43,7 +43,18 @@ export function compileTrust(setting: boolean | number | string | undefined): Tr
   }
 }
 
+const CALLER_IP = 'callerIp';
+
+/** The caller's address; kept on the request, which the rate limit, the handler and the access log all ask for. */
 export function callerIp(c: Context, trust: Trust): string | null {
+  const known = c.get(CALLER_IP as never) as string | null | undefined;
+  if (known !== undefined) return known;
+  const ip = addressOf(c, trust);
+  c.set(CALLER_IP as never, ip as never);
+  return ip;
+}
+
+function addressOf(c: Context, trust: Trust): string | null {
   let socket: string | undefined;
   try {
     socket = getConnInfo(c).remote.address;

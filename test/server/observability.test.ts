@@ -50,6 +50,26 @@ test('every response carries X-Request-Id, the access log names it with the rout
   assert.is((await lineOf(id))?.route, `${BASE}/posts`);
 });
 
+test('access lines name the path as sent (without its query), the verified caller\'s sub and the client\'s IP; logCaller false omits sub and ip', async () => {
+  const bearer = await token({ sub: 'u-path', roles: ['admin'] });
+  // A socket's peer, as the node server gives it; in-process requests have none (then no ip).
+  const env = { incoming: { socket: { remoteAddress: '::ffff:192.0.2.7', remotePort: 1, remoteFamily: 'IPv6' } } };
+  const send = (target: ReturnType<typeof createApp>, id: string, auth = true) => target.request(`${BASE}/projects/p-77?secret=s3cr3t`,
+    { headers: { 'x-request-id': id, ...(auth ? { authorization: `Bearer ${bearer}` } : {}) } }, env);
+  await send(app, 'caller-1');
+  await send(app, 'caller-2', false);
+  const named = await lineOf('caller-1');
+  assert.equal([named?.path, named?.sub, named?.ip], [`${BASE}/projects/p-77`, 'u-path', '192.0.2.7'], JSON.stringify(named));
+  const anonymous = await lineOf('caller-2');
+  assert.equal([anonymous?.path, anonymous?.ip, 'sub' in anonymous], [`${BASE}/projects/p-77`, '192.0.2.7', false], 'an anonymous caller has no sub');
+  const quiet = createApp({ sql: api.db.sql, manifest: api.manifest, jwtSecret: SECRET, logger: pino({ timestamp: observedTime }, new Writable({
+    write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } })), logCaller: false });
+  await send(quiet, 'caller-3');
+  const line = await lineOf('caller-3');
+  assert.is(line?.path, `${BASE}/projects/p-77`);
+  assert.equal(['sub' in line, 'ip' in line], [false, false], JSON.stringify(line));
+});
+
 test(`the access log is written in batches after the responses (${OBSERVED_MS} ms, or ${OBSERVED_AT_ONCE} requests), each line with its request's time`, async () => {
   const bearer = await token({ sub: 'u1', roles: ['admin'] });
   const headers = (n: number) => ({ authorization: `Bearer ${bearer}`, 'x-request-id': `batch-${n}` });
