@@ -2,13 +2,17 @@
 // migration to <dir>/current.sql (default db/migrations): whole, or what changed since <dir>/committed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from './command-line.ts';
 import { compileFile, ModelValidationError } from './index.ts';
 import { scriptFor } from './delta.ts';
 import { RoleNameError, roleNamesFromEnv } from './sql/roles.ts';
 
-const { values } = parseArgs({
-  options: { model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: 'db/migrations' } },
+const values = commandLine(`Usage: npm run compile -- [--model <file>] [--out <migrations dir>]
+
+Validates the model (default: MODEL, else examples/publishing.model.json) and writes its migration to
+<dir>/current.sql (default db/migrations): the whole script, or what changed since <dir>/committed.
+Role names: DB_ROLE_PREFIX, DB_ANON_ROLE, DB_AUTHENTICATED_ROLE, DB_AUTHENTICATOR_ROLE.`, {
+  model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: 'db/migrations' },
 });
 
 try {

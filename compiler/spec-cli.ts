@@ -2,14 +2,17 @@
 // model, without a database: the manifest is built in process, exactly as the migration stores it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from './command-line.ts';
 import { compileFile, ModelValidationError } from './index.ts';
 import { buildManifest } from './manifest/build.ts';
 import { buildOpenApi } from './openapi/document.ts';
 import { buildRaml } from './raml/build.ts';
 
-const { values } = parseArgs({
-  options: { model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: '.data/spec' } },
+const values = commandLine(`Usage: npm run spec -- [--model <file>] [--out <dir>]
+
+Writes the model's OpenAPI 3.1 (openapi.json) and RAML 1.0 (api.raml) documents to <dir> (default .data/spec),
+without a database.`, {
+  model: { type: 'string', default: process.env.MODEL ?? 'examples/publishing.model.json' }, out: { type: 'string', default: '.data/spec' },
 });
 
 try {

@@ -1,7 +1,7 @@
 // `npm run commit -- --model <file> [--migrations <dir>] [-m <message>] [--full]`: commits the model's
 // migration with graphile-migrate: the engine as its own migration when it changed, then what the model changed.
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../../compiler/command-line.ts';
 import { resolveDatabase } from '../pg/resolve.ts';
 import { withDatabase } from '../pg/admin.ts';
 import { commitModel, DevelopmentDatabaseError, ProofError } from '../commit.ts';
@@ -9,8 +9,12 @@ import { describeFailure, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, defaultMigrations, EXAMPLE_MODEL } from './model-script.ts';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { model: { type: 'string' }, migrations: { type: 'string' }, message: { type: 'string', short: 'm' }, full: { type: 'boolean' } },
+  const values = commandLine(`Usage: npm run commit -- [--model <file>] [--migrations <dir>] [-m <message>] [--full]
+
+Commits the model's migration with graphile-migrate: the engine as its own migration when it changed, then what the
+model changed since the committed migrations (--full: every table again), once a proof shows the chain builds the
+same database as the whole script. DATABASE_URL is the development database; SHADOW_DATABASE_URL, ROOT_DATABASE_URL.`, {
+    model: { type: 'string' }, migrations: { type: 'string' }, message: { type: 'string', short: 'm' }, full: { type: 'boolean' },
   });
   const modelPath = resolve(values.model ?? process.env.MODEL ?? EXAMPLE_MODEL);
   const { model, roles } = compileOrExit(modelPath);

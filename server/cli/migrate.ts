@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { hasCommitted } from '../../compiler/delta.ts';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../../compiler/command-line.ts';
 import { resolveDatabase, projectRoot } from '../pg/resolve.ts';
 import { describeFailure, migrateDatabase, releaseMigratePools } from '../migrate.ts';
 import { compileOrExit, writeScript } from './model-script.ts';
@@ -12,7 +12,11 @@ import { AUTHENTICATOR_PASSWORD_ENV, setRolePassword } from '../pg/gateway-role.
 import { roleNamesFromEnv } from '../../compiler/sql/roles.ts';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { migrations: { type: 'string' }, model: { type: 'string' } } });
+  const values = commandLine(`Usage: npm run migrate -- [--model <file>] [--migrations <dir>]
+
+Brings the database (DATABASE_URL, else the embedded one) up to the committed migrations and current.sql of <dir>
+(default db/migrations), after compiling --model into its current.sql when given. AUTHENTICATOR_PASSWORD, when set,
+becomes the gateway role's password afterwards. PostgreSQL 15 to 18.`, { migrations: { type: 'string' }, model: { type: 'string' } });
   const folder = values.model
     ? writeScript(resolve(values.model), compileOrExit(resolve(values.model)), values.migrations)
     : resolve(values.migrations ?? join(projectRoot, 'db/migrations'));

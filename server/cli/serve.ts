@@ -6,9 +6,17 @@ import { loadManifest } from '../query/manifest.ts';
 import { limitsFromEnv } from '../request/limits.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 import { serveSettings } from './serve-settings.ts';
+import { commandLine } from '../../compiler/command-line.ts';
 import { assertSupportedServer } from '../pg/version.ts';
 
+const USAGE = `Usage: npm run serve   (node dist/server/cli/serve.js)
+
+Serves a database that migrate brought up to a model, with the gateway's own login only: no compiling, no DDL, no
+role changes, nothing written. Needs GATEWAY_DATABASE_URL (or DATABASE_URL), JWT_SECRET (or JWT_PRIVATE_KEY or
+JWKS_URL) and, with the local file driver, FILES_SECRET; every other setting is in README.md, "Environment variables".`;
+
 async function main(): Promise<void> {
+  commandLine(USAGE, {});
   const settings = serveSettings(process.env);
   const limits = limitsFromEnv();
   const pools = poolsFromEnv(settings.url, limits, process.env);

@@ -2,7 +2,7 @@
 // <dir>/current.sql (db/migrations), brings the database (DATABASE_URL or embedded) up to it, serves the
 // API the database's manifest describes (and /health) on PORT.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../../compiler/command-line.ts';
 import { resolveDatabase } from '../pg/resolve.ts';
 import { gatewayUrl } from '../pg/gateway-role.ts';
 import { describeFailure, migrateDatabase } from '../migrate.ts';
@@ -12,7 +12,14 @@ import { jwtSecret } from './jwt-secret.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 import { compileOrExit, EXAMPLE_MODEL, writeScript } from './model-script.ts';
 
+const START_USAGE = `Usage: npm start [-- --migrations <dir>]
+
+Compiles the model (MODEL, default examples/publishing.model.json) into <dir>/current.sql, brings the database
+(DATABASE_URL, else an embedded PostgreSQL under .data/) up to it, and serves the API on PORT (default 3000).
+Every setting is an environment variable: see README.md, "Environment variables".`;
+
 async function main(): Promise<void> {
+  const values = commandLine(START_USAGE, { migrations: { type: 'string' } });
   const modelPath = resolve(process.env.MODEL ?? EXAMPLE_MODEL);
   const port = portFromEnv(process.env);
   const limits = limitsFromEnv();
@@ -20,7 +27,6 @@ async function main(): Promise<void> {
   const compiled = compileOrExit(modelPath);
   const { model } = compiled;
 
-  const { values } = parseArgs({ options: { migrations: { type: 'string' } } });
   const migrations = writeScript(modelPath, compiled, values.migrations);
 
   const db = await resolveDatabase();

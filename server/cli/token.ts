@@ -1,6 +1,6 @@
 // `npm run token -- --sub u1 --roles editor,author [--email a@example.com] [--org o1 --org-roles owner]`:
 // prints an HS256 JWT for local use, signed with JWT_SECRET or the secret `npm start` keeps in .data/.
-import { parseArgs } from 'node:util';
+import { commandLine } from '../../compiler/command-line.ts';
 import { SignJWT } from 'jose';
 import { jwtSecret } from './jwt-secret.ts';
 
@@ -10,17 +10,14 @@ const USAGE = `Usage: npm run token -- --sub <user id> [--roles r1,r2] [--email 
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      sub: { type: 'string' }, roles: { type: 'string' }, email: { type: 'string' },
-      org: { type: 'string' }, 'org-roles': { type: 'string' },
-      enterprise: { type: 'string' }, 'enterprise-roles': { type: 'string' },
-      expires: { type: 'string', default: '24h' }, help: { type: 'boolean', short: 'h' },
-    },
+  const values = commandLine(USAGE, {
+    sub: { type: 'string' }, roles: { type: 'string' }, email: { type: 'string' },
+    org: { type: 'string' }, 'org-roles': { type: 'string' },
+    enterprise: { type: 'string' }, 'enterprise-roles': { type: 'string' },
+    expires: { type: 'string', default: '24h' },
   });
-  if (values.help) return void console.log(USAGE);
   if (!values.sub) {
-    console.error(`--sub is required.\n${USAGE}`);
+    console.error(`--sub is required.\n\n${USAGE}`);
     process.exit(1);
   }
   const claims: Record<string, unknown> = { roles: list(values.roles) ?? [] };

@@ -20,4 +20,8 @@ test('no login, no key, a short HS256 secret, or the local driver without FILES_
   refused({ DATABASE_URL: 'postgres://a@h/db', JWT_SECRET: LONG, STORAGE_DRIVER: '' }, 'FILES_SECRET');
 });
 
+test('every missing setting is named at once, each on its own line', () => {
+  assert.throws(() => serveSettings({}), (err: Error) => ['GATEWAY_DATABASE_URL', 'JWT_SECRET', 'FILES_SECRET'].every((v) => err.message.includes(`  - ${v}`)));
+});
+
 test.run();
