@@ -58,7 +58,8 @@ export async function startApi(model: string | object, options: StartOptions = {
     gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
     const manifest = await loadManifest(gatewaySql);
     const serverErrors: string[] = [];
-    const log = (message: string, err: unknown) => serverErrors.push(`${message}: ${(err as Error)?.stack ?? String(err)}`);
+    const log = (message: string, err: unknown, request?: { method: string; path: string; status: number }) =>
+      serverErrors.push(`${request ? `${request.method} ${request.path} failed with ${request.status}, ` : ''}${message}: ${(err as Error)?.stack ?? String(err)}`);
     const storage = options.storage ?? new LocalStorage({ dir: fileDir!, secret: 'e2e-file-secret', basePath: manifest.api.basePath });
     const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}),
       ...(options.limits?.statementTimeoutMs ? { attachTimeoutMs: options.limits.statementTimeoutMs } : {}) });
