@@ -6813,30 +6813,38 @@ CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LAN
 BEGIN
   CASE action
     WHEN 'list', 'read' THEN RETURN 'Everyone reads comments';
-    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_access"(text) IS 'PRE_FETCH for Comment: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Everyone reads comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Everyone reads comments'));
 COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Scenario "Everyone reads comments"; list (action), read (action)';
+CREATE POLICY "Administrators moderate comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Administrators moderate comments [select]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Authors manage their comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment') AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
+CREATE POLICY "Administrators moderate comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Administrators moderate comments [insert]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; create (entity)';
 CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [insert]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment') AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
+CREATE POLICY "Administrators moderate comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+COMMENT ON POLICY "Administrators moderate comments [update]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; update (entity)';
 CREATE POLICY "Authors manage their comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))) WITH CHECK (true);
 COMMENT ON POLICY "Authors manage their comments [update]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; update (api)';
+CREATE POLICY "Administrators moderate comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+COMMENT ON POLICY "Administrators moderate comments [delete]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; delete (entity)';
 CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
@@ -7198,6 +7206,7 @@ COMMENT ON FUNCTION "app"."comments_exists"(text, text) IS 'Whether Comment _key
 CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone reads comments' THEN ARRAY['Everyone reads comments', 'action', '']
+    WHEN 'Administrators moderate comments' THEN ARRAY['Administrators moderate comments', 'entity', '']
     WHEN 'Authors manage their comments' THEN ARRAY['Authors manage their comments', 'entity', 'matchResourceOwner']
     WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
     WHEN 'Signed-in users from trusted domains comment' THEN ARRAY['Signed-in users from trusted domains comment', 'action', '']
@@ -7208,6 +7217,7 @@ COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data ru
 CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT CASE _scenario
     WHEN 'Everyone reads comments' THEN ''
+    WHEN 'Administrators moderate comments' THEN ''
     WHEN 'Authors manage their comments' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
     WHEN 'Administrators can do anything' THEN ''
     WHEN 'Signed-in users from trusted domains comment' THEN ''

@@ -133,6 +133,7 @@ export const PUBLISHING_CASES: Case[] = [
   { why: 'sub-resource PUT by another user', as: 'eve', req: 'PUT /users/@ann/profile', body: { bio: 'Eve' }, status: 403, names: [SELF] },
   { why: 'comment author edits', as: 'ann', req: 'PATCH /comments/@c1', body: { body: 'Edited' }, status: 200, scenario: COMMENTERS },
   { why: 'not the comment\'s author', as: 'bob', req: 'PATCH /comments/@c1', body: { body: 'Edited' }, status: 403, names: [COMMENTERS, 'matchResourceOwner'] },
+  { why: 'an administrator moderates a comment (the entity level names admins before authors, so the api level is never needed)', as: 'adm', req: 'PATCH /comments/@c1', body: { body: 'Moderated' }, status: 200, scenario: 'Administrators moderate comments' },
   { why: 'api level (Tag has no entity scenarios)', as: 'adm', req: 'PATCH /tags/news', body: { label: 'NEWS' }, status: 200, scenario: ADMIN },
   { why: 'editor: no scenario updates tags', as: 'ann', req: 'PATCH /tags/news', body: { label: 'N' }, status: 403 },
   { why: 'member updates the project', as: 'bob', req: 'PATCH /projects/@PA', body: { name: 'PA!' }, status: 200, scenario: STAKE },
