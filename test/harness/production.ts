@@ -20,8 +20,23 @@ export function productionPackages(): string[] {
 
 export interface Install { dir: string; close(): void }
 
-/** Builds into `<tmp>/dist` as `npm run build` does, beside package.json and the production packages. */
+let shared: Install | undefined;
+
+/**
+ * Builds into `<tmp>/dist` as `npm run build` does, beside package.json and the production packages. The test files
+ * of a run share one process, so they share one build (a tsc run is the costly part), removed at the process's exit;
+ * close() leaves it to the next file.
+ */
 export function productionInstall(): Install {
+  if (!shared) {
+    const built = build();
+    process.once('exit', () => rmSync(built.dir, { recursive: true, force: true }));
+    shared = built;
+  }
+  return { dir: shared.dir, close: () => {} };
+}
+
+function build(): Install {
   const dir = mkdtempSync(join(tmpdir(), 'modelapi-prod-'));
   const run = (args: string[]) => {
     const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });

@@ -78,6 +78,7 @@ test('without DATABASE_URL, migrate says the embedded PostgreSQL is not installe
   assert.is(run.status, 1, run.stdout + run.stderr);
   assert.match(run.stderr, 'set DATABASE_URL');
   assert.not.match(run.stderr, /\n\s+at /);
+  rmSync(join(install.dir, '.data'), { recursive: true, force: true }); // the install is shared with serve.test.ts
 });
 
 test.run();
