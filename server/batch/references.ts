@@ -7,8 +7,8 @@ import { LIMITS } from '../request/limits.ts';
 
 const REFERENCE = /^\$(\d+)((?:\.[^.]+)*)$/;
 
-/** The response bodies of the operations run so far: [0] is operation 1's (undefined when it had none). */
-export type Bodies = ReadonlyArray<unknown>;
+/** The response body of operation n (from 1) of those run so far, parsed (undefined when it had none). */
+export type Bodies = (n: number) => unknown;
 
 /** What `text` stands for: itself, the unescaped literal, or the referenced value. */
 function resolveString(text: string, bodies: Bodies, current: number): unknown {
@@ -19,7 +19,7 @@ function resolveString(text: string, bodies: Bodies, current: number): unknown {
   if (!(n >= 1 && n < current)) {
     throw badRequest(`"${text}" refers to operation ${m[1]}, but only operations 1 to ${current - 1} have run before this one (write $$ for a literal $).`);
   }
-  let value = bodies[n - 1];
+  let value = bodies(n);
   if (value === undefined) throw badRequest(`"${text}" refers to operation ${n}, which answered without a body.`);
   for (const key of m[2] ? m[2].slice(1).split('.') : []) {
     const inside = Array.isArray(value) ? (/^\d+$/.test(key) ? value[Number(key)] : undefined)

@@ -1,6 +1,7 @@
 // POST {basePath}/batch: the operations of one body in one transaction, all or nothing. Each operation is
 // routed, parsed, planned, run and shaped by the code that serves it as a request of its own; the answer
-// is 200 with each one's status, headers and body, or the first failure's problem with its number.
+// is 200 with each one's status, headers and body (its text as written: server/batch/answers.ts), or the first
+// failure's problem with its number.
 import type { Sql } from 'postgres';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
@@ -17,15 +18,15 @@ import { requestProblem } from '../problem/request.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
 import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query/dispatch.ts';
 import { callerKey } from '../request/caller.ts';
-import { exactCopy, parseResult, responseText } from '../query/json.ts';
+import { exactCopy, JsonText, responseText } from '../query/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
-import { LIMITS } from '../request/limits.ts';
 import { resultRow } from '../request/wire.ts';
 import { routeSegments } from '../request/path.ts';
 import { respond } from '../response/respond.ts';
 import { readOperations, type Operation } from './envelope.ts';
 import { resolveBody, resolvePath } from './references.ts';
+import { Answers, type OperationAnswer } from './answers.ts';
 
 export interface BatchDeps {
   manifest: Manifest;
@@ -55,21 +56,9 @@ export interface BatchOutcome {
   body: unknown;
 }
 
-/** One operation's response: status, its ETag / Location / Last-Modified, and its body (null for 204). */
-export interface OperationResult {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
 /** Paths below the base path that are not API operations (uploads, documents, the batch itself). */
 const NOT_IN_BATCH = ['batch', '.well-known', 'openapi.json', 'api.raml', 'docs'];
 const RESULT_HEADERS = ['ETag', 'Location', 'Last-Modified'];
-
-/** The operations' response bodies passed MAX_BATCH_RESPONSE_BYTES at operation `n`: the batch is rolled back. */
-const answerTooLarge = (max: number, n: number) => new ApiError('payloadTooLarge',
-  `The response bodies of this batch's operations come to more than ${max} bytes at operation ${n} (${LIMITS.maxBatchResponseBytes.env}); the batch was rolled back.`,
-  { hint: 'Split the batch into smaller ones, or ask for less in its reads (per_page, include).' });
 
 class OperationFailure extends Error {
   constructor(readonly problem: ApiError, readonly instance: string) {
@@ -92,13 +81,13 @@ export function batchRunner(d: BatchDeps): Batch {
     };
   };
 
-  /** Runs operation `n` (from 1) in the transaction; `done` holds the results before it. `bytes`: its response body's. */
-  async function runOne(op: Operation, n: number, done: OperationResult[], caller: BatchCaller, call: TransactionCall, attachments: Attachment[],
-    deadline: AbortSignal | undefined): Promise<OperationResult & { outbox: boolean; bytes: number }> {
+  /** Runs operation `n` (from 1) in the transaction; `done` holds the answers before it. */
+  async function runOne(op: Operation, n: number, done: Answers, caller: BatchCaller, call: TransactionCall, attachments: Attachment[],
+    deadline: AbortSignal | undefined): Promise<OperationAnswer & { outbox: boolean }> {
     let plan: Plan | undefined;
     let instance = batchPath;
     try {
-      const bodies = done.map((r) => (r.body === null ? undefined : r.body));
+      const bodies = done.body;
       const path = resolvePath(op.path, bodies, n, d.planner.limits.maxHeaderBytes);
       const q = path.indexOf('?');
       const below = q < 0 ? path : path.slice(0, q);
@@ -133,9 +122,8 @@ export function batchRunner(d: BatchDeps): Batch {
       const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
       if (d.files) result = await d.files.present(plan, result, caller.requestUrl);
       const res = respond(plan, result, req, basePath);
-      const body = await res.text();
       const headers = Object.fromEntries(RESULT_HEADERS.flatMap((h) => (res.headers.has(h) ? [[h, res.headers.get(h)!]] : [])));
-      return { status: res.status, headers, body: body ? parseResult(body) : null, outbox, bytes: Buffer.byteLength(body) };
+      return { status: res.status, headers, text: await res.text(), outbox };
     } catch (err) {
       throw new OperationFailure(locate(requestProblem(err, plan, caller.identity, d.manifest), { operation: n }), instance);
     }
@@ -155,17 +143,17 @@ export function batchRunner(d: BatchDeps): Batch {
         deadline ??= d.files?.deadline();
         const kept = caller.once ? await holdKey(tx, caller.once) as BatchOutcome | undefined : undefined;
         if (kept) return { ...kept, headers: { ...kept.headers, 'Idempotent-Replayed': 'true' } };
-        const done: OperationResult[] = [];
-        let answerBytes = 0;
+        // Each answer is counted as it comes, and the next operation runs only while they are within the limit.
+        const done = new Answers(maxAnswer);
         for (const [i, op] of ops.entries()) {
-          const { outbox: queued, bytes, ...result } = await runOne(op, i + 1, done, caller, call, attachments, deadline);
-          answerBytes += bytes;
-          if (answerBytes > maxAnswer) throw answerTooLarge(maxAnswer, i + 1);
+          const { outbox: queued, ...answer } = await runOne(op, i + 1, done, caller, call, attachments, deadline);
+          done.add(i + 1, answer);
           outbox ||= queued;
-          done.push(result);
         }
-        const answered = { status: 200, headers: { 'Content-Type': 'application/json' }, body: { results: done } };
-        if (caller.once) await keepAnswer(tx, caller.once, answered);
+        const answered = { status: 200, headers: { 'Content-Type': 'application/json' }, body: done.answer() };
+        if (caller.once) {
+          await keepAnswer(tx, caller.once, new JsonText(`{"status":200,"headers":${JSON.stringify(answered.headers)},"body":${answered.body.text}}`));
+        }
         return answered;
       }, {
         // A deadlock rolled the first attempt back (nothing of it was kept): its file copies go before the

@@ -1,5 +1,5 @@
 // The HTTP server of the gateway: node:http with the header limit Node enforces itself, Hono's request
-// listener, the cap on connections per client, and problem documents for what fails before the app runs (a
+// listener, the caps on connections (in all and per client), and problem documents for what fails before the app runs (a
 // request Node's parser refuses, a Host or request target no URL can be built from).
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import type { RequestLimits } from '../request/limits.ts';
 type Fetch = Parameters<typeof getRequestListener>[0];
 
 /** The limits the HTTP server itself enforces, before the app sees a request. */
-export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient' | 'maxBodyBytes'>;
+export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient' | 'maxConnections' | 'maxBodyBytes'>;
 
 export interface ListenOptions {
   port: number;
@@ -48,8 +48,8 @@ export function listen(fetch: Fetch, o: ListenOptions, onListening?: (address: A
   const listener = getRequestListener(fetch, {
     errorHandler: () => renderProblem(badRequest('The Host header or the request target is not valid.'), { docsUrl: o.docsUrl, instance: '' }),
   });
-  const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs, maxConnectionsPerClient } = o.limits;
-  const cap = new ConnectionCap({ max: maxConnectionsPerClient, exempt: o.trusted ?? (() => false), docsUrl: o.docsUrl });
+  const { maxHeaderBytes, headersTimeoutMs, requestTimeoutMs, maxConnectionsPerClient, maxConnections } = o.limits;
+  const cap = new ConnectionCap({ max: maxConnectionsPerClient, total: maxConnections, exempt: o.trusted ?? (() => false), docsUrl: o.docsUrl });
   const server = createServer({
     ServerResponse: ClosingResponse,
     maxHeaderSize: maxHeaderBytes, headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs,

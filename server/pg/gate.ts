@@ -77,8 +77,10 @@ export class Gate {
    * `clients`: one per connection, tried in order so the first ones stay busy and the others idle (a client
    * connects on its first statement). `depth`: places on one connection (POOL_PIPELINE; 1: nothing waits behind another).
    * `callerMax`: connections one caller may hold at once for `close` and `own` statements (POOL_CALLER_MAX).
+   * `now`: the clock STALE_MS is judged by, in milliseconds (a test's own decides when a statement has run that long).
    */
-  constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number, readonly callerMax = clients.length) {
+  constructor(clients: Sql[], readonly depth: number, private readonly timeoutMs: number, readonly callerMax = clients.length,
+    private readonly now: () => number = () => performance.now()) {
     this.#lanes = clients.map((sql) => ({ sql, starts: [], places: [], taken: 0, open: true }));
     this.#longMax = clients.length - reservedForKeyed(clients.length);
   }
@@ -133,7 +135,7 @@ export class Gate {
   /** Takes a place for `use` on the first connection that has one, within the caller's share and the long ones' budget. */
   #place(use: Use, caller: string | undefined, places: number): Lane | undefined {
     if (use !== 'share' && (this.#atShare(caller) || this.#long >= this.#longMax)) return undefined;
-    const now = performance.now();
+    const now = this.now();
     const lane = this.#lanes.find((l) => this.#fits(l, use, places, now));
     if (!lane) return undefined;
     lane.starts.push(now);

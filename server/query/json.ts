@@ -1,36 +1,19 @@
 // Numbers keep every digit between HTTP and PostgreSQL: `numeric` columns hold more than a JS double,
 // so bodies and results travel as JSON text, with lossless-json keeping the numbers a double would round.
-import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { isLosslessNumber, stringify } from 'lossless-json';
+import { inexactNumbers, parseExact } from './exact-parse.ts';
 
 /** Plain parsed bodies -> their twin with exact numbers, registered only when a number needs it. */
 const precise = new WeakMap<object, unknown>();
 
-/** A number a double represents exactly stays a number; any other becomes a LosslessNumber. */
-const parseNumber = (text: string): number | LosslessNumber =>
-  isSafeNumber(text, { approx: false }) ? Number(text) : new LosslessNumber(text);
-
 /**
- * Parses a body's text again with lossless-json, which refuses a member named twice (SyntaxError
- * "Duplicate key …"), and remembers the exact twin of `value` (and of each object and array in it) when a
- * number needs one. No reviver: one called for every value made the parse twice as slow. `unique`: the caller
- * knows no member is named twice; then text whose every number is a safe double is not parsed again at all.
+ * Remembers the exact twin of a body parsed from `text` (and of each object and array in it) when one of its numbers
+ * needs one: the text is parsed again only then. The caller has refused a member named twice (server/request/body.ts).
  */
-export function exactTwin(value: object, text: string, unique = false): void {
-  // With every number a safe double (one fast pass says so), the parse only has to find a duplicate member.
-  if (allSafe(text)) {
-    if (!unique) parse(text, null, NO_NUMBER);
-    return;
-  }
-  let needed = false;
-  const twin = parse(text, null, (s) => {
-    const n = parseNumber(s);
-    if (isLosslessNumber(n)) needed = true;
-    return n;
-  });
-  if (needed) pairTwins(value, twin);
+export function exactTwin(value: object, text: string): void {
+  const inexact = inexactNumbers(text);
+  if (inexact.length > 0) pairTwins(value, parseExact(text, inexact));
 }
-
-const NO_NUMBER = () => 0;
 
 /** Registers the twin of `value` and of every object and array inside it, so any part is sent exactly. */
 function pairTwins(value: unknown, twin: unknown): void {
@@ -62,8 +45,14 @@ export function renameKeys(object: Record<string, unknown>, names: Map<string, s
   return object;
 }
 
+/** JSON text already written (a batch's answer, made of its operations' response bodies as they came): written as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** JSON text of the arguments of a call, with bodies' numbers as they were sent. */
 export function argsText(value: unknown): string {
+  if (value instanceof JsonText) return value.text;
   // Without an exact number anywhere in them (the usual case), the native serializer writes the same text.
   if (!holdsExact(value)) return JSON.stringify(value) ?? 'null';
   return stringify(value, (_key, v) => twinOrSelf(v)) ?? 'null';
@@ -98,38 +87,8 @@ export function canonicalText(value: unknown): string {
 
 /** A deep copy of a parsed body whose numbers a double cannot hold are LosslessNumbers (responseText writes them back). */
 export function exactCopy(value: unknown): unknown {
-  return parse(argsText(value), null, parseNumber);
+  return parseExact(argsText(value));
 }
-
-/**
- * Every run of digits that could be a JSON number, strings included: a superset of the text's numbers,
- * so when all of them are safe doubles the native parser loses nothing.
- */
-const NUMBER_LIKE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-/**
- * True when `text` holds no number a double may not keep. Such a number has 16 digits (so a run of 16
- * digits and points), or an exponent: an `e` right after a run of digits that starts a number (after a
- * space, `:`, `,`, `[`, `-`, or at the start). A number with neither has at most 15 significant digits,
- * which a double keeps (DBL_DIG). One pass over the characters, about as fast as JSON.parse; strings
- * that look like numbers only send the text to the slower exact check.
- */
-function surelySafe(text: string): boolean {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c >= 48 && c <= 57) || c === 46) {
-      if (++run === 16) return false;
-      continue;
-    }
-    if ((c === 101 || c === 69) && run > 0 && startsNumber(text.charCodeAt(i - run - 1))) return false;
-    run = 0;
-  }
-  return true;
-}
-/** Space, tab, newline, `:`, `,`, `[`, `-`, or before the text (NaN). */
-const startsNumber = (c: number) => Number.isNaN(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44 || c === 91 || c === 45;
-const allSafe = (text: string) =>
-  surelySafe(text) || (text.match(NUMBER_LIKE) ?? []).every((n) => isSafeNumber(n, { approx: false }));
 
 /** Parsed results that hold a LosslessNumber somewhere: only these need lossless-json to be written. */
 const exact = new WeakSet<object>();
@@ -137,9 +96,9 @@ const exact = new WeakSet<object>();
 /** Parses a function's result: numbers a double cannot hold stay exact (LosslessNumber). */
 export function parseResult(text: string | null): unknown {
   if (text === null) return null;
-  if (allSafe(text)) return JSON.parse(text);
-  const value = parse(text, null, parseNumber);
-  if (value && typeof value === 'object') exact.add(value);
+  const inexact = inexactNumbers(text);
+  const value = parseExact(text, inexact);
+  if (inexact.length > 0 && value && typeof value === 'object') exact.add(value);
   return value;
 }
 
@@ -150,6 +109,7 @@ export function adoptExact(part: unknown, result: object): void {
 
 /** Serializes a response body, writing exact numbers back as they came. */
 export function responseText(value: unknown, source?: unknown): string {
+  if (value instanceof JsonText) return value.text;
   if (source !== undefined && !(source && typeof source === 'object' && exact.has(source))) return JSON.stringify(value) ?? 'null';
   return stringify(value) ?? 'null';
 }

@@ -4,6 +4,7 @@
 import { ApiError, badRequest } from '../problem/types.ts';
 import { exactTwin } from '../query/json.ts';
 import { DEFAULT_LIMITS, LIMITS } from './limits.ts';
+import { duplicateMember, textShape } from './json-text.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 /** Deeper documents would overflow the stack of whatever walks them next (ajv, JSON.stringify). */
@@ -52,15 +53,11 @@ async function readJson(req: Request, maxBytes: number, maxMembers: number, list
     if (at >= 0) throw badRequest(`Element ${at} of the request body is not a JSON object: a list body holds objects only.`);
   } else if (!isObject(value)) throw badRequest(list ? 'The request body must be a JSON object or an array of objects.' : 'The request body must be a JSON object.');
   // JSON.parse keeps the last of a member named twice: the parsed objects then hold fewer members than the text.
-  const unique = checkValues(value, maxMembers) === shape.members;
-  // One more pass where needed, by a parser that refuses a member named twice and keeps exact numbers.
-  try {
-    exactTwin(value, text, unique);
-  } catch (err) {
-    const duplicate = /^Duplicate key '(.*)' encountered/.exec((err as Error).message);
-    if (duplicate) throw badRequest(`The request body names the member "${duplicate[1]}" twice in one object.`);
-    throw err;
+  if (checkValues(value, maxMembers) !== shape.members) {
+    const name = duplicateMember(text) ?? '';
+    throw badRequest(`The request body names the member "${name.length > 100 ? `${name.slice(0, 100)}…` : name}" twice in one object.`);
   }
+  exactTwin(value, text); // one more parse, only where a number needs its digits
   return value as Record<string, unknown> | Array<Record<string, unknown>>;
 }
 
@@ -136,25 +133,6 @@ function encodingOf(label: string): string | undefined {
 
 /** One decoder for every body: `decode` without `stream` keeps no state between calls. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Of JSON text, in one linear pass (brackets and colons inside strings do not count): the deepest bracket
- * nesting, and the object members written (each has one colon outside strings).
- */
-function textShape(text: string): { depth: number; members: number } {
-  let depth = 0, max = 0, members = 0, inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92) i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 58) members++;
-    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
-    else if (ch === 125 || ch === 93) depth--;
-  }
-  return { depth: max, members };
-}
 
 /**
  * The body's bytes, at most `maxBytes`. With a Content-Length within the limit the HTTP parser delivers

@@ -1,6 +1,7 @@
 // The limits a request is held to, in one place: their defaults, the environment variables that change
 // them, and their reading at start. Each is checked before any database work but the time limits and a batch's
 // answer size, counted as its operations answer (README: "Limits").
+import { readFileSync } from 'node:fs';
 import { EMBED_DEPTH } from '../../compiler/query/embeds.ts';
 
 export interface RequestLimits {
@@ -24,6 +25,8 @@ export interface RequestLimits {
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (429, and closed, past it; a trusted proxy's are not counted). */
   maxConnectionsPerClient: number;
+  /** Connections the gateway holds open at once, from every address (503, and closed, past it): below the open-file limit. */
+  maxConnections: number;
   /** Requests one caller may send in RATE_LIMIT_WINDOW_SECONDS (429 past it); 0: no limit. */
   rateLimitRequests: number;
   /** The window of RATE_LIMIT_REQUESTS, in seconds. */
@@ -55,8 +58,9 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxBodyBytes: { env: 'MAX_BODY_BYTES', fallback: 1024 * 1024 },
   maxJsonMembers: { env: 'MAX_JSON_MEMBERS', fallback: 1000 },
   maxBatchOperations: { env: 'MAX_BATCH_OPERATIONS', fallback: 100 },
-  // A batch's answer is held in memory whole (parsed, then written again) and kept for an Idempotency-Key: 16 times
-  // the default MAX_BODY_BYTES gives 100 operations 160 KB of answer each; reads that want more can page.
+  // A batch's answer is held in memory whole (each operation's body as the text it wrote, parsed only where a later
+  // operation refers to it) and kept for an Idempotency-Key: 16 times the default MAX_BODY_BYTES gives 100 operations
+  // 160 KB of answer each; reads that want more can page.
   maxBatchResponseBytes: { env: 'MAX_BATCH_RESPONSE_BYTES', fallback: 16 * 1024 * 1024 },
   maxFilters: { env: 'MAX_FILTERS', fallback: 50 },
   maxFilterNodes: { env: 'MAX_FILTER_NODES', fallback: 200 },
@@ -65,6 +69,8 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', fallback: 300_000 },
   // Browsers open 6 per host; a load test from one host rarely needs more than a few hundred.
   maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', fallback: 256 },
+  // Unset: three quarters of the open-file limit (connectionsWithin), so connections never take the files the pools need.
+  maxConnections: { env: 'MAX_CONNECTIONS', fallback: connectionsWithin(openFileLimit()) },
   rateLimitRequests: { env: 'RATE_LIMIT_REQUESTS', fallback: 0 }, // off unless set
   rateLimitWindowSeconds: { env: 'RATE_LIMIT_WINDOW_SECONDS', fallback: 10 },
   statementTimeoutMs: { env: 'STATEMENT_TIMEOUT_MS', fallback: 10_000 },
@@ -80,6 +86,27 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };
 
+/**
+ * The open-file limit of this process (`ulimit -n`): its soft limit, which Node itself raised to the hard limit as it
+ * started, read from /proc/self/limits; undefined where that cannot be read (not Linux).
+ */
+export function openFileLimit(read: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+  try {
+    const n = Number(/^Max open files\s+(\d+)/m.exec(read())?.[1]);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * MAX_CONNECTIONS when unset: three quarters of the open-file limit (of 1024 where it is unknown). The other quarter
+ * is for the database pools, files, the log, and connections past the cap while they are answered.
+ */
+export function connectionsWithin(openFiles: number | undefined): number {
+  return Math.max(1, Math.floor((openFiles ?? 1024) * 3 / 4));
+}
+
 export const DEFAULT_LIMITS = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, v.fallback])) as unknown as RequestLimits;
 
 /** The limits from the environment; a value that is not a positive whole number stops the start. */
@@ -94,6 +121,11 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): RequestLimi
     out[key] = n;
   }
   if (!env[LIMITS.poolCallerMax.env]) out.poolCallerMax = Math.ceil(out.poolMax / 2);
+  const openFiles = openFileLimit();
+  if (openFiles !== undefined && out.maxConnections >= openFiles) {
+    throw new Error(`${LIMITS.maxConnections.env} (${out.maxConnections}) must be below the open-file limit (${openFiles}), which the database pools and files share; `
+      + 'raise the limit (ulimit -n, systemd LimitNOFILE, docker --ulimit nofile) or lower the cap');
+  }
   if (out.headersTimeoutMs > out.requestTimeoutMs) {
     throw new Error(`${LIMITS.headersTimeoutMs.env} (${out.headersTimeoutMs}) may not exceed ${LIMITS.requestTimeoutMs.env} (${out.requestTimeoutMs}): the headers are part of the request`);
   }

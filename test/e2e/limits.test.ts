@@ -42,6 +42,18 @@ test('a member named twice in a JSON body is 400 naming it, with or without a to
   assert.equal(api.serverErrors, []);
 });
 
+test('a member named twice inside a JSON property is 400 naming it, whatever its two values (numbers, equal ones), on PATCH, merge patch and POST', async () => {
+  const json = 'application/json';
+  problem(await api.call('PATCH', '/posts/lp1', { raw: '{"meta":{"priority":1,"priority":2}}', type: json }), 400, /"priority" twice/);
+  problem(await api.call('PATCH', '/posts/lp1', { raw: '{"meta":{"labels":["a"],"labels":["a"]}}', type: 'application/merge-patch+json' }), 400, /"labels" twice/);
+  problem(await api.call('PATCH', '/posts/lp1', { raw: '{"meta":{"address":{"zip":"1","\\u007aip":"1"}}}', type: json }), 400, /"zip" twice/);
+  problem(await api.call('POST', '/posts', { raw: `{"id":"lp-dup","project_id":"${project}","title":"D","meta":{"priority":1,"priority":2}}`, type: json }), 400, /"priority" twice/);
+  problem(await api.call('POST', '/posts', { raw: `{"id":"lp-dup","project_id":"${project}","title":"D","title":"D"}`, type: json }), 400, /"title" twice/);
+  assert.is((await api.get('/posts/lp-dup')).status, 404, 'nothing was written');
+  assert.equal(dataOf(await api.get('/posts/lp1'), 200).meta, { a: 1 }, 'nothing was changed');
+  assert.equal(api.serverErrors, []);
+});
+
 test('a 413 sent before the body was all received says Connection: close; an answered request keeps its connection', async () => {
   const token = await api.token();
   const head = (length: number) => `POST ${api.basePath}/posts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n`

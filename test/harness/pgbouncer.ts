@@ -1,6 +1,6 @@
 // PgBouncer in transaction mode in front of a test database, when the `pgbouncer` program is on the PATH
 // (Debian: apt-get install pgbouncer): a config in a temporary folder, md5 auth for the one login given.
-import { spawn } from 'node:child_process';
+import { spawnGroup } from './child.ts';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -27,8 +27,9 @@ export async function startPgbouncer(bin: string, url: string, poolSize: number)
     `default_pool_size = ${poolSize}`, 'max_client_conn = 200', 'ignore_startup_parameters = extra_float_digits,options',
   ].join('\n') + '\n', { mode: 0o644 });
   const asUser = process.getuid?.() === 0 ? ['-u', 'postgres'] : []; // PgBouncer refuses to run as root
-  const child = spawn(bin, [...asUser, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnGroup(bin, [...asUser, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
+  let early = () => {};
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`pgbouncer did not start:\n${log}`)), 10_000);
     const onData = (c: Buffer) => {
@@ -37,9 +38,10 @@ export async function startPgbouncer(bin: string, url: string, poolSize: number)
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('close', () => { clearTimeout(timer); reject(new Error(`pgbouncer exited:\n${log}`)); });
+    early = () => { clearTimeout(timer); reject(new Error(`pgbouncer exited:\n${log}`)); };
+    child.once('close', early);
   });
-  child.removeAllListeners('close');
+  child.removeListener('close', early); // spawnGroup's own stays
   const exited = new Promise((r) => child.once('close', r));
   const pooled = new URL(url);
   pooled.hostname = '127.0.0.1';

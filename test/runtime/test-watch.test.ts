@@ -2,10 +2,9 @@
 // `npm run test:watch -- <file>` runs it again when a file under test/ changes (here a new file in an ignored folder).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { npmRun, root } from '../harness/child.ts';
+import { npmRun, root, spawnGroup, stopGroup } from '../harness/child.ts';
 import { adminUrl } from '../harness/db.ts';
 
 const TARGET = 'test/runtime/harness.test.ts';
@@ -26,10 +25,11 @@ test('npm run test:watch -- <file> runs it again on a change under test/', async
   const npmCli = process.env.npm_execpath;
   const args = ['run', '--silent', 'test:watch', '--', TARGET];
   const [cmd, argv] = npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, [npmCli, ...args]] : ['npm', args];
-  const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, DATABASE_URL: adminUrl() }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // The watcher and the runs it starts: one process group, ended with this test whatever stops it (test/harness/child.ts).
+  const child = spawnGroup(cmd, argv, { cwd: root, env: { ...process.env, DATABASE_URL: adminUrl() }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const runs = () => out.match(/^4 passed, 0 failed$/gm)?.length ?? 0;
   const waitFor = async (n: number, ms: number) => {
     for (const end = Date.now() + ms; Date.now() < end && runs() < n;) await new Promise((r) => setTimeout(r, 200));
@@ -44,9 +44,7 @@ test('npm run test:watch -- <file> runs it again on a change under test/', async
     assert.is(await waitFor(2, 90_000), 2, `a run after the change:\n${out}`);
     assert.match(out, /Restarting/);
   } finally {
-    try {
-      process.kill(-child.pid!, 'SIGTERM'); // the watcher and the runs it started
-    } catch { /* already gone */ }
+    await stopGroup(child); // the watcher and the runs it started, all ended before the test is
   }
 });
 

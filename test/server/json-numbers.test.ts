@@ -3,7 +3,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isSafeNumber } from 'lossless-json';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseResult, responseText } from '../../server/query/json.ts';
+import { inexactNumbers } from '../../server/query/exact-parse.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 const roundTrip = (text: string) => { const v = parseResult(text); return responseText(v, v); };
 
@@ -26,6 +32,24 @@ test('the quick check never lets an unsafe number through: 20,000 random numbers
     const expected = isSafeNumber(n, { approx: false }) ? JSON.stringify(JSON.parse(text)) : text.replace(/ /g, '');
     assert.is(roundTrip(text), expected, n);
   }
+});
+
+test('digits inside strings are text: only numbers outside strings are judged', () => {
+  assert.equal(inexactNumbers('{"a":"12345678901234567890","b":"1e400","c\\"":"\\"9007199254740993"}'), []);
+  const text = '{"a":"x","n":[1,9007199254740993,"2"]}';
+  assert.equal(inexactNumbers(text), [text.indexOf('9007'), text.indexOf('9007') + 16]);
+});
+
+test('a result with exact numbers and long texts holds about its size: its strings are made whole, not a character at a time', () => {
+  const rows = Array.from({ length: 20 }, (_, i) => `{"n":1234567890123456789${i % 10},"body":"${'0123456789'.repeat(5_000)}${i}"}`);
+  const text = `{"data":[${rows.join(',')}]}`;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const value = parseResult(text) as { data: Array<{ body: string }> };
+  gc();
+  const held = process.memoryUsage().heapUsed - before;
+  assert.ok(held < 3 * text.length, `${held} bytes held for ${text.length} bytes of text`);
+  assert.is(responseText(value, value), text);
 });
 
 test.run();

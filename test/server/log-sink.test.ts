@@ -2,13 +2,9 @@
 // left written when the process exits, and lines dropped rather than kept while the output is not read or failed.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { BlockSink } from '../../server/http/log-sink.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { runProcess } from '../harness/child.ts';
 
 /** An output that keeps each write it was given; `stalled`: it never finishes one (a reader that stopped). */
 function output(stalled = false) {
@@ -69,7 +65,8 @@ test('what is gathered is written when the process exits', async () => {
     "for (let i = 0; i < 3; i++) sink.write(`line ${i}\\n`);",
     'process.exit(0);',
   ].join('\n');
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root });
+  const { code, stdout, stderr } = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+  assert.is(code, 0, stderr);
   assert.is(stdout, 'line 0\nline 1\nline 2\n');
 });
 

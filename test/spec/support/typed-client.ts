@@ -1,12 +1,11 @@
 // A typed client as its users make one: openapi-typescript 7 writes types from the served document, a
 // small program using openapi-fetch is type-checked (tsc, strict) and run against the gateway.
-import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { root } from '../../harness/child.ts';
+import { root, runProcess } from '../../harness/child.ts';
 import type { RunningApi } from '../../e2e/support/server.ts';
 
 const TSCONFIG = {
@@ -54,9 +53,9 @@ export class ClientFolder {
    * returns the JSON of its last line, or throws with what it printed.
    */
   async run(api: RunningApi): Promise<any> {
-    const env = { ...process.env, API_BASE: api.origin + api.basePath, API_TOKEN: await api.token() };
-    const stdout = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(this.dir, 'client.ts')], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
-      .then((r) => r.stdout, (err: { stdout?: string; stderr?: string; message: string }) => { throw new Error(`the program failed: ${err.message} ${err.stdout} ${err.stderr}`); });
+    const env = { API_BASE: api.origin + api.basePath, API_TOKEN: await api.token() };
+    const { code, stdout, stderr } = await runProcess(process.execPath, ['--import', 'tsx', join(this.dir, 'client.ts')], env, 60_000);
+    if (code !== 0) throw new Error(`the program failed (exit ${code}): ${stdout} ${stderr}`);
     return JSON.parse(stdout.trim().split('\n').pop()!);
   }
 
