@@ -34,7 +34,7 @@ export function inexactNumbers(text: string): number[] {
 }
 
 /** The index of the quote closing the string that opens at `open` (escapes honoured), or the text's end. */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) {
     let slashes = 0;
     while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;

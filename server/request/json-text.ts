@@ -1,6 +1,8 @@
 // What one linear pass over a request body's JSON text tells before or besides JSON.parse: how deep it nests and how
 // many members its objects write, and the first member an object names twice (JSON.parse keeps the last silently).
 
+import { closingQuote } from '../query/exact-parse.ts';
+
 const QUOTE = 34, BACKSLASH = 92, COLON = 58, COMMA = 44, OPEN_OBJECT = 123, CLOSE_OBJECT = 125, OPEN_ARRAY = 91, CLOSE_ARRAY = 93;
 
 /** The deepest bracket nesting, and the object members written (each has one colon outside strings). */
@@ -46,14 +48,4 @@ export function duplicateMember(text: string): string | undefined {
     else if (ch === COMMA) key = names[names.length - 1] !== undefined;
   }
   return undefined;
-}
-
-/** The index of the quote closing the string that opens at `open` (escapes honoured). */
-function closingQuote(text: string, open: number): number {
-  for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) {
-    let slashes = 0;
-    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return q;
-  }
-  return text.length;
 }

@@ -15,9 +15,9 @@ export function npmRun(script: string, args: string[], env: NodeJS.ProcessEnv, t
   return finished(spawnNpm(script, args, env), timeoutMs);
 }
 
-/** `cmd args` in the project root (`env` added to this process's); resolves when it exits (its group killed after `timeoutMs`). */
-export function runProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Finished> {
-  return finished(spawnGroup(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }), timeoutMs);
+/** `cmd args` in `cwd` (`env` added to this process's); resolves when it exits (its group killed after `timeoutMs`). */
+export function runProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, cwd = root): Promise<Finished> {
+  return finished(spawnGroup(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }), timeoutMs);
 }
 
 /** What `child` wrote, once it and its output have ended; past `timeoutMs` its whole group is killed. */

@@ -3,7 +3,6 @@
 // refused, and graphile-migrate's own `commit` works with the documented variables.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { commitModel, ProofError } from '../../server/commit.ts';
 import { migrateDatabase } from '../../server/migrate.ts';
 import { dropDatabase, quoteIdent, withDatabase } from '../../server/pg/admin.ts';
 import { schemaShape } from '../../server/pg/schema-shape.ts';
-import { npmRun, root } from '../harness/child.ts';
+import { npmRun, root, runProcess } from '../harness/child.ts';
 import { adminUrl, freshDatabase, installSql, type TestDatabase } from '../harness/db.ts';
 
 let dev: TestDatabase;
@@ -118,16 +117,9 @@ test("graphile-migrate's own commit works with DATABASE_URL, SHADOW_DATABASE_URL
   assert.is(compiled.code, 0, compiled.stderr);
   assert.match(readFileSync(join(folder, 'current.sql'), 'utf8'), /^-- unit table:customers /m);
   const cli = join(root, 'node_modules/graphile-migrate/dist/cli.js');
-  const run = await new Promise<{ code: number | null; out: string }>((done) => {
-    const child = spawn(process.execPath, [cli, 'commit', '--message', 'customer phone'], {
-      cwd: dir, env: { ...process.env, DATABASE_URL: dev.url, SHADOW_DATABASE_URL: withDatabase(dev.url, `${dev.name}_shadow`), ROOT_DATABASE_URL: adminUrl() },
-    });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('close', (code) => done({ code, out }));
-  });
-  assert.is(run.code, 0, run.out);
+  const run = await runProcess(process.execPath, [cli, 'commit', '--message', 'customer phone'],
+    { DATABASE_URL: dev.url, SHADOW_DATABASE_URL: withDatabase(dev.url, `${dev.name}_shadow`), ROOT_DATABASE_URL: adminUrl() }, 120_000, dir);
+  assert.is(run.code, 0, run.stdout + run.stderr);
   assert.equal(files().slice(3), ['000004-customer-phone.sql']);
   assert.match(committed('000004-customer-phone.sql'), "ensure_column('customers', 'phone'");
   const [row] = await dev.sql`select count(*)::int as n from information_schema.columns where table_name = 'customers' and column_name = 'phone'`;

@@ -2,11 +2,10 @@
 // and serve stop before any work, naming 14 and the supported range, and the database is left as it was.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { npmRun, root } from '../harness/child.ts';
+import { npmRun, runProcess } from '../harness/child.ts';
 import { startThrowawayEmbedded, type TestCluster } from '../harness/cluster.ts';
 import { tinyModel } from '../harness/fixtures.ts';
 import { embeddedPg14 } from '../harness/pg14.ts';
@@ -69,11 +68,8 @@ test('npm start and npm run commit refuse it the same way', async () => {
 });
 
 test('serve refuses it before it listens', async () => {
-  const env = { ...process.env, GATEWAY_DATABASE_URL: url, JWT_SECRET: 'x'.repeat(32), FILES_SECRET: 'f'.repeat(32), PORT: String(await freePort()) };
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'], { cwd: root, env, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-  });
+  const env = { GATEWAY_DATABASE_URL: url, JWT_SECRET: 'x'.repeat(32), FILES_SECRET: 'f'.repeat(32), PORT: String(await freePort()) };
+  const run = await runProcess(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'], env);
   assertRefused(run, 'serve');
   assert.not.match(run.stdout, 'Health:');
 });

@@ -2,11 +2,10 @@
 // process of it, the server draining first; none is left running, re-parented to PID 1.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root } from '../harness/child.ts';
+import { root, spawnGroup } from '../harness/child.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { tinyModel } from '../harness/fixtures.ts';
 import { freePort } from '../harness/net.ts';
@@ -48,15 +47,15 @@ const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\S+ \S+ Z/.test(
 test('SIGTERM to npm ends the server below it, which drains and exits', async () => {
   if (!existsSync('/proc/self/task')) return; // the check reads /proc
   const env = { ...process.env, DATABASE_URL: db.url, SET_AUTHENTICATOR_PASSWORD: 'true', MODEL: join(dir, 'tiny.model.json'), PORT: String(await freePort()) };
-  const npm = spawn('npm', ['start', '--', '--migrations', join(dir, 'migrations')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawnGroup('npm', ['start', '--', '--migrations', join(dir, 'migrations')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  npm.stdout.on('data', (c: Buffer) => (out += c));
-  npm.stderr.on('data', (c: Buffer) => (out += c));
+  npm.stdout!.on('data', (c: Buffer) => (out += c));
+  npm.stderr!.on('data', (c: Buffer) => (out += c));
   const below: number[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`npm start did not serve:\n${out}`)), 120_000);
-      npm.stdout.on('data', () => { if (/Health: /.test(out)) { clearTimeout(timer); resolve(); } });
+      npm.stdout!.on('data', () => { if (/Health: /.test(out)) { clearTimeout(timer); resolve(); } });
       npm.once('close', () => { clearTimeout(timer); reject(new Error(`npm start exited:\n${out}`)); });
     });
     below.push(...descendants(npm.pid!));
