@@ -43,16 +43,22 @@ function scalarBundle(): string | undefined {
  */
 export const SELF_HOSTED = { agent: { disabled: true }, mcp: { disabled: true }, showDeveloperTools: 'never', telemetry: false } as const;
 
+/** Whether `segment` below the base path is free for a document: a collection of the same name keeps its route. */
+const freeSegment = (manifest: Manifest, segment: string) => !Object.values(manifest.resources).some((r) => r.collection === segment);
+
+/** The reference page's path, `{basePath}/docs`, or undefined where a collection named `docs` holds it. */
+export const docsPagePath = (manifest: Manifest): string | undefined =>
+  (freeSegment(manifest, 'docs') ? `${manifest.api.basePath}/docs` : undefined);
+
 /** GET {basePath} (links to the documents below and to every collection), {basePath}/openapi.json, {basePath}/api.raml and {basePath}/docs (the reference page). */
 export function docsRoutes(manifest: Manifest): Hono {
   const { basePath, title } = manifest.api;
   const docs = apiDocuments(manifest);
   const app = new Hono();
-  // A collection of the same name keeps its route: the documents give way.
-  const free = (segment: string) => !Object.values(manifest.resources).some((r) => r.collection === segment);
+  const free = (segment: string) => freeSegment(manifest, segment);
   if (free('openapi.json')) app.get(`${basePath}/openapi.json`, (c) => c.body(docs.openapi, 200, { 'Content-Type': 'application/json' }));
   if (free('api.raml')) app.get(`${basePath}/api.raml`, (c) => c.body(docs.raml, 200, { 'Content-Type': 'application/raml+yaml; charset=utf-8' }));
-  const bundle = free('docs') ? scalarBundle() : undefined;
+  const bundle = docsPagePath(manifest) !== undefined ? scalarBundle() : undefined;
   const index = JSON.stringify({
     title, version: manifest.api.version,
     links: {

@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
+import { docsPagePath } from '../docs.ts';
 import { listen } from '../http/listen.ts';
 import { Drain } from '../http/drain.ts';
 import { Metrics } from '../http/metrics.ts';
@@ -85,6 +86,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   const server = listen(drain.wrap(app.fetch), { port: o.port, limits, docsUrl: manifest.api.docsUrl, trusted, largestBody }, (info) => {
     const base = `http://localhost:${info.port}`;
     for (const line of o.banner?.(base, manifest) ?? [`Serving ${manifest.api.title} at ${base}${manifest.api.basePath}`]) console.log(line);
+    const docs = docsPagePath(manifest);
+    if (docs) console.log(`Docs: ${base}${docs}`);
     console.log(`Health: ${base}/health`);
     console.log(`Files: ${files.storage.driver} storage (STORAGE_DRIVER)`);
   });

@@ -49,7 +49,11 @@ test('npm start serves the API from the manifest and accepts minted tokens', asy
   try {
     assert.match(server.output(), `API: http://localhost:${port}/api/tiny/v1`);
     assert.match(server.output(), 'npm run -s token');
+    assert.match(server.output(), `Docs: http://localhost:${port}/api/tiny/v1/docs`);
     const base = `http://127.0.0.1:${port}/api/tiny/v1`;
+    const docsPage = await fetch(`${base}/docs`);
+    assert.is(docsPage.status, 200, 'the banner\'s docs address answers');
+    await docsPage.body?.cancel();
     const minted = (await mint(['--sub', 'u1'])).stdout.trim();
     const created = await fetch(`${base}/notes`, {
       method: 'POST', body: JSON.stringify({ title: 'First' }),
