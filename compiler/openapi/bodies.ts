@@ -2,11 +2,14 @@
 // generators read `default` there as the server's fill-in (openapi-typescript 7 keeps such members optional),
 // while in components.schemas a default makes a member required, as for what responses always carry.
 // A body with several media types (PATCH: JSON and merge-patch) keeps its schema there, shared; it has no defaults.
-// A create body (an object or an array of them) is inlined in both places.
+// A bulk create's body (an array of the create objects) is one of its own, `<name>List`, with the object inline too.
 import type { Schema } from './common.ts';
 import { listBody, listBodyItem } from './operations.ts';
 
 const SCHEMA_REF = '#/components/schemas/';
+
+/** The name of a bulk create's request body: its object's, and this. */
+export const LIST_BODY_SUFFIX = 'List';
 
 export function hoistRequestBodies(paths: Record<string, Schema>, schemas: Record<string, Schema>): Record<string, Schema> {
   const bodies: Record<string, Schema> = {};
@@ -15,15 +18,15 @@ export function hoistRequestBodies(paths: Record<string, Schema>, schemas: Recor
     for (const op of Object.values(item) as Schema[]) {
       const body = op.requestBody as { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
       const json = body?.content['application/json']?.schema;
-      const item = listBodyItem(json); // a bulk create's body: the object or a list of it, both inline
+      const item = listBodyItem(json); // a bulk create's body: a list of the object, inline
       const ref = (item ?? json)?.$ref;
       if (!body || typeof ref !== 'string' || !ref.startsWith(SCHEMA_REF)) continue;
-      const name = ref.slice(SCHEMA_REF.length);
+      const object = ref.slice(SCHEMA_REF.length), name = object + (item ? LIST_BODY_SUFFIX : '');
       const shared = Object.keys(body.content).length > 1;
-      if (shared && JSON.stringify(schemas[name]).includes('"default"')) throw new Error(`request body ${name} has defaults and several media types`);
-      const inlined = item ? listBody(schemas[name]!) : schemas[name];
+      if (shared && JSON.stringify(schemas[object]).includes('"default"')) throw new Error(`request body ${name} has defaults and several media types`);
+      const inlined = item ? listBody(schemas[object]!) : schemas[object];
       const moved: Schema = { required: body.required ?? false, content: shared ? body.content : { 'application/json': { schema: inlined } } };
-      if (!shared) inline.add(name);
+      if (!shared) inline.add(object);
       const seen = bodies[name];
       if (seen && JSON.stringify(seen) !== JSON.stringify(moved)) throw new Error(`request body ${name} is used in two ways`);
       bodies[name] = moved;

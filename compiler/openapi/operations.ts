@@ -11,7 +11,7 @@ export interface OperationSpec {
   operationId: string;
   tag: string;
   parameters?: Schema[];
-  /** `list`: an array of such objects is accepted too (bulk create). */
+  /** `list`: the body is an array of such objects (bulk create). */
   body?: { schema: string; required?: boolean; mergePatch?: boolean; list?: boolean };
   success: Record<string, Schema>;
   errors?: Extra;
@@ -35,21 +35,16 @@ export function operation(o: OperationSpec): Schema {
   };
 }
 
-/** One object, or an array of them created together (all or nothing; at most MAX_BATCH_OPERATIONS). */
+export const BULK_DESCRIPTION = 'Bulk create: every record in one statement, all or nothing (a failure names the element\'s `index`); at most MAX_BATCH_OPERATIONS (default 100) records.';
+
+/** An array of objects created together (all or nothing; at most MAX_BATCH_OPERATIONS). */
 export function listBody(one: Schema): Schema {
-  return {
-    anyOf: [one, {
-      type: 'array', minItems: 1, items: one,
-      description: 'Bulk create: every record in one statement, all or nothing (a failure names the element\'s `index`); at most MAX_BATCH_OPERATIONS (default 100) records.',
-    }],
-  };
+  return { type: 'array', minItems: 1, items: one, description: BULK_DESCRIPTION };
 }
 
-/** The object schema of a body that `listBody` made (its first alternative), or undefined for any other. */
+/** The object schema of a body that `listBody` made (its items), or undefined for any other. */
 export function listBodyItem(s: Schema | undefined): Schema | undefined {
-  const alternatives = s?.anyOf as Schema[] | undefined;
-  const list = alternatives?.[1];
-  return alternatives?.length === 2 && list?.type === 'array' && JSON.stringify(list.items) === JSON.stringify(alternatives[0]) ? alternatives[0] : undefined;
+  return s?.type === 'array' && s.description === BULK_DESCRIPTION ? s.items as Schema : undefined;
 }
 
 /** A JSON success response; `headers` names components (ETag, LastModified, Location). */

@@ -34,14 +34,22 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   const projection = projectionParameters(r.properties);
   const where = nested ? ' of the parent' : '';
   const opId = (action: string) => `${action}${e}${suffix}`;
+  const createBody = nested ? `${e}CreateNested` : `${e}Create`;
   const paths: Record<string, Schema> = {
     [base]: {
       [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
         success: { [status('list')]: success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
       [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection, ...idempotent],
-        description: 'An array body creates several records in one statement, all or nothing; the response is then 201 with `data` listing them (no Location).',
-        body: { schema: nested ? `${e}CreateNested` : `${e}Create`, list: true }, errors: ['409', '413', '415', '422'],
-        success: { [status('create')]: success('Created: the record, or for an array body the list of records.', `${e}Created`, ['Location', 'ETag']) } }),
+        description: `An array body is taken as \`POST ${base}/bulk\` takes it, and answered the same way.`,
+        body: { schema: createBody }, errors: ['409', '413', '415', '422'],
+        success: { [status('create')]: success('Created: the record.', `${e}Single`, ['Location', 'ETag']) } }),
+    },
+    [`${base}/bulk`]: {
+      [verb('bulkCreate')]: operation({ summary: `Create several ${r.collection}${nested ? ' under the parent' : ''}`, operationId: opId('bulkCreate'), tag,
+        parameters: [...pathParams, ...projection, ...idempotent],
+        description: 'Every record in one statement, all or nothing: the first element that fails is answered with its `index`, and nothing is written. No Location.',
+        body: { schema: createBody, list: true }, errors: ['409', '413', '415', '422'],
+        success: { [status('bulkCreate')]: success('Created: the records, in the order sent.', `${e}BulkCreated`) } }),
     },
     [`${base}/search`]: {
       [verb('search')]: operation({ summary: `Search ${r.collection}${where}`, operationId: opId('search'), tag, parameters: pathParams,

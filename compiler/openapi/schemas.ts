@@ -122,8 +122,8 @@ export function entitySchemas(r: ResourceManifest): Record<string, Schema> {
     [`${e}Patch`]: shape(r.schemas.patch, props, 'patch'),
     [`${e}Single`]: single(e),
     [`${e}List`]: listOf(e),
-    // A create answers the record, or for an array body (bulk create) the list of records.
-    [`${e}Created`]: { anyOf: [ref(`${e}Single`), { type: 'object', properties: { data: { type: 'array', items: ref(e) } }, required: ['data'] }] },
+    // A bulk create answers the records, in the order sent.
+    [`${e}BulkCreated`]: { type: 'object', properties: { data: { type: 'array', items: ref(e) } }, required: ['data'] },
   };
   if (r.parent) {
     const nested = clone(out[`${e}Create`]!) as Schema & { required?: string[] };

@@ -3,8 +3,8 @@
 // the response (server/response), the compiled api.* functions and the OpenAPI and RAML generators.
 import type { ActionName } from '../model/types.ts';
 
-/** Where an operation lives: /c, /c/search, /c/{id}, /c/{id}/restore, /c/{id}/{relation}, /c/{id}/{relation}/{target}. */
-export type PathShape = 'collection' | 'search' | 'item' | 'restore' | 'relation' | 'relationTarget';
+/** Where an operation lives: /c, /c/search, /c/bulk, /c/{id}, /c/{id}/restore, /c/{id}/{relation}, /c/{id}/{relation}/{target}. */
+export type PathShape = 'collection' | 'search' | 'bulk' | 'item' | 'restore' | 'relation' | 'relationTarget';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type BodyKind = 'none' | 'optional' | 'required';
 
@@ -38,7 +38,10 @@ export interface Operation {
 
 export const OPERATIONS = {
   list: { method: 'GET', path: 'collection', access: 'list', body: 'none', query: { paging: true, cursor: true, sort: true, filters: true, projection: true }, status: 200, reads: true },
+  // An array body is taken here too (design: `POST /<collection>` with an array), answered as bulkCreate answers.
   create: { method: 'POST', path: 'collection', access: 'create', body: 'required', query: { projection: true }, status: 201, keyed: true },
+  // Its own path, so that the documents give single and bulk create an operation each (a typed client's result is one type).
+  bulkCreate: { method: 'POST', path: 'bulk', access: 'create', body: 'required', query: { projection: true }, status: 201 },
   search: { method: 'POST', path: 'search', access: 'search', body: 'optional', query: {}, status: 200, reads: true },
   read: { method: 'GET', path: 'item', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true, keyed: true },
   replace: { method: 'PUT', path: 'item', access: 'update', body: 'required', query: { projection: true }, status: 200, keyed: true },

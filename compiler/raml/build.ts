@@ -3,6 +3,7 @@
 import { stringify } from 'yaml';
 import { ANNOTATION_TYPES, TypeConverter } from './types.ts';
 import { resourceTree, traits } from './resources.ts';
+import { LIST_BODY_SUFFIX } from '../openapi/bodies.ts';
 import { listBodyItem } from '../openapi/operations.ts';
 
 type Schema = Record<string, unknown>;
@@ -17,10 +18,10 @@ export function buildRaml(openapi: Schema): string {
   // Request bodies with their schema inline in components.requestBodies are named types too.
   for (const [name, b] of Object.entries(requestBodies)) {
     const schema = (b.content as Record<string, { schema: Schema }>)['application/json']!.schema;
-    const item = listBodyItem(schema); // a create body: the object type, and a list of it (bulk create)
-    if (item) {
-      types[name] = converter.convert(item, name);
-      types[`${name}List`] = { type: 'array', items: name, minItems: 1, description: (schema.anyOf as Schema[])[1]!.description };
+    const item = listBodyItem(schema); // a bulk create's body: a list of its object's type (the single create's body)
+    const object = name.slice(0, -LIST_BODY_SUFFIX.length);
+    if (item && name.endsWith(LIST_BODY_SUFFIX) && object in requestBodies) {
+      types[name] = { type: 'array', items: object, minItems: 1, description: schema.description };
     } else if (!schema.$ref) types[name] = converter.convert(schema, name);
   }
   const responseTraits: Record<string, unknown> = {};

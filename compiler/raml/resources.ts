@@ -1,6 +1,5 @@
 // OpenAPI paths to RAML 1.0 resources: one node per path segment, uriParameters on the segment that
 // names them; shared parameters (deepObject filters as `<property>[<op>]`) and problem responses become traits.
-import { listBodyItem } from '../openapi/operations.ts';
 import type { TypeConverter } from './types.ts';
 
 type Schema = Record<string, unknown>;
@@ -111,7 +110,6 @@ function response(r: Schema, resolve: (s: Schema) => Schema): Node {
 function bodies(body: Schema, name: string | undefined): Node {
   return Object.fromEntries(Object.entries(body.content as Record<string, Schema>).map(([mt, c]) => {
     const ref = (c.schema as Schema).$ref;
-    if (name && listBodyItem(c.schema as Schema)) return [mt, { type: `${name} | ${name}List` }];
     return [mt, { type: name ?? (typeof ref === 'string' ? ref.split('/').pop() : 'any') }];
   }));
 }

@@ -32,7 +32,7 @@ const found = { in: new WeakMap<Record<string, PropertyManifest>, Record<string,
 /** File properties in the body an endpoint writes (create, replace, patch, sub-resource PUT). */
 export function writtenFiles(e: Endpoint): Record<string, FileSpec> {
   if (e.action === 'subReplace') return e.relation?.def.kind === 'oneToOne' ? filesOf(e.relation.def.properties) : {};
-  return ['create', 'replace', 'patch'].includes(e.action) ? filesOf(e.resource.properties) : {};
+  return ['create', 'bulkCreate', 'replace', 'patch'].includes(e.action) ? filesOf(e.resource.properties) : {};
 }
 
 /** File properties in the rows an endpoint returns. */

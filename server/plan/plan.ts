@@ -78,8 +78,9 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions });
-    case 'create': {
+    case 'create': case 'bulkCreate': {
       const b = await readJsonObjects(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
+      if (e.action === 'bulkCreate' && !Array.isArray(b)) throw badRequest('This request needs a JSON array of objects, one for each record to create.');
       if (!b) throw badRequest('This request needs a JSON object body, or an array of them to create several records.');
       const rule = { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) };
       if (!Array.isArray(b)) {

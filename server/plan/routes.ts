@@ -61,6 +61,7 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, segments: 
   if (id === undefined) return addAt(where, 'collection');
   if (sub === undefined) {
     if (id === 'search') addAt(where, 'search');
+    if (id === 'bulk') addAt(where, 'bulk');
     return addAt(where, 'item', { id });
   }
   if (sub === 'restore' && target === undefined && resource.functions.restore) addAt(where, 'restore', { id });
@@ -106,6 +107,7 @@ function makeTemplate(e: Endpoint): string {
   switch (OPERATIONS[e.action].path) {
     case 'collection': return base;
     case 'search': return `${base}/search`;
+    case 'bulk': return `${base}/bulk`;
     case 'item': return `${base}/{id}`;
     case 'restore': return `${base}/{id}/restore`;
     case 'relation': return `${base}/{id}/${e.relation!.name}`;
