@@ -43,28 +43,30 @@ $$;
 -- or nothing: when an element fails, everything the earlier ones did is rolled back (one savepoint for the
 -- whole loop, not one per element) and the answer is {failed: {index, code, message, detail, hint,
 -- constraint_name, column_name, table_name}}, the fields the gateway maps to a problem for that index.
--- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion).
-CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+-- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion), json
+-- whose records keep the model's order (earlier versions: jsonb).
+SELECT meta.drop_if_returns('api.dispatch_each(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _results jsonb := '[]';
+  _results text := '';
   _at int := 0;
   _n int := jsonb_array_length(args_list);
   _code text; _message text; _detail text; _hint text; _constraint text; _column text; _table text;
 BEGIN
   BEGIN
     WHILE _at < _n LOOP
-      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at)::jsonb - 'outbox');
+      _results := _results || CASE WHEN _at = 0 THEN '' ELSE ',' END || api.dispatch(req_role, claims, ip, fn, args_list -> _at)::text;
       _at := _at + 1;
     END LOOP;
   EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS _code = RETURNED_SQLSTATE, _message = MESSAGE_TEXT, _detail = PG_EXCEPTION_DETAIL,
       _hint = PG_EXCEPTION_HINT, _constraint = CONSTRAINT_NAME, _column = COLUMN_NAME, _table = TABLE_NAME;
-    RETURN jsonb_build_object('failed', jsonb_strip_nulls(jsonb_build_object('index', _at, 'code', _code, 'message', _message,
+    RETURN json_build_object('failed', jsonb_strip_nulls(jsonb_build_object('index', _at, 'code', _code, 'message', _message,
       'detail', nullif(_detail, ''), 'hint', nullif(_hint, ''), 'constraint_name', nullif(_constraint, ''),
       'column_name', nullif(_column, ''), 'table_name', nullif(_table, ''))));
   END;
-  IF current_setting('request.outbox', true) = 'queued' THEN RETURN jsonb_build_object('results', _results, 'outbox', true); END IF;
-  RETURN jsonb_build_object('results', _results);
+  IF current_setting('request.outbox', true) = 'queued' THEN RETURN json_build_object('results', ('[' || _results || ']')::json, 'outbox', true); END IF;
+  RETURN json_build_object('results', ('[' || _results || ']')::json);
 END $fn$;
 COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb) IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
 

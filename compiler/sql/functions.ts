@@ -110,7 +110,7 @@ function dispatchDdl(names: string[], tables: string[], roles: RoleNames): strin
     "  _set := set_config('request.dispatched', 'yes', true);",
     ...route([...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))), '  '),
     '  -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.',
-    `  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;`,
+    `  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;`,
     '  RETURN _result;',
     'END $fn$;',
     "COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';",

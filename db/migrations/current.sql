@@ -470,28 +470,30 @@ $$;
 -- or nothing: when an element fails, everything the earlier ones did is rolled back (one savepoint for the
 -- whole loop, not one per element) and the answer is {failed: {index, code, message, detail, hint,
 -- constraint_name, column_name, table_name}}, the fields the gateway maps to a problem for that index.
--- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion).
-CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+-- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion), json
+-- whose records keep the model's order (earlier versions: jsonb).
+SELECT meta.drop_if_returns('api.dispatch_each(text, jsonb, text, text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _results jsonb := '[]';
+  _results text := '';
   _at int := 0;
   _n int := jsonb_array_length(args_list);
   _code text; _message text; _detail text; _hint text; _constraint text; _column text; _table text;
 BEGIN
   BEGIN
     WHILE _at < _n LOOP
-      _results := _results || jsonb_build_array(api.dispatch(req_role, claims, ip, fn, args_list -> _at)::jsonb - 'outbox');
+      _results := _results || CASE WHEN _at = 0 THEN '' ELSE ',' END || api.dispatch(req_role, claims, ip, fn, args_list -> _at)::text;
       _at := _at + 1;
     END LOOP;
   EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS _code = RETURNED_SQLSTATE, _message = MESSAGE_TEXT, _detail = PG_EXCEPTION_DETAIL,
       _hint = PG_EXCEPTION_HINT, _constraint = CONSTRAINT_NAME, _column = COLUMN_NAME, _table = TABLE_NAME;
-    RETURN jsonb_build_object('failed', jsonb_strip_nulls(jsonb_build_object('index', _at, 'code', _code, 'message', _message,
+    RETURN json_build_object('failed', jsonb_strip_nulls(jsonb_build_object('index', _at, 'code', _code, 'message', _message,
       'detail', nullif(_detail, ''), 'hint', nullif(_hint, ''), 'constraint_name', nullif(_constraint, ''),
       'column_name', nullif(_column, ''), 'table_name', nullif(_table, ''))));
   END;
-  IF current_setting('request.outbox', true) = 'queued' THEN RETURN jsonb_build_object('results', _results, 'outbox', true); END IF;
-  RETURN jsonb_build_object('results', _results);
+  IF current_setting('request.outbox', true) = 'queued' THEN RETURN json_build_object('results', ('[' || _results || ']')::json, 'outbox', true); END IF;
+  RETURN json_build_object('results', ('[' || _results || ']')::json);
 END $fn$;
 COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb) IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
 
@@ -1368,10 +1370,18 @@ CREATE TABLE IF NOT EXISTS lib.idempotency (
   caller text NOT NULL,
   key text NOT NULL,
   fingerprint text NOT NULL,
-  result jsonb NOT NULL,
+  result json NOT NULL,
   expires_at timestamptz NOT NULL,
   PRIMARY KEY (caller, key)
 );
+-- json, not jsonb: a replay answers the text first sent, its records in the model's order (earlier versions: jsonb).
+DO $$ BEGIN
+  IF (SELECT atttypid FROM pg_attribute WHERE attrelid = 'lib.idempotency'::regclass AND attname = 'result') = 'jsonb'::regtype THEN
+    ALTER TABLE lib.idempotency ALTER COLUMN result TYPE json USING result::json;
+    DROP FUNCTION IF EXISTS lib.idempotency_kept(text, text);
+  END IF;
+END $$;
+DROP FUNCTION IF EXISTS lib.idempotency_keep(text, text, text, jsonb, integer);
 CREATE INDEX IF NOT EXISTS idempotency_expires ON lib.idempotency (expires_at);
 REVOKE ALL ON lib.idempotency FROM PUBLIC;
 
@@ -1382,14 +1392,14 @@ LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS 
 $$;
 
 -- The kept, unexpired answer of a key (no row when there is none).
-CREATE OR REPLACE FUNCTION lib.idempotency_kept(_caller text, _key text) RETURNS TABLE (fingerprint text, result jsonb)
+CREATE OR REPLACE FUNCTION lib.idempotency_kept(_caller text, _key text) RETURNS TABLE (fingerprint text, result json)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT i.fingerprint, i.result
   FROM lib.idempotency i WHERE i.caller = _caller AND i.key = _key AND i.expires_at > now()
 $$;
 
 -- Keeps a result for `ttl_seconds` (replacing an expired one) and removes a few expired keys of anyone.
-CREATE OR REPLACE FUNCTION lib.idempotency_keep(_caller text, _key text, _fingerprint text, _result jsonb, ttl_seconds integer)
+CREATE OR REPLACE FUNCTION lib.idempotency_keep(_caller text, _key text, _fingerprint text, _result json, ttl_seconds integer)
 RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   DELETE FROM lib.idempotency WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM lib.idempotency WHERE expires_at <= now() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED));
@@ -1400,9 +1410,9 @@ RETURNS void LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog
 $$;
 
 REVOKE EXECUTE ON FUNCTION lib.idempotency_claim(text, text), lib.idempotency_kept(text, text),
-  lib.idempotency_keep(text, text, text, jsonb, integer) FROM PUBLIC;
+  lib.idempotency_keep(text, text, text, json, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION lib.idempotency_claim(text, text), lib.idempotency_kept(text, text),
-  lib.idempotency_keep(text, text, text, jsonb, integer) TO authenticator;
+  lib.idempotency_keep(text, text, text, json, integer) TO authenticator;
 
 -- Sign-in from the model (api.identity; design 8): refresh tokens, stored only as SHA-256 hashes and
 -- grouped in families for reuse detection, and sign-in attempts per email and per IP, kept here so that
@@ -2661,7 +2671,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -2721,7 +2731,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -2753,10 +2763,10 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0."user_id", 'bio', t_0."bio", 'avatar', t_0."avatar") FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t."id"))) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result
       FROM "app"."users" t WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -2764,12 +2774,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
 
-CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'create', "app"."users_access"('create'), 'User');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
@@ -2780,18 +2791,19 @@ BEGIN
     CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
     CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."users_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'User'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
 
-CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -2800,7 +2812,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -2820,7 +2832,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
@@ -2829,7 +2841,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
@@ -2837,11 +2849,12 @@ BEGIN
     PERFORM "app"."users_deny"('update', _key);
     PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
 
-CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -2850,7 +2863,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -2870,7 +2883,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
@@ -2879,7 +2892,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email", 'display_name', t."display_name", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
@@ -2887,7 +2900,7 @@ BEGIN
     PERFORM "app"."users_deny"('update', _key);
     PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
 
@@ -2918,27 +2931,29 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete a User';
 
-CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_profile_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'read', "app"."users_access"('read'), 'User');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _row jsonb;
+  _row json;
   _etag text;
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
 PERFORM "app"."users_require"(_key, 'read');
-  SELECT jsonb_build_object('user_id', t."user_id", 'bio', t."bio", 'avatar', t."avatar") INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
+  SELECT (SELECT row_to_json(r) FROM (SELECT t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar") r) INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
   -- Never written: every property null.
-  _row := coalesce(_row, jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', _key));
+  _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT _key AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _etag, _modified, args); END IF;
-  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource User.profile';
 
-CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_profile_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_profile_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -2947,7 +2962,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _row jsonb;
+  _row json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -2977,9 +2992,9 @@ PERFORM "app"."users_require"(_key, 'update');
     CASE WHEN _body ? 'avatar' THEN r."avatar" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."users_profile", _body) r
   ON CONFLICT ("user_id") DO UPDATE SET "bio" = EXCLUDED."bio", "avatar" = EXCLUDED."avatar"
-  RETURNING jsonb_build_object('user_id', t."user_id", 'bio', t."bio", 'avatar', t."avatar") INTO _row;
+  RETURNING (SELECT row_to_json(r) FROM (SELECT t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar") r) INTO _row;
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
-  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-resource User.profile';
 
@@ -3273,7 +3288,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -3336,7 +3351,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -3371,10 +3386,10 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id", 'email', t_0."email", 'display_name', t_0."display_name", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0."user_id", 'bio', t_0_0."bio", 'avatar', t_0_0."avatar") FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role", 'status', t_0_j."status")) AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result
       FROM "app"."projects" t WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -3382,12 +3397,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
 
-CREATE OR REPLACE FUNCTION "api"."projects_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'create', "app"."projects_access"('create'), 'Project');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
@@ -3396,18 +3412,19 @@ BEGIN
     INSERT INTO "app"."projects" AS t ("name")
     SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."projects", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."projects_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Project'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_create"(jsonb) IS 'create a Project';
 
-CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
   _key text := args ->> 'id';
@@ -3416,7 +3433,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -3433,18 +3450,19 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT) a Project';
 
-CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
   _key text := args ->> 'id';
@@ -3453,7 +3471,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -3470,14 +3488,14 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH) a Project';
 
@@ -3508,7 +3526,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_delete"(jsonb) IS 'delete a Project';
 
-CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."projects_members_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'read', "app"."projects_access"('read'), 'Project');
   _key text := args ->> 'id';
@@ -3516,17 +3535,17 @@ DECLARE
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
   _total bigint;
-  _rows jsonb;
+  _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
 PERFORM "app"."projects_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."project_id" = _key;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id", 'email', x."email", 'display_name', x."display_name", 'created_at', x."created_at", 'updated_at', x."updated_at") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
-    SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at, jsonb_build_object('role', j."role", 'status', j."status") AS edge FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."id" AS "id", x."email" AS "email", x."display_name" AS "display_name", x."created_at" AS "created_at", x."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at, (SELECT row_to_json(r) FROM (SELECT j."role" AS "role", j."status" AS "status") r) AS edge FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."project_id" = _key
     ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_members_list"(jsonb) IS 'list linked records: Project.members';
 
@@ -5086,7 +5105,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -5156,7 +5175,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN $1 -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -5197,10 +5216,10 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at") || CASE WHEN args -> 'embed' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id", 'email', t_0_0."email", 'display_name', t_0_0."display_name", 'created_at', t_0_0."created_at", 'updated_at', t_0_0."updated_at") || CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN jsonb_build_object('profile', coalesce((SELECT jsonb_build_object('user_id', t_0_0_0."user_id", 'bio', t_0_0_0."bio", 'avatar', t_0_0_0."avatar") FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), jsonb_build_object('user_id', NULL, 'bio', NULL, 'avatar', NULL) || jsonb_build_object('user_id', t_0_0."id"))) ELSE '{}'::jsonb END || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_j."role", 'status', t_0_0_j."status")) AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_1."slug", 'label', t_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result
       FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -5208,12 +5227,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
 
-CREATE OR REPLACE FUNCTION "api"."posts_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'create', "app"."posts_access"('create'), 'Post');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
@@ -5243,18 +5263,19 @@ BEGIN
     CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
     CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."posts", _body - 'version') r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."posts_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Post'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_create"(jsonb) IS 'create a Post';
 
-CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
   _key text := args ->> 'id';
@@ -5263,7 +5284,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -5296,18 +5317,19 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('update', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT) a Post';
 
-CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
   _key text := args ->> 'id';
@@ -5316,7 +5338,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -5349,14 +5371,14 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('update', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH) a Post';
 
@@ -5402,7 +5424,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_delete"(jsonb) IS 'delete a Post (soft delete unless permanent)';
 
-CREATE OR REPLACE FUNCTION "api"."posts_restore"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_restore"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_restore"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'restore', "app"."posts_access"('restore'), 'Post');
   _key text := args ->> 'id';
@@ -5410,7 +5433,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -5422,29 +5445,30 @@ BEGIN
   AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
     SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL;
     IF FOUND THEN
       UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
-      RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result;
+      RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
       IF _result IS NOT NULL THEN
         PERFORM lib.precondition_check('Post', _etag, _modified, args);
-        RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+        RETURN _result;
       END IF;
     END IF;
   END IF;
   IF _result IS NULL THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'project_id', t."project_id", 'title', t."title", 'body', t."body", 'status', t."status", 'version', t."version", 'author_id', t."author_id", 'rating', t."rating", 'word_count', t."word_count", 'published_on', t."published_on", 'reading_slot', t."reading_slot", 'featured', t."featured", 'tags_cache', t."tags_cache", 'cover', t."cover", 'attachment', t."attachment", 'meta', t."meta", 'legacyCode', t."legacy_code", 'internal_note', t."internal_note", 'created_at', t."created_at", 'updated_at', t."updated_at"), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('restore', _key);
     IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_restore"(jsonb) IS 'restore a Post';
 
-CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."posts_tags_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'read', "app"."posts_access"('read'), 'Post');
   _key text := args ->> 'id';
@@ -5452,7 +5476,7 @@ DECLARE
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
   _total bigint;
-  _rows jsonb;
+  _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN
   PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
@@ -5461,11 +5485,11 @@ END IF;
 PERFORM "app"."posts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
     WHERE j."post_id" = _key;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'label', x."label") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
-    SELECT t."slug", t."label", t._rev, t._modified_at, jsonb_build_object() AS edge FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."label" AS "label") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."slug", t."label", t._rev, t._modified_at, '{}'::json AS edge FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
     WHERE j."post_id" = _key
     ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_tags_list"(jsonb) IS 'list linked records: Post.tags';
 
@@ -5807,7 +5831,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -5880,7 +5904,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN $1 -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -5925,10 +5949,10 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at") || CASE WHEN args -> 'embed' ? 'post' THEN jsonb_build_object('post', (SELECT jsonb_build_object('id', t_0."id", 'project_id', t_0."project_id", 'title', t_0."title", 'body', t_0."body", 'status', t_0."status", 'version', t_0."version", 'author_id', t_0."author_id", 'rating', t_0."rating", 'word_count', t_0."word_count", 'published_on', t_0."published_on", 'reading_slot', t_0."reading_slot", 'featured', t_0."featured", 'tags_cache', t_0."tags_cache", 'cover', t_0."cover", 'attachment', t_0."attachment", 'meta', t_0."meta", 'legacyCode', t_0."legacy_code", 'internal_note', t_0."internal_note", 'created_at', t_0."created_at", 'updated_at', t_0."updated_at") || CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN jsonb_build_object('project', (SELECT jsonb_build_object('id', t_0_0."id", 'name', t_0_0."name", 'owner_id', t_0_0."owner_id") || CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0_0."id", 'email', t_0_0_0."email", 'display_name', t_0_0_0."display_name", 'created_at', t_0_0_0."created_at", 'updated_at', t_0_0_0."updated_at") || jsonb_build_object('edge', jsonb_build_object('role', t_0_0_0_j."role", 'status', t_0_0_0_j."status")) AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r)) ELSE '{}'::jsonb END FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id")) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN jsonb_build_object('tags', (SELECT coalesce(jsonb_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0_1."slug", 'label', t_0_1."label") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r)) ELSE '{}'::jsonb END FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result
       FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -5936,12 +5960,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
 
-CREATE OR REPLACE FUNCTION "api"."comments_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'create', "app"."comments_access"('create'), 'Comment');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
@@ -5957,18 +5982,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE NULL END,
     CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."comments", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."comments_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Comment'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_create"(jsonb) IS 'create a Comment';
 
-CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
   _key text := args ->> 'id';
@@ -5977,7 +6003,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -5996,18 +6022,19 @@ BEGIN
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT) a Comment';
 
-CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."comments_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
   _key text := args ->> 'id';
@@ -6016,7 +6043,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -6035,14 +6062,14 @@ BEGIN
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'post_id', t."post_id", 'body', t."body", 'author_id', t."author_id", 'created_at', t."created_at"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."comments_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH) a Comment';
 
@@ -6280,7 +6307,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -6340,7 +6367,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'label', t."label")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -6371,19 +6398,20 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  SELECT json_build_object('data', json_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
+  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';
 
-CREATE OR REPLACE FUNCTION "api"."tags_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'create', "app"."tags_access"('create'), 'Tag');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
@@ -6393,18 +6421,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
     CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."tags", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."tags_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Tag'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_create"(jsonb) IS 'create a Tag';
 
-CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
   _key text := args ->> 'id';
@@ -6413,7 +6442,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -6430,18 +6459,19 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tags_deny"('update', _key);
     PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT) a Tag';
 
-CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tags_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
   _key text := args ->> 'id';
@@ -6450,7 +6480,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -6467,14 +6497,14 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'label', t."label"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tags_deny"('update', _key);
     PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tags_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH) a Tag';
 
@@ -6627,7 +6657,7 @@ BEGIN
     END IF;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

@@ -192,7 +192,7 @@ export async function holdKey(tx: Sql, once: Once): Promise<unknown> {
 export async function keepAnswer(tx: Sql, once: Once, result: unknown): Promise<void> {
   // Its own statement: EXECUTE is checked as a statement starts, and the request role may not keep.
   await tx`select set_config('role', 'none', true)`;
-  await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::jsonb, ${once.ttlSeconds}::int)`;
+  await tx`select lib.idempotency_keep(${once.caller}, ${once.key}, ${once.fingerprint}, ${argsText(result)}::text::json, ${once.ttlSeconds}::int)`;
 }
 
 /**

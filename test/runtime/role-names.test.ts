@@ -38,7 +38,7 @@ test('a role\'s own variable wins over the prefix; a property called anon is a c
   const { sql } = compileModel(model, { roles });
   assert.match(sql, /GRANT SELECT \([^)]*"anon"[^)]*\) ON "app"\."notes" TO "blog_anon", "blog_authenticated";/);
   assert.match(sql, "SELECT meta.ensure_column('notes', 'anon', 'boolean'");
-  assert.match(sql, `'title', t."title", 'anon', t."anon"`);
+  assert.match(sql, 't."title" AS "title", t."anon" AS "anon"');
 });
 
 test('the example compiled for other role names keeps its script under .data/migrations: db/migrations/current.sql stays the defaults\'', () => {

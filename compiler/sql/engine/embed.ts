@@ -2,7 +2,7 @@
 // read or list, each embedded table judged by its own policies under its own `read` scenario for the caller.
 import { ident, literal } from '../ident.ts';
 import { fn } from './refusals.ts';
-import { emptyRow, rowJson, type EmbedShape, type Shape } from './shape.ts';
+import { emptyRow, jsonObject, member, rowJsonText, withMembers, type EmbedShape, type Shape } from './shape.ts';
 
 /**
  * The scenario an embedded table's policies judge by when the caller has none for `read`: no policy has
@@ -11,20 +11,22 @@ import { emptyRow, rowJson, type EmbedShape, type Shape } from './shape.ts';
 const NO_SCENARIO = 'chr(1)';
 
 /**
- * ` || CASE …` members that add to the row at `alias` each embed `tree` (a jsonb expression: the asked
- * embeds at this level, `{"site": {"region": {}}}`) names; `args` is the request's arguments (embed_limit).
+ * Text of the members (`,"name":value…`, or '') that each embed `tree` (a jsonb expression: the asked embeds at
+ * this level, `{"site": {"region": {}}}`) names adds to the row at `alias`, after its properties (withMembers);
+ * `args` is the request's arguments (embed_limit). Empty when the entity has no embeds.
  */
-export function embedJson(s: Shape, alias: string, tree: string, args: string): string {
-  return s.embeds.map((e, i) => {
+export function embedMembers(s: Shape, alias: string, tree: string, args: string): string {
+  if (!s.embeds.length) return '';
+  return `(${s.embeds.map((e, i) => {
     const x = `${alias}_${i}`;
     const value = embedValue(s, e, alias, x, `${tree} -> ${literal(e.name)}`, args);
-    return ` || CASE WHEN ${tree} ? ${literal(e.name)} THEN jsonb_build_object(${literal(e.name)}, ${value}) ELSE '{}'::jsonb END`;
-  }).join('');
+    return `CASE WHEN ${tree} ? ${literal(e.name)} THEN ${member(e.name, value)} ELSE '' END`;
+  }).join(' || ')})`;
 }
 
 function embedValue(s: Shape, e: EmbedShape, alias: string, x: string, below: string, args: string): string {
   const t = e.target;
-  const row = `${rowJson(t, x)}${embedJson(t, x, below, args)}`;
+  const row = withMembers(t, rowJsonText(t, x), embedMembers(t, x, below, args));
   const live = t.soft ? ` AND ${x}.deleted_at IS NULL` : '';
   switch (e.kind) {
     case 'reference':
@@ -32,8 +34,8 @@ function embedValue(s: Shape, e: EmbedShape, alias: string, x: string, below: st
     case 'oneToOne': // never written: every property null, as its own read answers
       return `coalesce((SELECT ${row} FROM ${t.rel} ${x} WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(s.pk)}), ${emptyRow(t, `${alias}.${ident(s.pk)}`)})`;
     case 'manyToMany': {
-      const j = e.join!, edge = `jsonb_build_object(${j.edge.map((c) => `${literal(c)}, ${x}_j.${ident(c)}`).join(', ')})`;
-      return `(SELECT coalesce(jsonb_agg(${x}_r.v ORDER BY ${x}_r.k), '[]'::jsonb) FROM (SELECT ${row} || jsonb_build_object('edge', ${edge}) AS v, ${x}.${ident(t.pk)} AS k`
+      const j = e.join!, edge = jsonObject(j.edge.map((c) => [c, `${x}_j.${ident(c)}`]));
+      return `(SELECT coalesce(json_agg(${x}_r.v ORDER BY ${x}_r.k), '[]'::json) FROM (SELECT ${withMembers(t, row, member('edge', edge))} AS v, ${x}.${ident(t.pk)} AS k`
         + ` FROM ${j.rel} ${x}_j JOIN ${t.rel} ${x} ON ${x}.${ident(t.pk)} = ${x}_j.${ident(j.targetColumn)}`
         + ` WHERE ${x}_j.${ident(j.ownerColumn)} = ${alias}.${ident(s.pk)}${live}`
         + ` ORDER BY ${x}.${ident(t.pk)} LIMIT (${args} ->> 'embed_limit')::integer) ${x}_r)`;

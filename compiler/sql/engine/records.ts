@@ -5,9 +5,9 @@ import { DATA_BYTES, ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
-import { embedJson, embedScenarios } from './embed.ts';
+import { embedMembers, embedScenarios } from './embed.ts';
 import {
-  keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, rowJsonText, selectList, singleJson, singleJsonText, type Shape,
+  keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList, singleJsonText, withMembers, type Shape,
 } from './shape.ts';
 
 export interface Head {
@@ -78,12 +78,11 @@ const bodyCheck = (s: Shape, body = '_body') =>
   `PERFORM lib.check_body(${body}, ${textArray(s.writable.map((w) => w.name).concat(s.managed))}, ${textArray(s.readOnly)});`;
 
 /**
- * A page's row, as json: built as text, about four times cheaper than jsonb for a page of rows, and the
- * page goes out as json. Embeds are text of the list statement only when asked (built as jsonb, then
- * json), so a list without them keeps its plain plan.
+ * A page's row, as json (cheaper than jsonb for a page of rows, and the page goes out as json), in the model's
+ * order. Embeds are text of the list statement only when asked, so a list without them keeps its plain plan.
  */
 const listRow = (s: Shape) => (s.embeds.length
-  ? `$q$ || CASE WHEN args ? 'embed' THEN $q$(${rowJson(s)}${embedJson(s, 't', "$1 -> 'embed'", '$1')})::json$q$ ELSE $q$${rowJsonText(s)}$q$ END || $q$`
+  ? `$q$ || CASE WHEN args ? 'embed' THEN $q$${withMembers(s, rowJsonText(s), embedMembers(s, 't', "$1 -> 'embed'", '$1'))}$q$ ELSE $q$${rowJsonText(s)}$q$ END || $q$`
   : rowJsonText(s));
 
 function list(s: Shape, action: 'list' | 'search'): string {
@@ -157,7 +156,7 @@ function read(s: Shape): string {
     // A read without embeds keeps a plan of its own, as plain as the table's.
     ...(s.embeds.length ? [
       "IF args ? 'embed' THEN",
-      `  SELECT ${singleJsonText(s, h.scenarioLabel, 't', embedJson(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
+      `  SELECT ${singleJsonText(s, h.scenarioLabel, 't', embedMembers(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
       `    FROM ${s.rel} t WHERE ${recordWhere(s)};`,
       'ELSE',
       `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
@@ -191,7 +190,7 @@ function create(s: Shape): string {
     '  END IF;',
     `  _body := _body || jsonb_build_object(${literal(s.parent.column)}, _parent);`,
     'END IF;'] : [];
-  return plpgsql(api(s, 'create'), ARGS, 'jsonb', [...h.declare.filter((l) => !l.startsWith('_key')), "_body jsonb := args -> 'body';", '_result jsonb;', '_about text[];'], [
+  return plpgsql(api(s, 'create'), ARGS, 'json', [...h.declare.filter((l) => !l.startsWith('_key')), "_body jsonb := args -> 'body';", '_result json;', '_about text[];'], [
     bodyCheck(s),
     parentCheck(s),
     ...parent,
@@ -202,14 +201,14 @@ function create(s: Shape): string {
       `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
       `  FROM jsonb_populate_record(NULL::${s.rel}, ${row}) r`,
     ] : [`  INSERT INTO ${s.rel} AS t DEFAULT VALUES`]),
-    `  RETURNING ${singleJson(s)} INTO _result;`,
+    `  RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`,
     'EXCEPTION WHEN insufficient_privilege THEN',
     '  -- The row-level policy\'s WITH CHECK: the new record does not satisfy the winning scenario.',
     `  _about := ${fn(s, 'scenario')}(_scenario);`,
     `  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], ${literal(s.entity)}),`,
     "    DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;",
     'END;',
-    `RETURN _result || ${h.scenario};`,
+    'RETURN _result;',
   ], `create a ${s.entity}`);
 }
 
@@ -260,10 +259,10 @@ function update(s: Shape, patch: boolean): string {
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
     `WHERE ${recordWhere(s)}`,
     `  AND ${preconditionWhere(s)}`,
-    `RETURNING ${singleJson(s)} INTO _result;`,
+    `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`,
   ];
   const updates = byPasswordsNamed(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name), statement);
-  return plpgsql(api(s, action), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, action), ARGS, 'json', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
     bodyCheck(s),
     ...keyCheck(s),
     parentCheck(s),
@@ -275,7 +274,7 @@ function update(s: Shape, patch: boolean): string {
     'IF _result IS NULL THEN',
     ...explainMiss(s, h.action, 'live', '_expected').map((l) => `  ${l}`),
     'END IF;',
-    `RETURN _result || ${h.scenario};`,
+    'RETURN _result;',
   ], `${patch ? 'patch (PATCH)' : 'replace (PUT)'} a ${s.entity}`);
 }
 
@@ -313,9 +312,9 @@ function remove(s: Shape): string {
  */
 function restore(s: Shape): string {
   const h = head(s, 'restore');
-  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJson(s)} INTO _result;`];
+  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`];
   const etag = s.version ? `t.${ident(s.version)}::text` : 't._rev::text';
-  return plpgsql(api(s, 'restore'), ARGS, 'jsonb', [...h.declare, ...PRECONDITION_DECLARE, '_result jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, 'restore'), ARGS, 'json', [...h.declare, ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
     ...keyCheck(s),
     parentCheck(s),
     ...preconditionAssignments(s),
@@ -328,19 +327,19 @@ function restore(s: Shape): string {
     ...restoring(recordWhere(s, 'deleted')).map((l) => `    ${l}`),
     '    IF _result IS NOT NULL THEN',
     `      PERFORM lib.precondition_check(${literal(s.entity)}, _etag, _modified, args);`,
-    `      RETURN _result || ${h.scenario};`,
+    '      RETURN _result;',
     '    END IF;',
     '  END IF;',
     'END IF;',
     'IF _result IS NULL THEN',
-    `  SELECT ${singleJson(s)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+    `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
     `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
     // A live record was read, not written: the SELECT policies let a write's lifecycle and attribute rules
     // give way (the write's own policy judges), so the restore scenario judges it here, as its UPDATE would.
     `  PERFORM ${fn(s, 'deny')}(${literal(h.action)}, _key);`,
     `  ${readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz")}`,
     'END IF;',
-    `RETURN _result || ${h.scenario};`,
+    'RETURN _result;',
   ], `restore a ${s.entity}`);
 }
 

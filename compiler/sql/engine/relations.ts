@@ -5,7 +5,8 @@ import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { byPasswordsNamed, explainMiss, head, keyCheck, ownerParentCheck, readPreconditions, type Head } from './records.ts';
 import {
-  emptyRow, etagSql, isText, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJson, selectList, type Shape,
+  emptyRow, etagSql, isText, jsonObject, keyEquals, member, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList,
+  withMembers, type Shape,
 } from './shape.ts';
 
 export interface JoinShape {
@@ -22,20 +23,22 @@ const api = (s: Shape, action: string) => qname('api', pgName(s.name, action));
 /** The owner: inside the nested path's chain, then visible as the action (pre-flight). */
 const ownerCheck = (owner: Shape, action: string) => `${ownerParentCheck(owner)}\nPERFORM ${fn(owner, 'require')}(_key, ${literal(action)});`;
 const edgeJson = (j: JoinShape, alias: string) => `jsonb_build_object(${j.edge.map((e) => `${literal(e)}, ${alias}.${ident(e)}`).join(', ')})`;
+/** A link's edge properties as a linked record shows them: json, in the model's order. */
+const edgeJsonText = (j: JoinShape, alias: string) => jsonObject(j.edge.map((e) => [e, `${alias}.${ident(e)}`]));
 
 function linked(j: JoinShape): string {
   const h = head(j.owner, 'relationList');
   const t = j.target;
   const from = `${j.join.rel} j JOIN ${t.rel} t ON t.${ident(t.pk)} = j.${ident(j.targetColumn)}
     WHERE ${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')}${t.soft ? ' AND t.deleted_at IS NULL' : ''}`;
-  return plpgsql(api(j.join, 'list'), ARGS, 'jsonb', [...h.declare, '_page int := lib.page(args);', '_per_page int := lib.per_page(args);',
-    '_total bigint;', '_rows jsonb;'], [
+  return plpgsql(api(j.join, 'list'), ARGS, 'json', [...h.declare, '_page int := lib.page(args);', '_per_page int := lib.per_page(args);',
+    '_total bigint;', '_rows json;'], [
     ownerCheck(j.owner, h.action),
     `SELECT count(*) INTO _total FROM ${from};`,
-    `SELECT coalesce(jsonb_agg(${rowJson(t, 'x')} || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (`,
-    `  SELECT ${selectList(t)}, ${edgeJson(j, 'j')} AS edge FROM ${from}`,
+    `SELECT coalesce(json_agg(${withMembers(t, rowJsonText(t, 'x'), member('edge', 'x.edge'))}), '[]') INTO _rows FROM (`,
+    `  SELECT ${selectList(t)}, ${edgeJsonText(j, 'j')} AS edge FROM ${from}`,
     `  ORDER BY t.${ident(t.pk)} LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;`,
-    `RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || ${h.scenario};`,
+    `RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ${h.scenarioLabel});`,
   ], `list linked records: ${j.join.entity}`);
 }
 
@@ -101,15 +104,15 @@ function ownerSingle(owner: Shape, h: Head, preconditions = false): string[] {
   return [
     `SELECT ${etagSql(owner)}, t._modified_at INTO _etag, _modified FROM ${owner.rel} t WHERE ${keyEquals(`t.${ident(owner.pk)}`, owner.keyType, '_key')};`,
     ...(preconditions ? [readPreconditions(owner, '_etag', '_modified')] : []),
-    `RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || ${h.scenario};`,
+    `RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ${h.scenarioLabel});`,
   ];
 }
 
 function subRead(s: Shape, owner: Shape): string {
   const h = head(owner, 'subRead');
-  return plpgsql(api(s, 'read'), ARGS, 'jsonb', [...h.declare, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, 'read'), ARGS, 'json', [...h.declare, '_row json;', '_etag text;', '_modified timestamptz;'], [
     ownerCheck(owner, h.action),
-    `SELECT ${rowJson(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
+    `SELECT ${rowJsonText(s)} INTO _row FROM ${s.rel} t WHERE ${keyEquals(`t.${ident(s.pk)}`, owner.keyType, '_key')};`,
     '-- Never written: every property null.',
     `_row := coalesce(_row, ${emptyRow(s, '_key')});`,
     ...ownerSingle(owner, h, true),
@@ -121,7 +124,7 @@ function subReplace(s: Shape, owner: Shape): string {
   const h = head(owner, 'subReplace');
   const cols = s.writable;
   const hidden = new Set(s.table.hiddenColumns);
-  return plpgsql(api(s, 'replace'), ARGS, 'jsonb', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_row jsonb;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(api(s, 'replace'), ARGS, 'json', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_row json;', '_etag text;', '_modified timestamptz;'], [
     ownerCheck(owner, h.action),
     `PERFORM lib.check_body(_body, ${textArray(cols.map((c) => c.name).concat(s.managed))}, ${textArray(s.readOnly)});`,
     `IF _body ? ${literal(s.pk)} AND _body ->> ${literal(s.pk)} IS DISTINCT FROM _key THEN`,
@@ -158,7 +161,7 @@ function upsert(s: Shape, cols: Shape['writable'], hidden: Set<string>): string[
     `SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
     `ON CONFLICT (${s.org ? 'organization_id, ' : ''}${ident(s.pk)}) DO UPDATE SET ${cols.filter((c) => !c.primary).map(set).join(', ') || `${ident(s.pk)} = EXCLUDED.${ident(s.pk)}`}`,
-    `RETURNING ${rowJson(s)} INTO _row;`,
+    `RETURNING ${rowJsonText(s)} INTO _row;`,
   ];
 }
 

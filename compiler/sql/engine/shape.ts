@@ -128,26 +128,35 @@ function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]):
   return out;
 }
 
-/** `'key', alias."column"` of each readable column: rows leave SQL with wire names, so the gateway passes them on. */
-const rowPairs = (s: Shape, alias: string) => s.output.map((c) => `${literal(s.keys[c] ?? c)}, ${alias}.${ident(c)}`);
-
-/** A row as the API shows it: jsonb_build_object over the readable columns of `alias` (100 arguments at most per call). */
-export function rowJson(s: Shape, alias = 't'): string {
-  const pairs = rowPairs(s, alias);
-  const chunks: string[] = [];
-  for (let i = 0; i < pairs.length; i += 40) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
-  return chunks.length ? chunks.join(' || ') : "'{}'::jsonb";
+/**
+ * A JSON object of `pairs` ([key, SQL expression]) in their order, written as every record is (`{"key":value,…}`, as
+ * the gateway's JSON.stringify writes too): row_to_json of a one-row subquery whose columns the keys name.
+ */
+export function jsonObject(pairs: Array<[string, string]>): string {
+  if (!pairs.length) return "'{}'::json";
+  return `(SELECT row_to_json(r) FROM (SELECT ${pairs.map(([key, value]) => `${value} AS ${ident(key)}`).join(', ')}) r)`;
 }
 
-/** The row as json text, keys in the model's order (jsonb's own build, made json, past 50 columns). */
+/** The row as json, keys in the model's order, as every answer shows a record. */
 export function rowJsonText(s: Shape, alias = 't'): string {
-  if (s.output.length > 50) return `(${rowJson(s, alias)})::json`;
-  return `json_build_object(${rowPairs(s, alias).join(', ')})`;
+  return jsonObject(s.output.map((c) => [s.keys[c] ?? c, `${alias}.${ident(c)}`]));
 }
 
-/** A sub-resource never written: every property null but its owner's key. */
+/**
+ * `row` (json: a record of `s`) with `members` (text: `,"name":value…`, or '') after its own: text put together in
+ * the statement (a function, called for each row, would be a statement of its own for each).
+ */
+export function withMembers(s: Shape, row: string, members: string): string {
+  if (!members) return row;
+  return s.output.length ? `(left((${row})::text, -1) || ${members} || '}')::json` : `('{' || substr(${members}, 2) || '}')::json`;
+}
+
+/** Text that adds the member `name` with the json value `value` to an object (withMembers): `,"name":value`. */
+export const member = (name: string, value: string) => `${literal(`,${JSON.stringify(name)}:`)} || coalesce((${value})::text, 'null')`;
+
+/** A sub-resource never written, as json: every property null but its owner's key. */
 export function emptyRow(s: Shape, key: string): string {
-  return `jsonb_build_object(${s.output.map((c) => `${literal(s.keys[c] ?? c)}, NULL`).join(', ')}) || jsonb_build_object(${literal(s.keys[s.pk] ?? s.pk)}, ${key})`;
+  return jsonObject(s.output.map((c) => [s.keys[c] ?? c, c === s.pk ? key : 'NULL::text']));
 }
 
 /** The ETag of a row: its Version when the entity has one, else its revision token. */
@@ -155,26 +164,20 @@ export function etagSql(s: Shape, alias = 't'): string {
   return s.version ? `${alias}.${ident(s.version)}::text` : `${alias}._rev::text`;
 }
 
-/** {data, id, etag, last_modified} of a row (the Single of the api.* protocol); `more` adds to `data`. */
-export function singleJson(s: Shape, alias = 't', more = ''): string {
-  return `jsonb_build_object('data', ${rowJson(s, alias)}${more}, ${singleMembers(s, alias)})`;
-}
-
 /** The members of a Single beside `data`: its key, ETag and Last-Modified. */
 const singleMembers = (s: Shape, alias: string) =>
   `'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at`;
 
 /**
- * singleJson as json, with `label` (the winning scenario's) as its `scenario`: what a read returns as it is. Built as
- * text (jsonb sorts and checks every key, and then became json for the gateway); `more` (embeds) makes the row
- * jsonb first.
+ * {data, id, etag, last_modified, scenario} of a row (the Single of the api.* protocol) as json, `label` the winning
+ * scenario's: what a read or a write returns as it is, the record in the model's order. `more`: members after the
+ * record's own (embeds: embedMembers).
  */
 export function singleJsonText(s: Shape, label: string, alias = 't', more = ''): string {
-  const row = more ? `(${rowJson(s, alias)}${more})::json` : rowJsonText(s, alias);
-  return `json_build_object('data', ${row}, ${singleMembers(s, alias)}, 'scenario', ${label})`;
+  return `json_build_object('data', ${withMembers(s, rowJsonText(s, alias), more)}, ${singleMembers(s, alias)}, 'scenario', ${label})`;
 }
 
-/** The columns a query must select for rowJson/singleJson over a derived table. */
+/** The columns a query must select for rowJsonText/singleJsonText over a derived table. */
 export function selectList(s: Shape, alias = 't'): string {
   return [...s.output.map((c) => `${alias}.${ident(c)}`), `${alias}._rev`, `${alias}._modified_at`].join(', ');
 }

@@ -560,7 +560,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -623,7 +623,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN $1 -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN $1 -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'email', t."email")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -658,10 +658,10 @@ BEGIN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'email', t."email") || CASE WHEN args -> 'embed' ? 'labels' THEN jsonb_build_object('labels', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('slug', t_0."slug", 'name', t_0."name") || jsonb_build_object('edge', jsonb_build_object('role', t_0_j."role")) AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END || CASE WHEN args -> 'embed' ? 'settings' THEN jsonb_build_object('settings', coalesce((SELECT jsonb_build_object('account_id', t_1."account_id", 'theme', t_1."theme") FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', t."id"))) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result
       FROM "app"."accounts" t WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -669,12 +669,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'create', "app"."accounts_access"('create'), 'Account');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
@@ -684,18 +685,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
     CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."accounts_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Account'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_create"(jsonb) IS 'create a Account';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
   _key text := args ->> 'id';
@@ -704,7 +706,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -723,7 +725,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
   ELSE
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END
@@ -731,7 +733,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
@@ -739,11 +741,12 @@ BEGIN
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_replace"(jsonb) IS 'replace (PUT) a Account';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
   _key text := args ->> 'id';
@@ -752,7 +755,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -771,7 +774,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
   ELSE
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END
@@ -779,7 +782,7 @@ BEGIN
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'email', t."email"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
@@ -787,7 +790,7 @@ BEGIN
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_patch"(jsonb) IS 'patch (PATCH) a Account';
 
@@ -818,7 +821,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_delete"(jsonb) IS 'delete a Account';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_labels_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
   _key text := args ->> 'id';
@@ -826,17 +830,17 @@ DECLARE
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
   _total bigint;
-  _rows jsonb;
+  _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
 PERFORM "app"."accounts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
     WHERE j."account_id" = _key;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('slug', x."slug", 'name', x."name") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
-    SELECT t."slug", t."name", t._rev, t._modified_at, jsonb_build_object('role', j."role") AS edge FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."name" AS "name") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."slug", t."name", t._rev, t._modified_at, (SELECT row_to_json(r) FROM (SELECT j."role" AS "role") r) AS edge FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
     WHERE j."account_id" = _key
     ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_labels_list"(jsonb) IS 'list linked records: Account.labels';
 
@@ -887,27 +891,29 @@ PERFORM "app"."accounts_require"(_key, 'unlink');
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_labels_unlink"(jsonb) IS 'unlink a record: Account.labels';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_settings_read"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_settings_read"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_settings_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'read', "app"."accounts_access"('read'), 'Account');
   _key text := args ->> 'id';
   _parent text := args ->> 'parent';
-  _row jsonb;
+  _row json;
   _etag text;
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
 PERFORM "app"."accounts_require"(_key, 'read');
-  SELECT jsonb_build_object('account_id', t."account_id", 'theme', t."theme") INTO _row FROM "app"."accounts_settings" t WHERE t."account_id" = _key;
+  SELECT (SELECT row_to_json(r) FROM (SELECT t."account_id" AS "account_id", t."theme" AS "theme") r) INTO _row FROM "app"."accounts_settings" t WHERE t."account_id" = _key;
   -- Never written: every property null.
-  _row := coalesce(_row, jsonb_build_object('account_id', NULL, 'theme', NULL) || jsonb_build_object('account_id', _key));
+  _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT _key AS "account_id", NULL::text AS "theme") r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _etag, _modified, args); END IF;
-  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_settings_read"(jsonb) IS 'read the sub-resource Account.settings';
 
-CREATE OR REPLACE FUNCTION "api"."accounts_settings_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."accounts_settings_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_settings_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
   _key text := args ->> 'id';
@@ -916,7 +922,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _row jsonb;
+  _row json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -945,9 +951,9 @@ PERFORM "app"."accounts_require"(_key, 'update');
     CASE WHEN _body ? 'theme' THEN r."theme" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."accounts_settings", _body) r
   ON CONFLICT ("account_id") DO UPDATE SET "theme" = EXCLUDED."theme"
-  RETURNING jsonb_build_object('account_id', t."account_id", 'theme', t."theme") INTO _row;
+  RETURNING (SELECT row_to_json(r) FROM (SELECT t."account_id" AS "account_id", t."theme" AS "theme") r) INTO _row;
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-  RETURN jsonb_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified) || jsonb_build_object('scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_settings_replace"(jsonb) IS 'replace the sub-resource Account.settings';
 
@@ -1171,7 +1177,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1231,7 +1237,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('slug', t."slug", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1262,19 +1268,20 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
-  SELECT json_build_object('data', json_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
+  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';
 
-CREATE OR REPLACE FUNCTION "api"."labels_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'create', "app"."labels_access"('create'), 'Label');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
@@ -1284,18 +1291,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
     CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."labels", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."labels_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Label'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_create"(jsonb) IS 'create a Label';
 
-CREATE OR REPLACE FUNCTION "api"."labels_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
   _key text := args ->> 'id';
@@ -1304,7 +1312,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1321,18 +1329,19 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_replace"(jsonb) IS 'replace (PUT) a Label';
 
-CREATE OR REPLACE FUNCTION "api"."labels_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."labels_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
   _key text := args ->> 'id';
@@ -1341,7 +1350,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1358,14 +1367,14 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('slug', t."slug", 'name', t."name"), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."labels_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_patch"(jsonb) IS 'patch (PATCH) a Label';
 
@@ -1462,7 +1471,7 @@ BEGIN
     END IF;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

@@ -322,7 +322,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -382,7 +382,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'name', t."name")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -413,19 +413,20 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
-  SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
+  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
 
-CREATE OR REPLACE FUNCTION "api"."folders_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."folders_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('folders', 'create', "app"."folders_access"('create'), 'Folder');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
@@ -435,18 +436,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
     CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."folders", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."folders_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Folder'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_create"(jsonb) IS 'create a Folder';
 
-CREATE OR REPLACE FUNCTION "api"."folders_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."folders_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
   _key text := args ->> 'id';
@@ -455,7 +457,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -472,18 +474,19 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_replace"(jsonb) IS 'replace (PUT) a Folder';
 
-CREATE OR REPLACE FUNCTION "api"."folders_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."folders_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
   _key text := args ->> 'id';
@@ -492,7 +495,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -509,14 +512,14 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."folders_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_patch"(jsonb) IS 'patch (PATCH) a Folder';
 
@@ -960,7 +963,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1024,7 +1027,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1060,10 +1063,10 @@ BEGIN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'folder' THEN jsonb_build_object('folder', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name") FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id")) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result
       FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -1071,12 +1074,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';
 
-CREATE OR REPLACE FUNCTION "api"."docs_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."docs_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'create', "app"."docs_access"('create'), 'Doc');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
@@ -1094,18 +1098,19 @@ BEGIN
     CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
     CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
     FROM jsonb_populate_record(NULL::"app"."docs", _body - 'rev') r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."docs_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Doc'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_create"(jsonb) IS 'create a Doc';
 
-CREATE OR REPLACE FUNCTION "api"."docs_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."docs_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
   _key text := args ->> 'id';
@@ -1114,7 +1119,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1137,18 +1142,19 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('update', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_replace"(jsonb) IS 'replace (PUT) a Doc';
 
-CREATE OR REPLACE FUNCTION "api"."docs_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."docs_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
   _key text := args ->> 'id';
@@ -1157,7 +1163,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1180,14 +1186,14 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('update', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_patch"(jsonb) IS 'patch (PATCH) a Doc';
 
@@ -1234,7 +1240,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_delete"(jsonb) IS 'delete a Doc (soft delete unless permanent)';
 
-CREATE OR REPLACE FUNCTION "api"."docs_restore"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."docs_restore"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_restore"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'restore', "app"."docs_access"('restore'), 'Doc');
   _key text := args ->> 'id';
@@ -1242,7 +1249,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1255,25 +1262,25 @@ BEGIN
   AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
     SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL;
     IF FOUND THEN
       UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
-      RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result;
+      RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
       IF _result IS NOT NULL THEN
         PERFORM lib.precondition_check('Doc', _etag, _modified, args);
-        RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+        RETURN _result;
       END IF;
     END IF;
   END IF;
   IF _result IS NULL THEN
-    SELECT jsonb_build_object('data', jsonb_build_object('id', t."id", 'folder_id', t."folder_id", 'title', t."title", 'data', t."data", 'status', t."status", 'rev', t."rev", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('restore', _key);
     IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."docs_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_restore"(jsonb) IS 'restore a Doc';
 
@@ -1331,7 +1338,7 @@ BEGIN
     END CASE;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

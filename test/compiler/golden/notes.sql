@@ -341,7 +341,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -401,7 +401,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -432,19 +432,20 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  SELECT json_build_object('data', json_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
+  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';
 
-CREATE OR REPLACE FUNCTION "api"."notes_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'create', "app"."notes_access"('create'), 'Note');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
@@ -455,18 +456,19 @@ BEGIN
     CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
     CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."notes", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."notes_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Note'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_create"(jsonb) IS 'create a Note';
 
-CREATE OR REPLACE FUNCTION "api"."notes_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
   _key text := args ->> 'id';
@@ -475,7 +477,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -494,18 +496,19 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."notes_deny"('update', _key);
     PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_replace"(jsonb) IS 'replace (PUT) a Note';
 
-CREATE OR REPLACE FUNCTION "api"."notes_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."notes_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
   _key text := args ->> 'id';
@@ -514,7 +517,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -533,14 +536,14 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'title', t."title", 'pinned', t."pinned", 'bodyText', t."body_text"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."notes_deny"('update', _key);
     PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."notes_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_patch"(jsonb) IS 'patch (PATCH) a Note';
 
@@ -610,7 +613,7 @@ BEGIN
     END CASE;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

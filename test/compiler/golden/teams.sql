@@ -352,7 +352,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -412,7 +412,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(json_build_object('id', t."id")), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -443,19 +443,20 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  SELECT json_build_object('data', json_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
 
-CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'create', "app"."users_access"('create'), 'User');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
@@ -464,18 +465,19 @@ BEGIN
     INSERT INTO "app"."users" AS t ("id")
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."users_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'User'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
 
-CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -484,7 +486,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -501,18 +503,19 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."users_deny"('update', _key);
     PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
 
-CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."users_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -521,7 +524,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -538,14 +541,14 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."users_deny"('update', _key);
     PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."users_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
 
@@ -812,7 +815,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -875,7 +878,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN $1 -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -910,10 +913,10 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id") || CASE WHEN args -> 'embed' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r)) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result
       FROM "app"."teams" t WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -921,12 +924,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_read"(jsonb) IS 'read one Team';
 
-CREATE OR REPLACE FUNCTION "api"."teams_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'create', "app"."teams_access"('create'), 'Team');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
@@ -935,18 +939,19 @@ BEGIN
     INSERT INTO "app"."teams" AS t ("name")
     SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."teams", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."teams_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Team'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_create"(jsonb) IS 'create a Team';
 
-CREATE OR REPLACE FUNCTION "api"."teams_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
   _key text := args ->> 'id';
@@ -955,7 +960,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -972,18 +977,19 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."teams_deny"('update', _key);
     PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_replace"(jsonb) IS 'replace (PUT) a Team';
 
-CREATE OR REPLACE FUNCTION "api"."teams_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
   _key text := args ->> 'id';
@@ -992,7 +998,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1009,14 +1015,14 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'name', t."name", 'owner_id', t."owner_id"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."teams_deny"('update', _key);
     PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_patch"(jsonb) IS 'patch (PATCH) a Team';
 
@@ -1047,7 +1053,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_delete"(jsonb) IS 'delete a Team';
 
-CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."teams_members_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'read', "app"."teams_access"('read'), 'Team');
   _key text := args ->> 'id';
@@ -1055,17 +1062,17 @@ DECLARE
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
   _total bigint;
-  _rows jsonb;
+  _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
 PERFORM "app"."teams_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."team_id" = _key;
-  SELECT coalesce(jsonb_agg(jsonb_build_object('id', x."id") || jsonb_build_object('edge', x.edge)), '[]') INTO _rows FROM (
-    SELECT t."id", t._rev, t._modified_at, jsonb_build_object() AS edge FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."id" AS "id") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."id", t._rev, t._modified_at, '{}'::json AS edge FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
     WHERE j."team_id" = _key
     ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN jsonb_build_object('data', _rows, 'meta', jsonb_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page)) || jsonb_build_object('scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."teams_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_members_list"(jsonb) IS 'list linked records: Team.members';
 
@@ -1344,7 +1351,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1411,7 +1418,7 @@ BEGIN
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN $1 -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json$q$ ELSE $q$json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title")$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
@@ -1449,10 +1456,10 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title") || CASE WHEN args -> 'embed' ? 'team' THEN jsonb_build_object('team', (SELECT jsonb_build_object('id', t_0."id", 'name', t_0."name", 'owner_id', t_0."owner_id") || CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN jsonb_build_object('members', (SELECT coalesce(jsonb_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::jsonb) FROM (SELECT jsonb_build_object('id', t_0_0."id") || jsonb_build_object('edge', jsonb_build_object()) AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r)) ELSE '{}'::jsonb END FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id")) ELSE '{}'::jsonb END)::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result
+    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result
       FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   ELSE
-    SELECT json_build_object('data', json_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
@@ -1460,12 +1467,13 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_read"(jsonb) IS 'read one Task';
 
-CREATE OR REPLACE FUNCTION "api"."tasks_create"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_create"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_create"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'create', "app"."tasks_access"('create'), 'Task');
   _parent text := args ->> 'parent';
   _body jsonb := args -> 'body';
-  _result jsonb;
+  _result json;
   _about text[];
 BEGIN
   PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
@@ -1481,18 +1489,19 @@ BEGIN
     SELECT CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE NULL END,
     CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
-    RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."tasks_scenario"(_scenario);
     RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('Scenario "%s" does not allow you to create this %s.', _about[1], 'Task'),
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', nullif(_about[3], ''))::text;
   END;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_create"(jsonb) IS 'create a Task';
 
-CREATE OR REPLACE FUNCTION "api"."tasks_replace"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
   _key text := args ->> 'id';
@@ -1501,7 +1510,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1519,18 +1528,19 @@ BEGIN
   WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tasks_deny"('update', _key);
     PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_replace"(jsonb) IS 'replace (PUT) a Task';
 
-CREATE OR REPLACE FUNCTION "api"."tasks_patch"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"api"."tasks_patch"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
   _key text := args ->> 'id';
@@ -1539,7 +1549,7 @@ DECLARE
   _if_match text[];
   _since timestamptz;
   _expected numeric;
-  _result jsonb;
+  _result json;
   _etag text;
   _modified timestamptz;
 BEGIN
@@ -1557,14 +1567,14 @@ BEGIN
   WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING jsonb_build_object('data', jsonb_build_object('id', t."id", 'team_id', t."team_id", 'title', t."title"), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at) INTO _result;
+  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tasks_deny"('update', _key);
     PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
   END IF;
-  RETURN _result || jsonb_build_object('scenario', ("app"."tasks_scenario"(_scenario))[1]);
+  RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_patch"(jsonb) IS 'patch (PATCH) a Task';
 
@@ -1666,7 +1676,7 @@ BEGIN
     END IF;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
-  IF current_setting('request.outbox', true) = 'queued' THEN _result := _result::jsonb || '{"outbox": true}'; END IF;
+  IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';

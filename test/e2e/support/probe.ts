@@ -131,7 +131,9 @@ export function probe(modelFile: string, start: (api: RunningApi) => Promise<Pro
         continue;
       }
       statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-      for (const issue of issues(v, reply, method, path)) failures.push(`${method} ${concrete} ${JSON.stringify(opts.body ?? opts.raw ?? '').slice(0, 160)} -> ${reply.status}: ${issue}`);
+      // An array sent to a collection's create is a bulk create (its description says so): answered as /bulk documents.
+      const answeredAs = method === 'POST' && Array.isArray(opts.body) && doc.paths[`${path}/bulk`] ? `${path}/bulk` : path;
+      for (const issue of issues(v, reply, method, answeredAs)) failures.push(`${method} ${concrete} ${JSON.stringify(opts.body ?? opts.raw ?? '').slice(0, 160)} -> ${reply.status}: ${issue}`);
      }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w, Math.ceil(requests / CONCURRENCY))));
