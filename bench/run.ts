@@ -11,6 +11,7 @@ import { freePort } from '../test/harness/net.ts';
 import { clockTicks, startGateway, startServer } from './gateway.ts';
 import { serverCpu } from './server-cpu.ts';
 import { cannon, loop, type Result } from './load.ts';
+import { sampled } from './gateway-samples.ts';
 import { combineRounds, keep, printTable, ratios } from './report.ts';
 import { wrkPath, wrkRun } from './wrk.ts';
 import { BENCH_CLAIMS, seedPublishing } from './seed.ts';
@@ -67,8 +68,8 @@ async function main(): Promise<void> {
         ? wrkRun(wrk, w.name, base, token, connections, secs, w.http, cpu)
         : cannon(w.name, base, token, connections, secs, w.http, cpu));
       const out: Result[] = [];
-      out.push(await withServerCpu(secs, () => http(gateway!.base, gateway!.cpuMicros)));
-      out.push(await withServerCpu(secs, () => loop(w.name, 'direct', connections, secs, (worker, n) => w.direct(sql, worker, n))));
+      out.push(await sampled(gateway!.base, () => withServerCpu(secs, () => http(gateway!.base, gateway!.cpuMicros))));
+      out.push(await withServerCpu(secs, () => loop(w.name, 'direct', connections, secs, (worker, n) => w.direct(sql, worker, n), w.http.refused)));
       if (w.floor) {
         out.push({ ...await withServerCpu(secs, () => http(floor!.base, floor!.cpuMicros)), path: 'floor' });
         out.push({ ...await withServerCpu(secs, () => http(honoFloor!.base, honoFloor!.cpuMicros)), path: 'hono floor' });

@@ -11,6 +11,18 @@ export const OWN_PROJECTS = 20;
 /** Post ids: post<i>; those with i % 4 = 2 are published (visible to every reader). */
 export const publishedPostId = (n: number) => `post${n * 4 + 2}`;
 
+/**
+ * A draft (i % 4 = 0) the bench user may not read, of `rows` seeded: in a project not hers and by another author, so a
+ * read of it is refused. Post i is in project (i + i / projects) mod projects + 1 (seedPublishing).
+ */
+export function hiddenDraftId(n: number, rows: number): string {
+  const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
+  for (let i = (n * 4) % rows; ; i = (i + 4) % rows) {
+    const project = (i + Math.floor(i / projects)) % projects + 1;
+    if (project > OWN_PROJECTS && `u${i % 2000 + 1}` !== BENCH_USER) return `post${i}`;
+  }
+}
+
 export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<void> {
   const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
   const tables = ['users', 'projects', 'projects_members', 'posts', 'tags', 'posts_tags'];

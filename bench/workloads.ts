@@ -3,7 +3,7 @@
 // request role (what a hand-written CRUD service would run), and for some the bare HTTP floor.
 import type postgres from 'postgres';
 import type { HttpWork } from './load.ts';
-import { BENCH_CLAIMS, OWN_PROJECTS, publishedPostId } from './seed.ts';
+import { BENCH_CLAIMS, hiddenDraftId, OWN_PROJECTS, publishedPostId } from './seed.ts';
 import { roleNamesFromEnv } from '../compiler/sql/roles.ts';
 
 export interface Workload {
@@ -23,6 +23,8 @@ export interface Workload {
 const API = '/api/publishing/v1';
 const CLAIMS = JSON.stringify(BENCH_CLAIMS);
 const pick = (n: number) => Math.floor(Math.random() * n);
+/** The answers of a refused read: 404 for a record the caller may not see, 403 where one may know it exists. */
+export const REFUSED = [403, 404] as const;
 /** The database's name of the request role of callers with a token, as bench/install.ts compiled it. */
 const CALLER_ROLE = roleNamesFromEnv(process.env).authenticated;
 
@@ -74,6 +76,12 @@ export function workloads(rows: number): Workload[] {
       raw: (sql) => sql`select * from app.posts where id = ${publishedPostId(pick(published))}`,
     },
     {
+      // What an enumeration sends: reads of drafts the caller may not read, each answered 404 (or 403), against 'read by id'.
+      name: 'read refused',
+      http: { method: 'GET', refused: REFUSED, next: () => ({ path: `${API}/posts/${hiddenDraftId(pick(published), rows)}` }) },
+      direct: (sql) => dispatch(sql, 'posts_read', { id: hiddenDraftId(pick(published), rows) }),
+    },
+    {
       name: 'list indexed',
       floor: true,
       http: { method: 'GET', next: () => ({ path: `${API}/posts?project_id=p${1 + pick(projects)}&per_page=25` }) },
@@ -104,6 +112,9 @@ export function workloads(rows: number): Workload[] {
       name: 'list not indexed',
       http: { method: 'GET', next: () => ({ path: `${API}/posts?status=published&per_page=25` }) },
       direct: (sql) => dispatch(sql, 'posts_list', { filter: { field: 'status', op: 'eq', value: 'published' }, page: 1, per_page: 25, sort: [] }),
+      // The physical floor of this row: the table owner's exact count and first page, no policies.
+      raw: (sql) => Promise.all([sql`select count(*) from app.posts where status = 'published'`,
+        sql`select * from app.posts where status = 'published' order by id limit 25`]),
     },
     // The same deep page by offset and by cursor, at three depths: the cursor's cost stays flat, the offset's grows.
     ...depths.flatMap((page): Workload[] => {

@@ -31,11 +31,23 @@ local function send(method, path, headers, body)
   return wrk.format(method, path, headers, body)
 end
 `;
-  const report = `
+  // A workload whose answer is a refusal counts, per thread, the statuses that are neither 2xx/3xx nor its own.
+  const refused = work.refused?.length ? `
+local threads = {}
+setup = function(thread) table.insert(threads, thread) end
+local expected = {${work.refused.map((s) => `[${s}] = true`).join(', ')}}
+unexpected = 0
+response = function(status, headers, body)
+  if status > 399 and not expected[status] then unexpected = unexpected + 1 end
+end
+` : '';
+  const statusErrors = work.refused?.length
+    ? '(function() local n = 0; for _, t in ipairs(threads) do n = n + t:get("unexpected") end; return n end)()' : 'e.status';
+  const report = `${refused}
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("RESULT %d %d %d %.0f %.0f\\n", summary.requests, e.status, e.connect + e.read + e.write + e.timeout,
-    latency:percentile(50), latency:percentile(99)))
+  io.write(string.format("RESULT %d %d %d %.0f %.0f %.0f\\n", summary.requests, ${statusErrors}, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9)))
 end
 `;
   if (work.wrk) return common + work.wrk + report;
@@ -73,13 +85,13 @@ export async function wrkRun(bin: string, workload: string, base: string, token:
     const { stdout } = await promisify(execFile)(bin, ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', file, base], { maxBuffer: 1 << 24 });
     const after = cpu();
     if (process.env.BENCH_DEBUG) console.log(stdout);
-    const m = /^RESULT (\d+) (\d+) (\d+) (\d+) (\d+)$/m.exec(stdout);
+    const m = /^RESULT (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$/m.exec(stdout);
     if (!m) throw new Error(`wrk printed no result:\n${stdout}`);
-    const [requests, status, socket, p50, p99] = m.slice(1).map(Number) as [number, number, number, number, number];
+    const [requests, status, socket, p50, p99, p999] = m.slice(1).map(Number) as [number, number, number, number, number, number];
     const cpuUs = before === undefined || after === undefined ? undefined : (after - before) / Math.max(requests, 1);
     const errors = status + socket;
     return {
-      workload, path: 'gateway', rps: requests / seconds, p50: p50 / 1000, p99: p99 / 1000, errors,
+      workload, path: 'gateway', rps: requests / seconds, p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, errors,
       ...(cpuUs === undefined ? {} : { cpuUs }), ...(errors ? { sample: `${status} non-2xx/3xx answers, ${socket} socket errors` } : {}),
     };
   } finally {
