@@ -159,6 +159,16 @@ END $fn$;
 COMMENT ON FUNCTION "app"."labels_write_rules"() IS 'Write rules of app.labels: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION "app"."labels_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'id', 'entity', '_rev', '{"password"}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'account_id', 'join', '_rev', '{}');
+
+DROP TRIGGER IF EXISTS changes ON "app"."accounts_settings";  -- logged as its owner's update
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."accounts";

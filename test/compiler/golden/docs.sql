@@ -100,6 +100,12 @@ END $fn$;
 COMMENT ON FUNCTION "app"."docs_write_rules"() IS 'Write rules of app.docs: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION "app"."docs_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."folders" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."folders";

@@ -40,6 +40,10 @@ END $fn$;
 COMMENT ON FUNCTION "app"."notes_write_rules"() IS 'Write rules of app.notes: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION "app"."notes_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."notes";

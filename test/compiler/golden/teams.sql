@@ -152,6 +152,16 @@ END $fn$;
 COMMENT ON FUNCTION "app"."tasks_write_rules"() IS 'Write rules of app.tasks: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION "app"."tasks_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."users";
