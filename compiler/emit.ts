@@ -12,6 +12,7 @@ import { apiDdl, refusalsTableDdl, tableApiDdl } from './sql/functions.ts';
 import { stakeholdersDdl, tableAccessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 import { changesTriggerDdl } from './sql/changes.ts';
+import { changeVisibilityDdl } from './sql/change-visibility.ts';
 import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
@@ -78,6 +79,7 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     whole('API functions: compiled per table and action, filter fields, the manifest', apiDdl(model, tables, roles)),
     whole(access, stakeholdersDdl(model, tables)),
     ...perTable(access, (t) => tableAccessDdl(model, t, tables, roles)),
+    ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t)),
     whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables, roles)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),

@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller). Ids grow in insertion order; a reader takes rows whose tx is below its snapshot''s xmin, so none commits later below them.';
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
 REVOKE ALL ON lib.changes FROM PUBLIC;
@@ -55,7 +55,7 @@ BEGIN
   END IF;
   INSERT INTO lib.changes (entity, table_name, record_key, action, etag, image, sub)
   VALUES (TG_ARGV[0], TG_TABLE_NAME, _image ->> TG_ARGV[1], _action, _image ->> TG_ARGV[3],
-    _image - TG_ARGV[4]::text[], current_setting('request.jwt.claims', true)::jsonb ->> 'sub');
+    _image - TG_ARGV[4]::text[], auth.uid());
   PERFORM pg_notify(lib.changes_channel(), '');  -- one per transaction: PostgreSQL folds equal notifications
   RETURN NULL;
 END $fn$;

@@ -1528,7 +1528,7 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller). Ids grow in insertion order; a reader takes rows whose tx is below its snapshot''s xmin, so none commits later below them.';
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
 REVOKE ALL ON lib.changes FROM PUBLIC;
@@ -1571,7 +1571,7 @@ BEGIN
   END IF;
   INSERT INTO lib.changes (entity, table_name, record_key, action, etag, image, sub)
   VALUES (TG_ARGV[0], TG_TABLE_NAME, _image ->> TG_ARGV[1], _action, _image ->> TG_ARGV[3],
-    _image - TG_ARGV[4]::text[], current_setting('request.jwt.claims', true)::jsonb ->> 'sub');
+    _image - TG_ARGV[4]::text[], auth.uid());
   PERFORM pg_notify(lib.changes_channel(), '');  -- one per transaction: PostgreSQL folds equal notifications
   RETURN NULL;
 END $fn$;
@@ -6980,6 +6980,139 @@ COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS '
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
+
+-- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
+
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."users_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'users' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
+        WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_changes"(bigint, bigint) IS 'Changes of app.users after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."projects_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."projects_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'projects' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_changes"(bigint, bigint) IS 'Changes of app.projects after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."posts_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."posts_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'posts' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
+        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END
+          AND deleted_at IS NULL)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_changes"(bigint, bigint) IS 'Changes of app.posts after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."comments_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."comments_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'comments' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Everyone reads comments' THEN true
+        WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_changes"(bigint, bigint) IS 'Changes of app.comments after an id, up to another, that the caller may list (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."tags_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'tags' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Everyone reads tags' THEN true
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_changes"(bigint, bigint) IS 'Changes of app.tags after an id, up to another, that the caller may list (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
