@@ -3,10 +3,6 @@
 import type { TableIR } from '../ir/types.ts';
 import { literal, qname } from './ident.ts';
 
-/** The actions a log row names, in the order design 9 lists them; lib.changes checks the same list. */
-export const CHANGE_ACTIONS = ['created', 'updated', 'deleted', 'restored', 'linked', 'unlinked'] as const;
-export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
-
 /** The trigger of `t`, or its removal for a sub-resource table. */
 export function changesTriggerDdl(t: TableIR): string {
   const rel = qname('app', t.name);
