@@ -11,12 +11,14 @@ import { grantDdl } from './sql/grants.ts';
 import { apiDdl, refusalsTableDdl, tableApiDdl } from './sql/functions.ts';
 import { stakeholdersDdl, tableAccessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
+import { changesTriggerDdl } from './sql/changes.ts';
+import { changeVisibilityDdl } from './sql/change-visibility.ts';
 import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql'].map(sqlFile).join('\n\n');
 
 const HEADER = '-- Do not edit: change the model and run `npm run compile`. Idempotent: safe to run again.';
 
@@ -70,12 +72,14 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     ...perTable('Indexes', indexDdl),
     ...perTable('Write rules', (t) => [triggerDdl(t, roles, target),
       ...(t.kind === 'subresource' ? [touchOwnerDdl(t, owner(t).name, keyOf(owner(t)))] : [])].join('\n\n')),
+    ...perTable('Change log: each written row appended to lib.changes (design 9)', changesTriggerDdl),
     ...perTable('Files: claim of file references, outbox of replaced and deleted files', fileTriggersDdl),
     ...perTable('Privileges of the request roles', (t) => grantDdl(t, roles)),
     ...perTable('API functions: compiled per table and action, filter fields, the manifest', (t) => tableApiDdl(model, t, tables)),
     whole('API functions: compiled per table and action, filter fields, the manifest', apiDdl(model, tables, roles)),
     whole(access, stakeholdersDdl(model, tables)),
     ...perTable(access, (t) => tableAccessDdl(model, t, tables, roles)),
+    ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t)),
     whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables, roles)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),

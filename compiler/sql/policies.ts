@@ -54,6 +54,17 @@ function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName,
   ].join('\n');
 }
 
+/** A scenario's data rules as one condition on a row of the table (its policy's USING, a change's visibility). */
+export function scenarioTree(placed: PlacedScenario, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>, mode: 'select' | 'row'): string {
+  const updates = (merged.get('update') ?? []).some((p) => p.key === placed.key);
+  return treeSql(placed.scenario.predicate, { ...ctx, updates }, mode);
+}
+
+/** softDelete: a live row (restrictive on every command but restore and delete). */
+export const LIVE_ROW = 'deleted_at IS NULL';
+/** The organization strategies: a row of the caller's active organization (restrictive on every command). */
+export const ORGANIZATION_ROW = '(organization_id = (SELECT auth.org()))';
+
 function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedScenario[]>, roles: RoleNames): string[] {
   const grantees = requestRoles(roles);
   const out: string[] = [];
@@ -65,8 +76,7 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const uses = actions.flatMap((a) => (merged.get(a) ?? []).filter((p) => p.key === key).map((p) => `${a} (${p.level})`));
       if (!uses.length) continue;
       const name = pgName(`${key} [${command}]`);
-      const updates = (merged.get('update') ?? []).some((p) => p.key === key);
-      const tree = treeSql(placed.scenario.predicate, { ...ctx, updates }, command === 'select' ? 'select' : 'row');
+      const tree = scenarioTree(placed, ctx, merged, command === 'select' ? 'select' : 'row');
       // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
       // One boolean sub-select, once per statement, which the planner weighs as a half (compiler/access/rules.ts).
       const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;
@@ -78,12 +88,12 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
     }
   }
   if (t.entity.softDelete) {
-    const live = `(deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))`;
+    const live = `(${LIVE_ROW} OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))`;
     out.push(`CREATE POLICY "live rows [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${live} WITH CHECK ${live};`,
       `COMMENT ON POLICY "live rows [all]" ON ${rel} IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';`);
   }
   if (ctx.model.api.strategy !== 'RBAC') {
-    const org = '(organization_id = (SELECT auth.org()))';
+    const org = ORGANIZATION_ROW;
     out.push(`CREATE POLICY "organization [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${org} WITH CHECK ${org};`,
       `COMMENT ON POLICY "organization [all]" ON ${rel} IS ${literal(`${ctx.model.api.strategy}: every row belongs to the caller's active organization (org claim).`)};`);
   }

@@ -1524,6 +1524,92 @@ REVOKE EXECUTE ON FUNCTION lib.sign_in_attempt(text, integer, integer), lib.sign
   lib.issue_refresh_token(text, uuid, integer), lib.rotate_refresh_token(text, integer), lib.revoke_refresh_family(text),
   lib.identity_revoke() FROM PUBLIC;
 
+-- The change log (design 9): every committed write appends one row per changed record in its own transaction,
+-- the source of live streams, webhooks and history; a rolled-back write leaves nothing, NOTIFY only wakes gateways.
+CREATE TABLE IF NOT EXISTS lib.changes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  entity text NOT NULL,
+  table_name text NOT NULL,
+  record_key text NOT NULL,
+  action text NOT NULL CHECK (action IN ('created', 'updated', 'deleted', 'restored', 'linked', 'unlinked')),
+  etag text,
+  image jsonb NOT NULL,
+  sub text,
+  tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
+COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
+CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+REVOKE ALL ON lib.changes FROM PUBLIC;
+
+-- The highest id pruned so far: a reader resuming after an id below it missed rows (event: reset).
+CREATE TABLE IF NOT EXISTS lib.changes_horizon (
+  one boolean PRIMARY KEY DEFAULT true CHECK (one),
+  pruned_through bigint NOT NULL DEFAULT 0
+);
+INSERT INTO lib.changes_horizon DEFAULT VALUES ON CONFLICT DO NOTHING;
+REVOKE ALL ON lib.changes_horizon FROM PUBLIC;
+
+-- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
+CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
+
+-- The row trigger of every app table (compiler/sql/changes.ts): its arguments are the entity, the key column,
+-- the kind of table (entity or join), the ETag column (a Version, or _rev) and the hidden columns.
+CREATE OR REPLACE FUNCTION lib.log_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _old jsonb := CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END;
+  _new jsonb := CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END;
+  _image jsonb := coalesce(_new, _old);
+  _join boolean := TG_ARGV[2] = 'join';
+  _action text;
+BEGIN
+  IF _join THEN
+    _action := CASE TG_OP WHEN 'DELETE' THEN 'unlinked' ELSE 'linked' END;
+  ELSIF TG_OP = 'INSERT' THEN
+    _action := 'created';
+  ELSIF TG_OP = 'DELETE' THEN
+    _action := 'deleted';
+  ELSIF _old ? 'deleted_at' AND _old -> 'deleted_at' = 'null' AND _new -> 'deleted_at' <> 'null' THEN
+    _action := 'deleted';
+    _image := _old;  -- a deleted record goes to those who could read it before
+  ELSIF _old ? 'deleted_at' AND _old -> 'deleted_at' <> 'null' AND _new -> 'deleted_at' = 'null' THEN
+    _action := 'restored';
+  ELSE
+    _action := 'updated';
+  END IF;
+  INSERT INTO lib.changes (entity, table_name, record_key, action, etag, image, sub)
+  VALUES (TG_ARGV[0], TG_TABLE_NAME, _image ->> TG_ARGV[1], _action, _image ->> TG_ARGV[3],
+    _image - TG_ARGV[4]::text[], auth.uid());
+  PERFORM pg_notify(lib.changes_channel(), '');  -- one per transaction: PostgreSQL folds equal notifications
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
+
+-- Removes log rows older than `retention_seconds`, `batch` at most, oldest first, and moves the horizon; one
+-- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
+CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _n integer;
+  _last bigint;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
+  WITH gone AS (
+    DELETE FROM lib.changes WHERE id = ANY (ARRAY(
+      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY id LIMIT batch))
+    RETURNING id
+  ) SELECT count(*), max(id) INTO _n, _last FROM gone;
+  IF _last IS NOT NULL THEN
+    UPDATE lib.changes_horizon SET pruned_through = greatest(pruned_through, _last);
+  END IF;
+  RETURN _n;
+END $fn$;
+
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer) TO authenticator;
+
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$
   SELECT '{
@@ -2054,6 +2140,24 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_write_rules"() IS 'Write rules of app.tags: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION "app"."tags_write_rules"();
+
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{"password"}');
+
+DROP TRIGGER IF EXISTS changes ON "app"."users_profile";  -- logged as its owner's update
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'project_id', 'join', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'id', 'entity', 'version', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts_tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'post_id', 'join', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."comments" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -6906,6 +7010,139 @@ COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS '
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
+
+-- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
+
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."users_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'users' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
+        WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_changes"(bigint, bigint) IS 'Changes of app.users after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."projects_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."projects_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'projects' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_changes"(bigint, bigint) IS 'Changes of app.projects after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."posts_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."posts_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'posts' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
+        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END
+          AND deleted_at IS NULL)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_changes"(bigint, bigint) IS 'Changes of app.posts after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."comments_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."comments_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'comments' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Everyone reads comments' THEN true
+        WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_changes"(bigint, bigint) IS 'Changes of app.comments after an id, up to another, that the caller may list (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."tags_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'tags' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Everyone reads tags' THEN true
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_changes"(bigint, bigint) IS 'Changes of app.tags after an id, up to another, that the caller may list (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -1,5 +1,5 @@
 // Runs the gateway over a connection that logs in as `authenticator`: the app from the database's
-// manifest, /health, /live, /ready, /metrics, the file outbox, limits, and a graceful stop. Shared by
+// manifest, /health, /live, /ready, /metrics, the file outbox, change log retention, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -15,6 +15,7 @@ import { failureLog } from '../problem/log.ts';
 import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
+import { ChangeLogRetention } from '../events/retention.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
@@ -57,6 +58,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     ...(env.JWT_AUDIENCE ? { jwtAudience: env.JWT_AUDIENCE } : {}),
   });
   files.start();
+  const retention = new ChangeLogRetention(pools.primary, limits.eventsRetentionSeconds, failureLog(logger));
+  retention.start();
   app.route('/', healthRoutes(pools.probe, { docsUrl: manifest.api.docsUrl }));
   app.route('/', metrics.routes(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN, docsUrl: manifest.api.docsUrl } : undefined));
 
@@ -71,6 +74,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
       const drained = await drain.stop(server as Server, limits.shutdownGraceMs);
       const unfinished = drain.inFlight;
       await files.stop(limits.shutdownGraceMs).catch(() => {});
+      await retention.stop();
       await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});
       flushObservations(); // the last access lines come before the stopped line

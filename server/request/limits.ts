@@ -47,6 +47,8 @@ export interface RequestLimits {
   shutdownGraceMs: number;
   /** Seconds the answer to a write with an Idempotency-Key is kept for the caller's retries. */
   idempotencyTtlSeconds: number;
+  /** Seconds a row of the change log (lib.changes) is kept for streams resuming after a disconnect. */
+  eventsRetentionSeconds: number;
   /** Levels of embeds one include path may nest (`site.region` is two; 400 past it). */
   maxEmbedDepth: number;
   /** Records an embedded manyToMany list holds at most (the first by key). */
@@ -82,6 +84,7 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   poolTimeoutMs: { env: 'POOL_TIMEOUT_MS', fallback: 3_000 },
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },
+  eventsRetentionSeconds: { env: 'EVENTS_RETENTION_SECONDS', fallback: 24 * 60 * 60 },
   maxEmbedDepth: { env: 'EMBED_MAX_DEPTH', fallback: EMBED_DEPTH, max: EMBED_DEPTH }, // the SQL holds no more
   maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };

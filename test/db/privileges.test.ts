@@ -23,17 +23,17 @@ async function definers(db: TestDatabase, role: string): Promise<string[]> {
   return rows.map((r) => r.f as string);
 }
 
-test('the gateway\'s login runs no definer function but the upload intents and its own bookkeeping (files, idempotency)', async () => {
+test('the gateway\'s login runs no definer function but the upload intents and its own bookkeeping (files, idempotency, change log pruning)', async () => {
   for (const db of [billing, publishing]) {
-    const own = (await definers(db, 'authenticator')).filter((f) => !/^api\.upload_(intent|prepare)\(|^lib\.(files_|idempotency_)/.test(f));
+    const own = (await definers(db, 'authenticator')).filter((f) => !/^api\.upload_(intent|prepare)\(|^lib\.(files_|idempotency_|changes_prune\()/.test(f));
     assert.equal(own, [], 'lib.row_exists ran SQL text from its caller as the owner; api.auth_* were open to PUBLIC');
   }
 });
 
-test('the request roles run the compiled per-table checks, the upload intents, sign-in, lib.row_exists (their triggers) and lib.organization_rows (estimates)', async () => {
+test('the request roles run the compiled per-table checks, the upload intents, sign-in, the changes they may list, lib.row_exists (their triggers) and lib.organization_rows (estimates)', async () => {
   for (const db of [billing, publishing]) {
     for (const role of ['anon', 'authenticated']) {
-      const other = (await definers(db, role)).filter((f) => !/^api\.(upload_(intent|prepare)|auth_(token|refresh|logout))\(|^app\.[a-z_]+_(exists|failing|files|files_gone|stakeholder_keys|touch_owner)\(|^lib\.(row_exists|organization_rows)\(/.test(f));
+      const other = (await definers(db, role)).filter((f) => !/^api\.(upload_(intent|prepare)|auth_(token|refresh|logout))\(|^app\.[a-z_]+_(exists|failing|files|files_gone|stakeholder_keys|touch_owner|changes)\(|^lib\.(row_exists|organization_rows)\(/.test(f));
       assert.equal(other, [], role);
     }
   }

@@ -13,7 +13,7 @@ export const OTHER_MAJORS: number[] = Array.from({ length: DEFAULT_MAJOR - SUPPO
 
 /**
  * The files that run on every other major, relative to test/: compile and migrate, the query language with
- * every operator and type, search, keyset pages, nesting, web names, embedding, batch, identity, access rules
+ * every operator and type, search, keyset pages, nesting, web names, embedding, batch, the change log, identity, access rules
  * as filters and policies (publishing), the generated-request probe, and a managed database's migrate-and-serve.
  */
 export const COMPAT_SLICE = [
@@ -31,6 +31,7 @@ export const COMPAT_SLICE = [
   'e2e/web-name.test.ts',
   'e2e/embed.test.ts',
   'e2e/batch.test.ts',
+  'e2e/change-log.test.ts',
   'e2e/identity.test.ts',
   'e2e/probe.test.ts',
   'access/publishing.test.ts',

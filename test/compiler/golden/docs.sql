@@ -100,6 +100,12 @@ END $fn$;
 COMMENT ON FUNCTION "app"."docs_write_rules"() IS 'Write rules of app.docs: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION "app"."docs_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."folders" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."folders";
@@ -1407,6 +1413,55 @@ COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Ow
 CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
 DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
+
+-- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
+
+CREATE OR REPLACE FUNCTION "app"."folders_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."folders_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'folders' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Signed-in users' THEN (SELECT auth.uid() IS NOT NULL)
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_changes"(bigint, bigint) IS 'Changes of app.folders after an id, up to another, that the caller may list (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."docs_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."docs_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'docs' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        ELSE false END
+          AND deleted_at IS NULL)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_changes"(bigint, bigint) IS 'Changes of app.docs after an id, up to another, that the caller may list (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

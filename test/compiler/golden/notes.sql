@@ -40,6 +40,10 @@ END $fn$;
 COMMENT ON FUNCTION "app"."notes_write_rules"() IS 'Write rules of app.notes: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION "app"."notes_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."notes";
@@ -657,6 +661,31 @@ COMMENT ON POLICY "Everyone [update]" ON "app"."notes" IS 'Scenario "Everyone"; 
 CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [delete]" ON "app"."notes" IS 'Scenario "Everyone"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
+
+-- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
+
+CREATE OR REPLACE FUNCTION "app"."notes_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."notes_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'notes' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."notes", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Everyone' THEN true
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_changes"(bigint, bigint) IS 'Changes of app.notes after an id, up to another, that the caller may list (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -152,6 +152,16 @@ END $fn$;
 COMMENT ON FUNCTION "app"."tasks_write_rules"() IS 'Write rules of app.tasks: readOnly/immutable guards, modules, revision token.';
 CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION "app"."tasks_write_rules"();
 
+-- Change log: each written row appended to lib.changes (design 9) -------------------------------
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
+
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."users";
@@ -1772,6 +1782,77 @@ COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenar
 CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
+
+-- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
+
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."users_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'users' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
+        WHERE false)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."users_changes"(bigint, bigint) IS 'Changes of app.users after an id, up to another, that the caller may list (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."teams_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."teams_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'teams' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_changes"(bigint, bigint) IS 'Changes of app.teams after an id, up to another, that the caller may list (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
+
+CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after bigint, upto bigint)
+RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+#variable_conflict use_column
+DECLARE
+  _winner text := "app"."tasks_access"('list');
+  _was text := current_setting('request.action', true);
+BEGIN
+  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
+  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
+  RETURN QUERY
+    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    FROM lib.changes c
+    WHERE c.table_name = 'tasks' AND c.id > after AND c.id <= upto
+      AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image)  -- the record as that change wrote it
+        WHERE CASE _winner
+        WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+        ELSE false END)
+    ORDER BY c.id;
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_changes"(bigint, bigint) IS 'Changes of app.tasks after an id, up to another, that the caller may list (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

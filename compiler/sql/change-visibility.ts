@@ -1,0 +1,52 @@
+// app.<table>_changes(after, upto): the change-log rows of an entity table the caller may see (design 9), each
+// record image judged by the read policy's own conditions (policies.ts), in one statement for a batch of changes.
+import type { Model } from '../model/types.ts';
+import type { TableIR } from '../ir/types.ts';
+import { mergedScenarios } from '../access/merge.ts';
+import type { RuleContext } from '../access/rules.ts';
+import { DEFINER, literal, qname } from './ident.ts';
+import { fn } from './engine/refusals.ts';
+import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from './policies.ts';
+
+export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
+
+/**
+ * The function of an entity table (none for join and sub-resource tables). Definer, to read lib.changes: it returns
+ * only the rows whose image the caller's claims would let it list now (the scenario that wins `list`, its data rules
+ * on the image rebuilt as a row, a live row of the caller's organization), so any caller may call it.
+ */
+export function changeVisibilityDdl(model: Model, t: TableIR): string {
+  const name = changesFunction(t);
+  if (t.kind !== 'entity') return `DROP FUNCTION IF EXISTS ${name}(bigint, bigint);`;
+  const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
+  const merged = mergedScenarios(model, t.entity);
+  // Volatile, for the action it sets: a session that set request.action itself ('update') must not widen what it sees.
+  const whens = (merged.get('list') ?? []).map((p) => `WHEN ${literal(p.key)} THEN ${scenarioTree(p, ctx, merged, 'select')}`);
+  const conditions = [
+    whens.length ? `CASE _winner\n        ${whens.join('\n        ')}\n        ELSE false END` : 'false',
+    ...(t.entity.softDelete ? [LIVE_ROW] : []),
+    ...(model.api.strategy !== 'RBAC' ? [ORGANIZATION_ROW] : []),
+  ];
+  return [
+    `CREATE OR REPLACE FUNCTION ${name}(after bigint, upto bigint)`,
+    `RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql ${DEFINER} AS $fn$`,
+    '#variable_conflict use_column',
+    'DECLARE',
+    `  _winner text := ${accessFunction(t)}('list');`,
+    "  _was text := current_setting('request.action', true);",
+    'BEGIN',
+    '  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing',
+    "  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set",
+    '  RETURN QUERY',
+    '    SELECT c.id, c.action, c.record_key, c.etag, c.image',
+    '    FROM lib.changes c',
+    `    WHERE c.table_name = ${literal(t.name)} AND c.id > after AND c.id <= upto`,
+    '      AND EXISTS (',
+    `        SELECT FROM jsonb_populate_record(NULL::${qname('app', t.name)}, c.image)  -- the record as that change wrote it`,
+    `        WHERE ${conditions.join('\n          AND ')})`,
+    '    ORDER BY c.id;',
+    "  PERFORM set_config('request.action', coalesce(_was, ''), true);",
+    'END $fn$;',
+    `COMMENT ON FUNCTION ${name}(bigint, bigint) IS ${literal(`Changes of app.${t.name} after an id, up to another, that the caller may list (design 9).`)};`,
+  ].join('\n');
+}

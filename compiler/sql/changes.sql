@@ -1,0 +1,85 @@
+-- The change log (design 9): every committed write appends one row per changed record in its own transaction,
+-- the source of live streams, webhooks and history; a rolled-back write leaves nothing, NOTIFY only wakes gateways.
+CREATE TABLE IF NOT EXISTS lib.changes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  entity text NOT NULL,
+  table_name text NOT NULL,
+  record_key text NOT NULL,
+  action text NOT NULL CHECK (action IN ('created', 'updated', 'deleted', 'restored', 'linked', 'unlinked')),
+  etag text,
+  image jsonb NOT NULL,
+  sub text,
+  tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
+COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
+CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+REVOKE ALL ON lib.changes FROM PUBLIC;
+
+-- The highest id pruned so far: a reader resuming after an id below it missed rows (event: reset).
+CREATE TABLE IF NOT EXISTS lib.changes_horizon (
+  one boolean PRIMARY KEY DEFAULT true CHECK (one),
+  pruned_through bigint NOT NULL DEFAULT 0
+);
+INSERT INTO lib.changes_horizon DEFAULT VALUES ON CONFLICT DO NOTHING;
+REVOKE ALL ON lib.changes_horizon FROM PUBLIC;
+
+-- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
+CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
+
+-- The row trigger of every app table (compiler/sql/changes.ts): its arguments are the entity, the key column,
+-- the kind of table (entity or join), the ETag column (a Version, or _rev) and the hidden columns.
+CREATE OR REPLACE FUNCTION lib.log_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _old jsonb := CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END;
+  _new jsonb := CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END;
+  _image jsonb := coalesce(_new, _old);
+  _join boolean := TG_ARGV[2] = 'join';
+  _action text;
+BEGIN
+  IF _join THEN
+    _action := CASE TG_OP WHEN 'DELETE' THEN 'unlinked' ELSE 'linked' END;
+  ELSIF TG_OP = 'INSERT' THEN
+    _action := 'created';
+  ELSIF TG_OP = 'DELETE' THEN
+    _action := 'deleted';
+  ELSIF _old ? 'deleted_at' AND _old -> 'deleted_at' = 'null' AND _new -> 'deleted_at' <> 'null' THEN
+    _action := 'deleted';
+    _image := _old;  -- a deleted record goes to those who could read it before
+  ELSIF _old ? 'deleted_at' AND _old -> 'deleted_at' <> 'null' AND _new -> 'deleted_at' = 'null' THEN
+    _action := 'restored';
+  ELSE
+    _action := 'updated';
+  END IF;
+  INSERT INTO lib.changes (entity, table_name, record_key, action, etag, image, sub)
+  VALUES (TG_ARGV[0], TG_TABLE_NAME, _image ->> TG_ARGV[1], _action, _image ->> TG_ARGV[3],
+    _image - TG_ARGV[4]::text[], auth.uid());
+  PERFORM pg_notify(lib.changes_channel(), '');  -- one per transaction: PostgreSQL folds equal notifications
+  RETURN NULL;
+END $fn$;
+COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
+
+-- Removes log rows older than `retention_seconds`, `batch` at most, oldest first, and moves the horizon; one
+-- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
+CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _n integer;
+  _last bigint;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
+  WITH gone AS (
+    DELETE FROM lib.changes WHERE id = ANY (ARRAY(
+      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY id LIMIT batch))
+    RETURNING id
+  ) SELECT count(*), max(id) INTO _n, _last FROM gone;
+  IF _last IS NOT NULL THEN
+    UPDATE lib.changes_horizon SET pruned_through = greatest(pruned_through, _last);
+  END IF;
+  RETURN _n;
+END $fn$;
+
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer) TO authenticator;
