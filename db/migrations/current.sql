@@ -7242,15 +7242,21 @@ CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Signed-in users see users' THEN ''
-    WHEN 'Users manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
-    WHEN 'Administrators can do anything' THEN ''
-    WHEN 'Anyone signs up' THEN ''
-  END
-  FROM "app"."users" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Signed-in users see users' THEN
+    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Users manage themselves' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END FROM "app"."users" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Anyone signs up' THEN
+    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."users_failing"(text, text) IS 'The data rules of a User scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."users_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -7318,14 +7324,19 @@ CREATE OR REPLACE FUNCTION "app"."projects_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."projects_scenario"(text) IS 'Label, level and data rules of each scenario of Project.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Stakeholders work on their projects' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-    WHEN 'Administrators can do anything' THEN ''
-    WHEN 'Any signed-in user starts a project' THEN ''
-  END
-  FROM "app"."projects" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Stakeholders work on their projects' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."projects" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT '' FROM "app"."projects" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Any signed-in user starts a project' THEN
+    SELECT '' FROM "app"."projects" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."projects_failing"(text, text) IS 'The data rules of a Project scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."projects_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -7396,17 +7407,25 @@ CREATE OR REPLACE FUNCTION "app"."posts_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."posts_scenario"(text) IS 'Label, level and data rules of each scenario of Post.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Readers' THEN CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
-    WHEN 'Editors and authors manage posts of their projects' THEN CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-    WHEN 'Administrators can do anything' THEN ''
-    WHEN 'Administrators edit anything' THEN ''
-    WHEN 'Reviewers move posts through review' THEN CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END
-    WHEN 'Authors edit their posts until they are published' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END) END
-  END
-  FROM "app"."posts" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Readers' THEN
+    SELECT CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
+    SELECT CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators edit anything' THEN
+    SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Reviewers move posts through review' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Authors edit their posts until they are published' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."posts_failing"(text, text) IS 'The data rules of a Post scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."posts_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -7481,16 +7500,23 @@ CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data rules of each scenario of Comment.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Everyone reads comments' THEN ''
-    WHEN 'Administrators moderate comments' THEN ''
-    WHEN 'Authors manage their comments' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
-    WHEN 'Administrators can do anything' THEN ''
-    WHEN 'Signed-in users from trusted domains comment' THEN ''
-  END
-  FROM "app"."comments" WHERE "id" = _key::bigint
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Everyone reads comments' THEN
+    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+  ELSIF _scenario = 'Administrators moderate comments' THEN
+    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+  ELSIF _scenario = 'Authors manage their comments' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+  ELSIF _scenario = 'Signed-in users from trusted domains comment' THEN
+    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."comments_failing"(text, text) IS 'The data rules of a Comment scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."comments_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -7564,14 +7590,19 @@ CREATE OR REPLACE FUNCTION "app"."tags_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."tags_scenario"(text) IS 'Label, level and data rules of each scenario of Tag.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Everyone reads tags' THEN ''
-    WHEN 'Administrators can do anything' THEN ''
-    WHEN 'Only editors create tags' THEN ''
-  END
-  FROM "app"."tags" WHERE "slug" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Everyone reads tags' THEN
+    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+  ELSIF _scenario = 'Only editors create tags' THEN
+    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."tags_failing"(text, text) IS 'The data rules of a Tag scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."tags_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$

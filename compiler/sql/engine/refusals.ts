@@ -61,12 +61,18 @@ function failingDdl(s: Shape, model: Model): string {
       whens.set(p.key, checks.length ? `CASE WHEN coalesce(${holds}, false) THEN '' ELSE concat_ws(', ', ${checks.join(', ')}) END` : "''");
     }
   }
-  return [`CREATE OR REPLACE FUNCTION ${fn(s, 'failing')}(_scenario text, _key text) RETURNS text LANGUAGE sql${STABLE_DEFINER} AS $fn$`,
-    ...(whens.size ? ['  SELECT CASE _scenario', ...[...whens].map(([key, sql]) => `    WHEN ${literal(key)} THEN ${sql}`), '  END']
-      : ["  SELECT ''::text"]),
+  // One statement per scenario, chosen by IF: one statement holding every scenario's rules cost its whole plan's
+  // start-up on each call (a refused read: about 0.3 ms of the 0.35 its refusal took), whichever scenario was asked.
+  const from = `FROM ${s.rel} WHERE ${keyEquals(ident(s.pk), s.keyType, '_key')}${s.org ? ' AND organization_id = auth.org()' : ''}`;
+  const branches = [...whens].flatMap(([key, sql], i) => [
+    `${i === 0 ? 'IF' : 'ELSIF'} _scenario = ${literal(key)} THEN`,
     // Definer, past the policies: the caller's organization's record alone (another may hold the same key).
-    `  FROM ${s.rel} WHERE ${keyEquals(ident(s.pk), s.keyType, '_key')}${s.org ? ' AND organization_id = auth.org()' : ''}`, '$fn$;',
-    `COMMENT ON FUNCTION ${fn(s, 'failing')}(text, text) IS ${literal(`The data rules of a ${s.entity} scenario that an existing record breaks (for 403 details).`)};`].join('\n');
+    `  SELECT ${sql} ${from} INTO _failing;`,
+  ]);
+  return plpgsql(fn(s, 'failing'), [['_scenario', 'text'], ['_key', 'text']], 'text', ['_failing text;'], [
+    ...(branches.length ? [...branches, 'END IF;'] : [`SELECT ''::text ${from} INTO _failing;`]),
+    'RETURN _failing;',
+  ], `The data rules of a ${s.entity} scenario that an existing record breaks (for 403 details).`, STABLE_DEFINER);
 }
 
 /** app.<t>_deny(action, key): 403 naming the winner's failing rules, when record `key` breaks any. */

@@ -1642,13 +1642,17 @@ CREATE OR REPLACE FUNCTION "app"."accounts_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data rules of each scenario of Account.';
 
-CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Accounts manage themselves' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
-    WHEN 'Admins' THEN ''
-  END
-  FROM "app"."accounts" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Accounts manage themselves' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END FROM "app"."accounts" WHERE "id" = _key INTO _failing;
+  ELSIF _scenario = 'Admins' THEN
+    SELECT '' FROM "app"."accounts" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."accounts_failing"(text, text) IS 'The data rules of a Account scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."accounts_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -1715,13 +1719,17 @@ CREATE OR REPLACE FUNCTION "app"."labels_scenario"(_scenario text) RETURNS text[
 $fn$;
 COMMENT ON FUNCTION "app"."labels_scenario"(text) IS 'Label, level and data rules of each scenario of Label.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Admins' THEN ''
-    WHEN 'Everyone reads labels' THEN ''
-  END
-  FROM "app"."labels" WHERE "slug" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Admins' THEN
+    SELECT '' FROM "app"."labels" WHERE "slug" = _key INTO _failing;
+  ELSIF _scenario = 'Everyone reads labels' THEN
+    SELECT '' FROM "app"."labels" WHERE "slug" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."labels_failing"(text, text) IS 'The data rules of a Label scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."labels_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$

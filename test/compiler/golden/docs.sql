@@ -1484,12 +1484,15 @@ CREATE OR REPLACE FUNCTION "app"."folders_scenario"(_scenario text) RETURNS text
 $fn$;
 COMMENT ON FUNCTION "app"."folders_scenario"(text) IS 'Label, level and data rules of each scenario of Folder.';
 
-CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Signed-in users' THEN ''
-  END
-  FROM "app"."folders" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Signed-in users' THEN
+    SELECT '' FROM "app"."folders" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."folders_failing"(text, text) IS 'The data rules of a Folder scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."folders_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -1557,13 +1560,17 @@ CREATE OR REPLACE FUNCTION "app"."docs_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."docs_scenario"(text) IS 'Label, level and data rules of each scenario of Doc.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Owners edit drafts' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END) END
-    WHEN 'Editors read all' THEN ''
-  END
-  FROM "app"."docs" WHERE "id" = _key::bigint
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Owners edit drafts' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+  ELSIF _scenario = 'Editors read all' THEN
+    SELECT '' FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."docs_failing"(text, text) IS 'The data rules of a Doc scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."docs_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$

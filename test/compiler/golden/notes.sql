@@ -707,12 +707,15 @@ CREATE OR REPLACE FUNCTION "app"."notes_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."notes_scenario"(text) IS 'Label, level and data rules of each scenario of Note.';
 
-CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Everyone' THEN ''
-  END
-  FROM "app"."notes" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Everyone' THEN
+    SELECT '' FROM "app"."notes" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."notes_failing"(text, text) IS 'The data rules of a Note scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."notes_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$

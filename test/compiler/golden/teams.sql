@@ -1874,10 +1874,13 @@ CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT ''::text
-  FROM "app"."users" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  SELECT ''::text FROM "app"."users" WHERE "id" = _key INTO _failing;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."users_failing"(text, text) IS 'The data rules of a User scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."users_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -1943,12 +1946,15 @@ CREATE OR REPLACE FUNCTION "app"."teams_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules of each scenario of Team.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Stakeholders' THEN CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-  END
-  FROM "app"."teams" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Stakeholders' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."teams" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."teams_failing"(text, text) IS 'The data rules of a Team scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."teams_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
@@ -2014,12 +2020,15 @@ CREATE OR REPLACE FUNCTION "app"."tasks_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules of each scenario of Task.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT CASE _scenario
-    WHEN 'Stakeholders or readers' THEN CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-  END
-  FROM "app"."tasks" WHERE "id" = _key
-$fn$;
+CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _failing text;
+BEGIN
+  IF _scenario = 'Stakeholders or readers' THEN
+    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
+  END IF;
+  RETURN _failing;
+END $fn$;
 COMMENT ON FUNCTION "app"."tasks_failing"(text, text) IS 'The data rules of a Task scenario that an existing record breaks (for 403 details).';
 
 CREATE OR REPLACE FUNCTION "app"."tasks_deny"(_action text, _key text) RETURNS void LANGUAGE plpgsql AS $fn$
