@@ -12,15 +12,18 @@ export const OWN_PROJECTS = 20;
 export const publishedPostId = (n: number) => `post${n * 4 + 2}`;
 
 /**
- * A draft (i % 4 = 0) the bench user may not read, of `rows` seeded: in a project not hers and by another author, so a
- * read of it is refused. Post i is in project (i + i / projects) mod projects + 1 (seedPublishing).
+ * Drafts (i % 4 = 0) the bench user may not read, of `rows` seeded, `most` at most: in a project not hers and by
+ * another author, so a read of one is refused. Post i is in project (i + i / projects) mod projects + 1
+ * (seedPublishing). None when every project is hers (fewer than 100 × OWN_PROJECTS rows).
  */
-export function hiddenDraftId(n: number, rows: number): string {
+export function hiddenDraftIds(rows: number, most = 10_000): string[] {
   const projects = Math.max(OWN_PROJECTS, Math.round(rows / 100));
-  for (let i = (n * 4) % rows; ; i = (i + 4) % rows) {
+  const ids: string[] = [];
+  for (let i = 0; i < rows && ids.length < most; i += 4) {
     const project = (i + Math.floor(i / projects)) % projects + 1;
-    if (project > OWN_PROJECTS && `u${i % 2000 + 1}` !== BENCH_USER) return `post${i}`;
+    if (project > OWN_PROJECTS && `u${i % 2000 + 1}` !== BENCH_USER) ids.push(`post${i}`);
   }
+  return ids;
 }
 
 export async function seedPublishing(sql: postgres.Sql, rows: number): Promise<void> {

@@ -3,7 +3,7 @@
 // request role (what a hand-written CRUD service would run), and for some the bare HTTP floor.
 import type postgres from 'postgres';
 import type { HttpWork } from './load.ts';
-import { BENCH_CLAIMS, hiddenDraftId, OWN_PROJECTS, publishedPostId } from './seed.ts';
+import { BENCH_CLAIMS, hiddenDraftIds, OWN_PROJECTS, publishedPostId } from './seed.ts';
 import { roleNamesFromEnv } from '../compiler/sql/roles.ts';
 
 export interface Workload {
@@ -59,6 +59,7 @@ export function workloads(rows: number): Workload[] {
   // it then drops (wrk does so once at its start) still finds a post no other request holds.
   const free = Array.from({ length: 20 }, (_, i) => ownPost(i < 10 ? 0 : 3, i % 10));
   const versionOf = (id: string) => versions.get(id) ?? 1;
+  const hidden = hiddenDraftIds(rows);
   // A deep page of everything the bench user sees, by offset and by the cursor of the page before it (count=none:
   // the same total would otherwise dominate both). 2,000 pages of 25 need 1,000,000 posts (--rows 1000000).
   const deep = Math.max(2, Math.min(2000, Math.floor(published / 25 / 2)));
@@ -75,12 +76,12 @@ export function workloads(rows: number): Workload[] {
       direct: (sql) => dispatch(sql, 'posts_read', { id: publishedPostId(pick(published)) }),
       raw: (sql) => sql`select * from app.posts where id = ${publishedPostId(pick(published))}`,
     },
-    {
-      // What an enumeration sends: reads of drafts the caller may not read, each answered 404 (or 403), against 'read by id'.
+    // What an enumeration sends: reads of drafts the caller may not read, each answered 403 (or 404), against 'read by id'.
+    ...(hidden.length ? [{
       name: 'read refused',
-      http: { method: 'GET', refused: REFUSED, next: () => ({ path: `${API}/posts/${hiddenDraftId(pick(published), rows)}` }) },
-      direct: (sql) => dispatch(sql, 'posts_read', { id: hiddenDraftId(pick(published), rows) }),
-    },
+      http: { method: 'GET', refused: REFUSED, next: () => ({ path: `${API}/posts/${hidden[pick(hidden.length)]}` }) },
+      direct: (sql) => dispatch(sql, 'posts_read', { id: hidden[pick(hidden.length)] }),
+    } satisfies Workload] : []),
     {
       name: 'list indexed',
       floor: true,
