@@ -1,4 +1,4 @@
-// app.<table>_changes(after, upto): the change-log rows of an entity table the caller may see (design 9), each
+// app.<table>_changes(after_tx, after_id, before, lim): the change-log rows of an entity table the caller may see (design 9), each
 // record image judged by the read policy's own conditions (policies.ts), in one statement for a batch of changes.
 import type { Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
@@ -9,6 +9,7 @@ import { fn } from './engine/refusals.ts';
 import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from './policies.ts';
 
 export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
+const SIGNATURE = 'xid8, bigint, xid8, integer';
 
 /**
  * The function of an entity table (none for join and sub-resource tables). Definer, to read lib.changes: it returns
@@ -17,7 +18,8 @@ export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
  */
 export function changeVisibilityDdl(model: Model, t: TableIR): string {
   const name = changesFunction(t);
-  if (t.kind !== 'entity') return `DROP FUNCTION IF EXISTS ${name}(bigint, bigint);`;
+  const drop = `DROP FUNCTION IF EXISTS ${name}(bigint, bigint);`;  // its first signature
+  if (t.kind !== 'entity') return `${drop}\nDROP FUNCTION IF EXISTS ${name}(${SIGNATURE});`;
   const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
   const merged = mergedScenarios(model, t.entity);
   // Volatile, for the action it sets: a session that set request.action itself ('update') must not widen what it sees.
@@ -28,8 +30,9 @@ export function changeVisibilityDdl(model: Model, t: TableIR): string {
     ...(model.api.strategy !== 'RBAC' ? [ORGANIZATION_ROW] : []),
   ];
   return [
-    `CREATE OR REPLACE FUNCTION ${name}(after bigint, upto bigint)`,
-    `RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql ${DEFINER} AS $fn$`,
+    drop,
+    `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, before xid8, lim integer)`,
+    `RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql ${DEFINER} AS $fn$`,
     '#variable_conflict use_column',
     'DECLARE',
     `  _winner text := ${accessFunction(t)}('list');`,
@@ -38,15 +41,16 @@ export function changeVisibilityDdl(model: Model, t: TableIR): string {
     '  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing',
     "  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set",
     '  RETURN QUERY',
-    '    SELECT c.id, c.action, c.record_key, c.etag, c.image',
+    '    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at',
     '    FROM lib.changes c',
-    `    WHERE c.table_name = ${literal(t.name)} AND c.id > after AND c.id <= upto`,
+    `    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = ${literal(t.name)}`,
     '      AND EXISTS (',
     `        SELECT FROM jsonb_populate_record(NULL::${qname('app', t.name)}, c.image)  -- the record as that change wrote it`,
     `        WHERE ${conditions.join('\n          AND ')})`,
-    '    ORDER BY c.id;',
+    '    ORDER BY c.tx, c.id',
+    '    LIMIT lim;',
     "  PERFORM set_config('request.action', coalesce(_was, ''), true);",
     'END $fn$;',
-    `COMMENT ON FUNCTION ${name}(bigint, bigint) IS ${literal(`Changes of app.${t.name} after an id, up to another, that the caller may list (design 9).`)};`,
+    `COMMENT ON FUNCTION ${name}(${SIGNATURE}) IS ${literal(`Changes of app.${t.name} past a position (tx, id), of transactions below \`before\`, that the caller may list, \`lim\` at most (design 9).`)};`,
   ].join('\n');
 }

@@ -12,18 +12,29 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+-- Readers page in (tx, id) order: every transaction below the oldest one still running has ended, so the rows
+-- below that bound never change again, and a reader's position (tx, id) only moves forward.
+CREATE INDEX IF NOT EXISTS changes_tx ON lib.changes (tx, id);
 REVOKE ALL ON lib.changes FROM PUBLIC;
 
--- The highest id pruned so far: a reader resuming after an id below it missed rows (event: reset).
+-- The highest position (tx, id) pruned so far: a reader resuming below it may have missed rows (event: reset).
 CREATE TABLE IF NOT EXISTS lib.changes_horizon (
-  one boolean PRIMARY KEY DEFAULT true CHECK (one),
-  pruned_through bigint NOT NULL DEFAULT 0
+  one boolean PRIMARY KEY DEFAULT true CHECK (one)
 );
+ALTER TABLE lib.changes_horizon ADD COLUMN IF NOT EXISTS pruned_tx xid8 NOT NULL DEFAULT '0',
+  ADD COLUMN IF NOT EXISTS pruned_id bigint NOT NULL DEFAULT 0, DROP COLUMN IF EXISTS pruned_through;
 INSERT INTO lib.changes_horizon DEFAULT VALUES ON CONFLICT DO NOTHING;
 REVOKE ALL ON lib.changes_horizon FROM PUBLIC;
+
+-- Where a reader stands: `bound`, below which every writing transaction has ended (rows with tx < bound are all
+-- there and final), and the pruning horizon. Readers take rows with (tx, id) past their position and tx < bound.
+CREATE OR REPLACE FUNCTION lib.changes_state(OUT bound xid8, OUT pruned_tx xid8, OUT pruned_id bigint)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT pg_snapshot_xmin(pg_current_snapshot()), h.pruned_tx, h.pruned_id FROM lib.changes_horizon h
+$$;
 
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
@@ -61,25 +72,26 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
 
--- Removes log rows older than `retention_seconds`, `batch` at most, oldest first, and moves the horizon; one
+-- Removes log rows older than `retention_seconds`, `batch` at most, in reading order, and moves the horizon; one
 -- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
 CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _n integer;
-  _last bigint;
+  _tx xid8;
+  _id bigint;
 BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
   WITH gone AS (
     DELETE FROM lib.changes WHERE id = ANY (ARRAY(
-      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY id LIMIT batch))
-    RETURNING id
-  ) SELECT count(*), max(id) INTO _n, _last FROM gone;
-  IF _last IS NOT NULL THEN
-    UPDATE lib.changes_horizon SET pruned_through = greatest(pruned_through, _last);
+      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY tx, id LIMIT batch))
+    RETURNING tx, id
+  ) SELECT count(*) OVER (), g.tx, g.id INTO _n, _tx, _id FROM gone g ORDER BY g.tx DESC, g.id DESC LIMIT 1;
+  IF _n > 0 THEN
+    UPDATE lib.changes_horizon SET pruned_tx = _tx, pruned_id = _id WHERE (pruned_tx, pruned_id) < (_tx, _id);
   END IF;
-  RETURN _n;
+  RETURN coalesce(_n, 0);
 END $fn$;
 
-REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer) TO authenticator;
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state() TO authenticator;

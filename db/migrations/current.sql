@@ -1538,18 +1538,29 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Ids grow in insertion order, not commit order.';
+COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+-- Readers page in (tx, id) order: every transaction below the oldest one still running has ended, so the rows
+-- below that bound never change again, and a reader's position (tx, id) only moves forward.
+CREATE INDEX IF NOT EXISTS changes_tx ON lib.changes (tx, id);
 REVOKE ALL ON lib.changes FROM PUBLIC;
 
--- The highest id pruned so far: a reader resuming after an id below it missed rows (event: reset).
+-- The highest position (tx, id) pruned so far: a reader resuming below it may have missed rows (event: reset).
 CREATE TABLE IF NOT EXISTS lib.changes_horizon (
-  one boolean PRIMARY KEY DEFAULT true CHECK (one),
-  pruned_through bigint NOT NULL DEFAULT 0
+  one boolean PRIMARY KEY DEFAULT true CHECK (one)
 );
+ALTER TABLE lib.changes_horizon ADD COLUMN IF NOT EXISTS pruned_tx xid8 NOT NULL DEFAULT '0',
+  ADD COLUMN IF NOT EXISTS pruned_id bigint NOT NULL DEFAULT 0, DROP COLUMN IF EXISTS pruned_through;
 INSERT INTO lib.changes_horizon DEFAULT VALUES ON CONFLICT DO NOTHING;
 REVOKE ALL ON lib.changes_horizon FROM PUBLIC;
+
+-- Where a reader stands: `bound`, below which every writing transaction has ended (rows with tx < bound are all
+-- there and final), and the pruning horizon. Readers take rows with (tx, id) past their position and tx < bound.
+CREATE OR REPLACE FUNCTION lib.changes_state(OUT bound xid8, OUT pruned_tx xid8, OUT pruned_id bigint)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT pg_snapshot_xmin(pg_current_snapshot()), h.pruned_tx, h.pruned_id FROM lib.changes_horizon h
+$$;
 
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
@@ -1587,28 +1598,29 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
 
--- Removes log rows older than `retention_seconds`, `batch` at most, oldest first, and moves the horizon; one
+-- Removes log rows older than `retention_seconds`, `batch` at most, in reading order, and moves the horizon; one
 -- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
 CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _n integer;
-  _last bigint;
+  _tx xid8;
+  _id bigint;
 BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
   WITH gone AS (
     DELETE FROM lib.changes WHERE id = ANY (ARRAY(
-      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY id LIMIT batch))
-    RETURNING id
-  ) SELECT count(*), max(id) INTO _n, _last FROM gone;
-  IF _last IS NOT NULL THEN
-    UPDATE lib.changes_horizon SET pruned_through = greatest(pruned_through, _last);
+      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY tx, id LIMIT batch))
+    RETURNING tx, id
+  ) SELECT count(*) OVER (), g.tx, g.id INTO _n, _tx, _id FROM gone g ORDER BY g.tx DESC, g.id DESC LIMIT 1;
+  IF _n > 0 THEN
+    UPDATE lib.changes_horizon SET pruned_tx = _tx, pruned_id = _id WHERE (pruned_tx, pruned_id) < (_tx, _id);
   END IF;
-  RETURN _n;
+  RETURN coalesce(_n, 0);
 END $fn$;
 
-REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer) TO authenticator;
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state() TO authenticator;
 
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$
@@ -7013,8 +7025,9 @@ DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -7023,9 +7036,9 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'users' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
@@ -7033,15 +7046,18 @@ BEGIN
         WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(bigint, bigint) IS 'Changes of app.users after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.users past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."projects_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."projects_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."projects_access"('list');
@@ -7050,24 +7066,27 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'projects' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'projects'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_changes"(bigint, bigint) IS 'Changes of app.projects after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.projects past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."posts_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."posts_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."posts_access"('list');
@@ -7076,9 +7095,9 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'posts' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'posts'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
@@ -7087,15 +7106,18 @@ BEGIN
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
           AND deleted_at IS NULL)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_changes"(bigint, bigint) IS 'Changes of app.posts after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.posts past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."comments_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."comments_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."comments_access"('list');
@@ -7104,9 +7126,9 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'comments' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'comments'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
@@ -7115,13 +7137,15 @@ BEGIN
         WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_changes"(bigint, bigint) IS 'Changes of app.comments after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.comments past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
-CREATE OR REPLACE FUNCTION "app"."tags_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."tags_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tags_access"('list');
@@ -7130,19 +7154,20 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'tags' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tags'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Everyone reads tags' THEN true
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_changes"(bigint, bigint) IS 'Changes of app.tags after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.tags past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -1569,8 +1569,9 @@ DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
-CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."accounts_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."accounts_access"('list');
@@ -1579,26 +1580,30 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'accounts' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'accounts'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_changes"(bigint, bigint) IS 'Changes of app.accounts after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.accounts past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."labels_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."labels_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."labels_access"('list');
@@ -1607,18 +1612,19 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'labels' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'labels'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_changes"(bigint, bigint) IS 'Changes of app.labels after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.labels past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

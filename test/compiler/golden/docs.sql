@@ -1416,8 +1416,9 @@ DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
-CREATE OR REPLACE FUNCTION "app"."folders_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."folders_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."folders_access"('list');
@@ -1426,21 +1427,23 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'folders' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'folders'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Signed-in users' THEN (SELECT auth.uid() IS NOT NULL)
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_changes"(bigint, bigint) IS 'Changes of app.folders after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.folders past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
-CREATE OR REPLACE FUNCTION "app"."docs_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."docs_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."docs_access"('list');
@@ -1449,19 +1452,20 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'docs' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'docs'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
         ELSE false END
           AND deleted_at IS NULL)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_changes"(bigint, bigint) IS 'Changes of app.docs after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.docs past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

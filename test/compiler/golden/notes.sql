@@ -664,8 +664,9 @@ DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
 
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
-CREATE OR REPLACE FUNCTION "app"."notes_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."notes_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."notes_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."notes_access"('list');
@@ -674,18 +675,19 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'notes' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'notes'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."notes", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Everyone' THEN true
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_changes"(bigint, bigint) IS 'Changes of app.notes after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."notes_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.notes past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

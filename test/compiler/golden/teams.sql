@@ -1785,8 +1785,9 @@ DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -1795,19 +1796,21 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'users' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
         WHERE false)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(bigint, bigint) IS 'Changes of app.users after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.users past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
-CREATE OR REPLACE FUNCTION "app"."teams_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."teams_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."teams_access"('list');
@@ -1816,23 +1819,26 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'teams' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'teams'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_changes"(bigint, bigint) IS 'Changes of app.teams after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.teams past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after bigint, upto bigint)
-RETURNS TABLE (id bigint, action text, record_key text, etag text, image jsonb) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."tasks_changes"(bigint, bigint);
+CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tasks_access"('list');
@@ -1841,18 +1847,19 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.action, c.record_key, c.etag, c.image
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
     FROM lib.changes c
-    WHERE c.table_name = 'tasks' AND c.id > after AND c.id <= upto
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tasks'
       AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image)  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
         ELSE false END)
-    ORDER BY c.id;
+    ORDER BY c.tx, c.id
+    LIMIT lim;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_changes"(bigint, bigint) IS 'Changes of app.tasks after an id, up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.tasks past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
