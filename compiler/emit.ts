@@ -79,7 +79,7 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     whole('API functions: compiled per table and action, filter fields, the manifest', apiDdl(model, tables, roles)),
     whole(access, stakeholdersDdl(model, tables)),
     ...perTable(access, (t) => tableAccessDdl(model, t, tables, roles)),
-    ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t)),
+    ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t, tables)),
     whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables, roles)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),

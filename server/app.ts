@@ -39,6 +39,8 @@ import { authRoutes } from './auth/routes.ts';
 import { secretKey, type SigningKey } from './auth/keys.ts';
 import { DEFAULT_AUTH_SETTINGS, type AuthSettings } from './auth/settings.ts';
 import type { ClaimPaths } from './request/claims.ts';
+import { ChangeStreams } from './events/streams.ts';
+import { openStream, planStream, wantsEvents, type StreamDeps } from './events/route.ts';
 
 export interface AppOptions {
   /** The primary's client (files use it); requests go through `pools` when given, else through this. */
@@ -76,6 +78,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Origins a browser may call the API from (CORS_ORIGINS): a list, or ['*']; none: no CORS headers. */
   corsOrigins?: string[];
+  /** The change-stream hub (server/events/streams.ts); without one, the app makes its own on the primary. */
+  streams?: ChangeStreams;
 }
 
 /** A request with a precondition wants the newest state: it goes to the primary, never to a replica. */
@@ -100,6 +104,11 @@ export function createApp(opts: AppOptions): Hono {
   const log = opts.log ?? failureLog(opts.logger);
   const documents = mergedDocuments(planner.validators);
   const pools = opts.pools ?? singlePool(sql, limits);
+  const streamDeps: StreamDeps = {
+    streams: opts.streams ?? new ChangeStreams({ pool: pools.primary, listener: sql, log, pollMs: limits.eventsPollMs }),
+    planner, pool: pools.primary, ...(opts.files ? { files: opts.files } : {}),
+    maxPerCaller: limits.maxStreamsPerCaller, heartbeatMs: limits.eventsHeartbeatMs, bufferBytes: limits.eventsBufferBytes,
+  };
 
   /** The caller of a request: its token verified, its `sub` kept for the access log. */
   const identified = async (c: Context): Promise<Identity> => {
@@ -123,6 +132,14 @@ export function createApp(opts: AppOptions): Hono {
       const endpoint = routed(() => endpointAt(routes, basePath, sentPath(url, c.env), method), c.req.method, url.pathname);
       setRoute(c, basePath + routeTemplate(endpoint));
       identity = await identified(c);
+      if (endpoint.action === 'list' && c.req.method === 'GET' && wantsEvents(c.req.header('accept'))) {
+        const stream = await planStream(planner, endpoint, c.req.raw, url);
+        plan = stream.plan;
+        const recipient = recipientOf(c.env);
+        return await openStream(streamDeps, {
+          req: c.req.raw, identity, ip: callerIp(c, trust), headers: { 'X-Request-Id': requestIdOf(c) }, ...(recipient ? { recipient } : {}),
+        }, plan, stream.from);
+      }
       plan = await planRequest(planner, endpoint, c.req.raw, url);
       const ip = callerIp(c, trust);
       const once = idempotencyOf(c.req.raw.headers, endpoint.action, identity, ip, plan, limits.idempotencyTtlSeconds);

@@ -91,7 +91,7 @@ export function buildManifest(model: Model): Manifest {
       ...embedsManifest(t.entityName, e),
       functions: {
         list: fn('list'), search: fn('search'), read: fn('read'), create: fn('create'), replace: fn('replace'),
-        patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}),
+        patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}), stream: fn('stream'),
       },
       schemas: {
         create: bodySchema(wireProperties(e.properties), 'create'), replace: bodySchema(wireProperties(e.properties), 'replace'),

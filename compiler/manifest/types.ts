@@ -18,6 +18,8 @@
 //   patch         {id, body, parent?}                      -> Single  (JSON properties merged per RFC 7396)
 //   delete        {id, parent?, permanent?: boolean}        -> {}      (soft delete where softDelete, unless permanent)
 //   restore       {id, parent?}                            -> Single
+//   stream        {filter?, parent?, after_tx, after_id, before, limit} -> {data: Event[], last: "tx-id", read: number}
+//                 (without `before`: only the list's checks -> {data: []})
 //   relation list {id, page, per_page}                     -> {data: Row[] (each with `edge`), meta}
 //   link          {id, target: string, body: object}        -> {data: Row (the edge), created: boolean}
 //   unlink        {id, target: string}                     -> {}
@@ -98,6 +100,8 @@ export interface ResourceManifest {
   functions: {
     list: string; search: string; read: string; create: string; replace: string; patch: string;
     delete: string; restore?: string;
+    /** The change stream's page (design 9): GET of the list URL with Accept: text/event-stream. */
+    stream: string;
   };
   /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway; `read`
    *  describes a returned record (for the generated API specifications, not checked at run time). */

@@ -51,6 +51,18 @@ const problemSchemas: Record<string, Schema> = {
     },
     required: ['per_page', 'count'],
   },
+  ChangeEvent: {
+    type: 'object',
+    description: 'The `data:` of a change-stream event (a list URL asked for with Accept: text/event-stream). The event\'s `id:` is its log position (give it back as Last-Event-ID or `after`), its `event:` the action, or `reset` when the position asked for was pruned (fetch the list again).',
+    properties: {
+      collection: { type: 'string' },
+      id: { type: 'string', description: 'The record\'s key.' },
+      action: { type: 'string', enum: ['created', 'updated', 'deleted', 'restored', 'linked', 'unlinked'] },
+      etag: { type: ['string', 'null'], description: 'The record\'s ETag after the change (`"<version>"`), as the ETag header says it.' },
+      data: { type: ['object', 'null'], description: 'The record as this change wrote it, shaped as a GET by this caller shows it (null for deleted); for linked and unlinked, `{relation, target, edge}`.' },
+    },
+    required: ['collection', 'id', 'action', 'etag', 'data'],
+  },
 };
 
 /** [status, component name, codes, when]: the problems of the README's error table. */
@@ -113,7 +125,9 @@ export function commonComponents(): Schema {
       PerPage: { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
         description: 'At most 100 (more is 400).' },
       After: { name: 'after', in: 'query', required: false, schema: CURSOR,
-        description: 'Keyset paging: the page after this cursor (`meta.next`), with the same sort and filters. Excludes `page` and `before`.' },
+        description: 'Keyset paging: the page after this cursor (`meta.next`), with the same sort and filters. Excludes `page` and `before`. On a change stream: the event id to resume after (as Last-Event-ID).' },
+      LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
+        description: 'Change stream only: resume after this event id, replaying what was missed in order (an id older than EVENTS_RETENTION_SECONDS starts with `event: reset`). Wins over `after`.' },
       Before: { name: 'before', in: 'query', required: false, schema: CURSOR,
         description: 'Keyset paging: the page before this cursor (`meta.prev`), with the same sort and filters. Excludes `page` and `after`.' },
       Count: { name: 'count', in: 'query', required: false, schema: COUNT,

@@ -56,6 +56,20 @@ export function success(description: string, schema?: string, headers: string[] 
   };
 }
 
+export const STREAM_DESCRIPTION = 'With `Accept: text/event-stream` this URL is the change stream of the collection (design 9): every created, '
+  + 'updated, deleted, restored, linked and unlinked record the caller may read, as its GET shows it, narrowed by the filters and the parent '
+  + '(no paging or sort; `include`/`exclude` project). Each event\'s `data:` is a ChangeEvent. Resume with Last-Event-ID (or `after`). '
+  + 'A heartbeat comment comes every EVENTS_HEARTBEAT_MS; the stream ends when the token expires; EVENTS_MAX_STREAMS_PER_CALLER streams per caller (429 past it).';
+
+/**
+ * A list's 200 with the change stream named beside the JSON page: in an extension, not as a second media type of
+ * `content`, which typed clients (openapi-typescript) would make every list's answer a union with a string.
+ */
+export function changeStream(response: Schema): Schema {
+  return { ...response, 'x-event-stream': { mediaType: 'text/event-stream', event: ref('ChangeEvent'),
+    description: 'Server-sent events, each with `id:` (its log position), `event:` (the action, or reset) and `data:` (a ChangeEvent).' } };
+}
+
 export const notModified = { '304': { description: 'Not Modified: the If-None-Match tag matches, or nothing changed since If-Modified-Since.', headers: { ETag: header('ETag') } } };
 export const noContent = (what: string) => ({ [status('delete')]: { description: `${what}; no body.` } });
 

@@ -2,7 +2,8 @@
 // of parent records (`/projects/{project_id}/posts/{post_id}/comments`), with every action the router routes.
 import type { Manifest, ResourceManifest } from '../manifest/types.ts';
 import type { Schema } from './common.ts';
-import { idempotent, keyParameter, noContent, notModified, operation, preconditions, readPreconditions, success } from './operations.ts';
+import { changeStream, idempotent, keyParameter, noContent, notModified, operation, preconditions, readPreconditions, STREAM_DESCRIPTION, success } from './operations.ts';
+import { paramRef } from './common.ts';
 import { listParameters, projectionParameters } from './query.ts';
 import { status, verb } from './verbs.ts';
 
@@ -37,8 +38,9 @@ function collectionPaths(r: ResourceManifest, base: string, pathParams: Schema[]
   const createBody = nested ? `${e}CreateNested` : `${e}Create`;
   const paths: Record<string, Schema> = {
     [base]: {
-      [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag, parameters: [...pathParams, ...listParameters(r.properties)],
-        success: { [status('list')]: success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`) } }),
+      [verb('list')]: operation({ summary: `List ${r.collection}${where}`, operationId: opId('list'), tag,
+        parameters: [...pathParams, ...listParameters(r.properties), paramRef('LastEventId')], description: STREAM_DESCRIPTION,
+        success: { [status('list')]: changeStream(success(`A page of ${r.collection}; an empty list when nothing matches.`, `${e}List`)) } }),
       [verb('create')]: operation({ summary: `Create a ${e}${nested ? ' under the parent' : ''}`, operationId: opId('create'), tag, parameters: [...pathParams, ...projection, ...idempotent],
         description: `An array body is taken as \`POST ${base}/bulk\` takes it, and answered the same way.`,
         body: { schema: createBody }, errors: ['409', '413', '415', '422'],

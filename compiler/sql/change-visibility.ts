@@ -4,7 +4,8 @@ import type { Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
 import { mergedScenarios } from '../access/merge.ts';
 import type { RuleContext } from '../access/rules.ts';
-import { DEFINER, literal, qname } from './ident.ts';
+import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
+import { keyEquals } from './engine/shape.ts';
 import { fn } from './engine/refusals.ts';
 import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from './policies.ts';
 
@@ -12,11 +13,11 @@ export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
 const SIGNATURE = 'xid8, bigint, xid8, integer';
 
 /**
- * The function of an entity table (none for join and sub-resource tables). Definer, to read lib.changes: it returns
+ * The function of an entity table, with its manyToMany relations' links (none for join and sub-resource tables). Definer, to read lib.changes: it returns
  * only the rows whose image the caller's claims would let it list now (the scenario that wins `list`, its data rules
  * on the image rebuilt as a row, a live row of the caller's organization), so any caller may call it.
  */
-export function changeVisibilityDdl(model: Model, t: TableIR): string {
+export function changeVisibilityDdl(model: Model, t: TableIR, tables: TableIR[]): string {
   const name = changesFunction(t);
   const drop = `DROP FUNCTION IF EXISTS ${name}(bigint, bigint);`;  // its first signature
   if (t.kind !== 'entity') return `${drop}\nDROP FUNCTION IF EXISTS ${name}(${SIGNATURE});`;
@@ -29,10 +30,21 @@ export function changeVisibilityDdl(model: Model, t: TableIR): string {
     ...(t.entity.softDelete ? [LIVE_ROW] : []),
     ...(model.api.strategy !== 'RBAC' ? [ORGANIZATION_ROW] : []),
   ];
+  // Links and unlinks of its manyToMany relations are judged by the owner record as it is now (a join row holds no more).
+  const joins = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName).map((j) => j.name);
+  const rel = qname('app', t.name), pk = t.columns.find((c) => c.prop?.primary)!;
+  const owner = joins.length ? [
+    '    LEFT JOIN LATERAL (',
+    `      SELECT to_jsonb(o)${t.hiddenColumns.length ? ` - ${textArray(t.hiddenColumns)}` : ''} AS image FROM ${rel} o WHERE c.table_name <> ${literal(t.name)} AND ${keyEquals(`o.${ident(pk.name)}`, pk.sqlType, 'c.record_key')}`,
+    '    ) o ON true',
+  ] : [];
+  const image = joins.length ? 'coalesce(o.image, c.image)' : 'c.image';
+  const own = joins.length ? `(c.table_name = ${literal(t.name)} OR c.table_name IN (${joins.map(literal).join(', ')}) AND o.image IS NOT NULL)` : `c.table_name = ${literal(t.name)}`;
   return [
     drop,
     `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, before xid8, lim integer)`,
-    `RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql ${DEFINER} AS $fn$`,
+    `RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)`,
+    `LANGUAGE plpgsql ${DEFINER} AS $fn$`,
     '#variable_conflict use_column',
     'DECLARE',
     `  _winner text := ${accessFunction(t)}('list');`,
@@ -41,11 +53,13 @@ export function changeVisibilityDdl(model: Model, t: TableIR): string {
     '  IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing',
     "  PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set",
     '  RETURN QUERY',
-    '    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at',
+    `    SELECT c.id, c.tx, c.action, c.record_key, c.etag, ${image}, c.at, c.table_name,`,
+    `      CASE WHEN c.table_name <> ${literal(t.name)} THEN c.image END`,
     '    FROM lib.changes c',
-    `    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = ${literal(t.name)}`,
+    ...owner,
+    `    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND ${own}`,
     '      AND EXISTS (',
-    `        SELECT FROM jsonb_populate_record(NULL::${qname('app', t.name)}, c.image)  -- the record as that change wrote it`,
+    `        SELECT FROM jsonb_populate_record(NULL::${rel}, ${image})  -- the record as that change wrote it`,
     `        WHERE ${conditions.join('\n          AND ')})`,
     '    ORDER BY c.tx, c.id',
     '    LIMIT lim;',

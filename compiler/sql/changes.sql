@@ -36,6 +36,20 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_snapshot_xmin(pg_current_snapshot()), h.pruned_tx, h.pruned_id FROM lib.changes_horizon h
 $$;
 
+-- Whether rows past the position (after_tx, after_id) and below `before` are there: a reader with nothing new to
+-- read asks no more of it.
+CREATE OR REPLACE FUNCTION lib.changes_fresh(after_tx xid8, after_id bigint, before xid8) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT EXISTS (SELECT FROM lib.changes c WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before)
+$$;
+
+-- A page of a change stream (api.<table>_stream): its events, and the position of the last log row it read.
+DO $$ BEGIN
+  IF to_regtype('lib.change_page') IS NULL THEN
+    CREATE TYPE lib.change_page AS (events json, last_tx xid8, last_id bigint, n integer);
+  END IF;
+END $$;
+
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
 
@@ -93,5 +107,7 @@ BEGIN
   RETURN coalesce(_n, 0);
 END $fn$;
 
-REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state() TO authenticator;
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state(),
+  lib.changes_fresh(xid8, bigint, xid8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state(),
+  lib.changes_fresh(xid8, bigint, xid8) TO authenticator;

@@ -6,6 +6,7 @@ import { buildManifest } from '../manifest/build.ts';
 import { literal, pgName, qname } from './ident.ts';
 import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
+import { stream } from './engine/stream.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
 import { refusalsDdl } from './engine/refusals.ts';
 import { identityFunctionNames } from './identity.ts';
@@ -50,7 +51,11 @@ function fieldsDdl(s: Shape): string {
 function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[]): Array<[string, string]> {
   const s = shapes.get(t.name)!;
   const owner = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name)!;
-  if (t.kind === 'entity') return recordFunctions(s);
+  if (t.kind === 'entity') {
+    const links = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName)
+      .map((j) => ({ table: j.name, relation: j.relation!.name, targetColumn: j.relation!.targetColumn!, edge: j.relation!.edge ?? [] }));
+    return [...recordFunctions(s), ['stream', stream(s, links)]];
+  }
   if (t.kind === 'subresource') return subresourceFunctions(s, owner);
   const r = t.relation!;
   const target = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === r.target)!.name)!;
@@ -60,7 +65,7 @@ function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[
 
 export function functionNames(tables: TableIR[]): string[] {
   const suffixes = (t: TableIR) => t.kind === 'join' ? ['list', 'link', 'unlink'] : t.kind === 'subresource' ? ['read', 'replace']
-    : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : [])];
+    : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : []), 'stream'];
   return tables.flatMap((t) => suffixes(t).map((a) => pgName(t.name, a)));
 }
 

@@ -1562,6 +1562,20 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT pg_snapshot_xmin(pg_current_snapshot()), h.pruned_tx, h.pruned_id FROM lib.changes_horizon h
 $$;
 
+-- Whether rows past the position (after_tx, after_id) and below `before` are there: a reader with nothing new to
+-- read asks no more of it.
+CREATE OR REPLACE FUNCTION lib.changes_fresh(after_tx xid8, after_id bigint, before xid8) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT EXISTS (SELECT FROM lib.changes c WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before)
+$$;
+
+-- A page of a change stream (api.<table>_stream): its events, and the position of the last log row it read.
+DO $$ BEGIN
+  IF to_regtype('lib.change_page') IS NULL THEN
+    CREATE TYPE lib.change_page AS (events json, last_tx xid8, last_id bigint, n integer);
+  END IF;
+END $$;
+
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
 
@@ -1619,8 +1633,10 @@ BEGIN
   RETURN coalesce(_n, 0);
 END $fn$;
 
-REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state() TO authenticator;
+REVOKE EXECUTE ON FUNCTION lib.log_change(), lib.changes_prune(integer, integer), lib.changes_state(),
+  lib.changes_fresh(xid8, bigint, xid8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION lib.changes_prune(integer, integer), lib.changes_state(),
+  lib.changes_fresh(xid8, bigint, xid8) TO authenticator;
 
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$
@@ -2575,7 +2591,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "create": "users_create",
     "replace": "users_replace",
     "patch": "users_patch",
-    "delete": "users_delete"
+    "delete": "users_delete",
+    "stream": "users_stream"
   },
   "schemas": {
     "create": {
@@ -3047,6 +3064,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete a User';
 
+SELECT meta.drop_if_returns('"api"."users_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'the change stream of User: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 SELECT meta.drop_if_returns('"api"."users_profile_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3268,7 +3306,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
     "create": "projects_create",
     "replace": "projects_replace",
     "patch": "projects_patch",
-    "delete": "projects_delete"
+    "delete": "projects_delete",
+    "stream": "projects_stream"
   },
   "schemas": {
     "create": {
@@ -3641,6 +3680,30 @@ BEGIN
   RETURN jsonb_build_object('scenario', ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_delete"(jsonb) IS 'delete a Project';
+
+SELECT meta.drop_if_returns('"api"."projects_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('projects', 'list', "app"."projects_access"('list'), 'Project');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
+    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'projects_members' THEN 'members' END, 'target', CASE c.source WHEN 'projects_members' THEN c.link ->> 'user_id' END, 'edge', CASE c.source WHEN 'projects_members' THEN json_build_object('role', c.link -> 'role', 'status', c.link -> 'status') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."projects_stream"(jsonb) IS 'the change stream of Project: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."projects_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -4206,7 +4269,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "replace": "posts_replace",
     "patch": "posts_patch",
     "delete": "posts_delete",
-    "restore": "posts_restore"
+    "restore": "posts_restore",
+    "stream": "posts_stream"
   },
   "schemas": {
     "create": {
@@ -5583,6 +5647,37 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_restore"(jsonb) IS 'restore a Post';
 
+SELECT meta.drop_if_returns('"api"."posts_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'list', "app"."posts_access"('list'), 'Post');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
+  _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
+  IF _parent IS NOT NULL THEN _where := 't."project_id" = $2 AND ' || _where; END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'project' THEN
+    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+    IF coalesce(args -> 'joined', '{}'::jsonb) -> 'project' ? 'members' THEN
+      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'tags' THEN
+    PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.source WHEN 'posts_tags' THEN c.link ->> 'tag_slug' END, 'edge', CASE c.source WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_stream"(jsonb) IS 'the change stream of Post: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 SELECT meta.drop_if_returns('"api"."posts_tags_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -5800,7 +5895,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
     "create": "comments_create",
     "replace": "comments_replace",
     "patch": "comments_patch",
-    "delete": "comments_delete"
+    "delete": "comments_delete",
+    "stream": "comments_stream"
   },
   "schemas": {
     "create": {
@@ -6217,6 +6313,40 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_delete"(jsonb) IS 'delete a Comment';
 
+SELECT meta.drop_if_returns('"api"."comments_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('comments', 'list', "app"."comments_access"('list'), 'Comment');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
+  _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
+  IF _parent IS NOT NULL THEN _where := 't."post_id" = $2 AND ' || _where; END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'post' THEN
+    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
+    IF coalesce(args -> 'joined', '{}'::jsonb) -> 'post' ? 'project' THEN
+      PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
+      IF coalesce(args -> 'joined', '{}'::jsonb) -> 'post' -> 'project' ? 'members' THEN
+        PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+      END IF;
+    END IF;
+    IF coalesce(args -> 'joined', '{}'::jsonb) -> 'post' ? 'tags' THEN
+      PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."comments_stream"(jsonb) IS 'the change stream of Comment: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
   "pk": "slug",
   "columns": {
@@ -6278,7 +6408,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
     "create": "tags_create",
     "replace": "tags_replace",
     "patch": "tags_patch",
-    "delete": "tags_delete"
+    "delete": "tags_delete",
+    "stream": "tags_stream"
   },
   "schemas": {
     "create": {
@@ -6651,6 +6782,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_delete"(jsonb) IS 'delete a Tag';
 
+SELECT meta.drop_if_returns('"api"."tags_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tags', 'list', "app"."tags_access"('list'), 'Tag');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."tags_stream"(jsonb) IS 'the change stream of Tag: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'comments', 'tags']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project', 'Post', 'Comment', 'Tag']::text[]);
@@ -6696,6 +6848,7 @@ BEGIN
           WHEN 'comments_read' THEN _result := "api"."comments_read"(args);
           WHEN 'comments_replace' THEN _result := "api"."comments_replace"(args);
           WHEN 'comments_search' THEN _result := "api"."comments_search"(args);
+          WHEN 'comments_stream' THEN _result := "api"."comments_stream"(args);
           WHEN 'posts_create' THEN _result := "api"."posts_create"(args);
           WHEN 'posts_delete' THEN _result := "api"."posts_delete"(args);
           WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
@@ -6710,6 +6863,7 @@ BEGIN
           WHEN 'posts_replace' THEN _result := "api"."posts_replace"(args);
           WHEN 'posts_restore' THEN _result := "api"."posts_restore"(args);
           WHEN 'posts_search' THEN _result := "api"."posts_search"(args);
+          WHEN 'posts_stream' THEN _result := "api"."posts_stream"(args);
           WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
@@ -6726,7 +6880,7 @@ BEGIN
       END IF;
     END IF;
   ELSE
-    IF fn COLLATE "C" < 'tags_search' THEN
+    IF fn COLLATE "C" < 'tags_stream' THEN
       IF fn COLLATE "C" < 'tags_create' THEN
         CASE fn
           WHEN 'projects_members_list' THEN _result := "api"."projects_members_list"(args);
@@ -6735,6 +6889,7 @@ BEGIN
           WHEN 'projects_read' THEN _result := "api"."projects_read"(args);
           WHEN 'projects_replace' THEN _result := "api"."projects_replace"(args);
           WHEN 'projects_search' THEN _result := "api"."projects_search"(args);
+          WHEN 'projects_stream' THEN _result := "api"."projects_stream"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       ELSE
@@ -6745,28 +6900,30 @@ BEGIN
           WHEN 'tags_patch' THEN _result := "api"."tags_patch"(args);
           WHEN 'tags_read' THEN _result := "api"."tags_read"(args);
           WHEN 'tags_replace' THEN _result := "api"."tags_replace"(args);
+          WHEN 'tags_search' THEN _result := "api"."tags_search"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       END IF;
     ELSE
-      IF fn COLLATE "C" < 'users_patch' THEN
+      IF fn COLLATE "C" < 'users_profile_read' THEN
         CASE fn
-          WHEN 'tags_search' THEN _result := "api"."tags_search"(args);
+          WHEN 'tags_stream' THEN _result := "api"."tags_stream"(args);
           WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
           WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
           WHEN 'users_create' THEN _result := "api"."users_create"(args);
           WHEN 'users_delete' THEN _result := "api"."users_delete"(args);
           WHEN 'users_list' THEN _result := "api"."users_list"(args);
+          WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       ELSE
         CASE fn
-          WHEN 'users_patch' THEN _result := "api"."users_patch"(args);
           WHEN 'users_profile_read' THEN _result := "api"."users_profile_read"(args);
           WHEN 'users_profile_replace' THEN _result := "api"."users_profile_replace"(args);
           WHEN 'users_read' THEN _result := "api"."users_read"(args);
           WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
           WHEN 'users_search' THEN _result := "api"."users_search"(args);
+          WHEN 'users_stream' THEN _result := "api"."users_stream"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       END IF;
@@ -6796,7 +6953,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_stream', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_stream', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'comments_stream', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'tags_stream', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -7027,7 +7184,8 @@ DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -7036,7 +7194,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'users' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
       AND EXISTS (
@@ -7057,7 +7216,8 @@ DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, intege
 
 DROP FUNCTION IF EXISTS "app"."projects_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."projects_access"('list');
@@ -7066,11 +7226,15 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
+      CASE WHEN c.table_name <> 'projects' THEN c.image END
     FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'projects'
+    LEFT JOIN LATERAL (
+      SELECT to_jsonb(o) AS image FROM "app"."projects" o WHERE c.table_name <> 'projects' AND o."id" = c.record_key
+    ) o ON true
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'projects' OR c.table_name IN ('projects_members') AND o.image IS NOT NULL)
       AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image)  -- the record as that change wrote it
+        SELECT FROM jsonb_populate_record(NULL::"app"."projects", coalesce(o.image, c.image))  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
@@ -7086,7 +7250,8 @@ DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, int
 
 DROP FUNCTION IF EXISTS "app"."posts_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."posts_access"('list');
@@ -7095,11 +7260,15 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
+      CASE WHEN c.table_name <> 'posts' THEN c.image END
     FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'posts'
+    LEFT JOIN LATERAL (
+      SELECT to_jsonb(o) AS image FROM "app"."posts" o WHERE c.table_name <> 'posts' AND o."id" = c.record_key
+    ) o ON true
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'posts' OR c.table_name IN ('posts_tags') AND o.image IS NOT NULL)
       AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image)  -- the record as that change wrote it
+        SELECT FROM jsonb_populate_record(NULL::"app"."posts", coalesce(o.image, c.image))  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
         WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
@@ -7117,7 +7286,8 @@ DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."comments_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."comments_access"('list');
@@ -7126,7 +7296,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'comments' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'comments'
       AND EXISTS (
@@ -7145,7 +7316,8 @@ COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer) IS 'Ch
 
 DROP FUNCTION IF EXISTS "app"."tags_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tags_access"('list');
@@ -7154,7 +7326,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'tags' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tags'
       AND EXISTS (

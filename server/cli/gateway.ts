@@ -16,6 +16,7 @@ import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { ChangeLogRetention } from '../events/retention.ts';
+import { ChangeStreams } from '../events/streams.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
@@ -49,7 +50,11 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   const flag = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v);
   const signingKey = env.JWT_PRIVATE_KEY ? await privateKey(env.JWT_PRIVATE_KEY) : undefined;
+  const streams = new ChangeStreams({
+    pool: pools.primary, listener: sql, log: failureLog(logger), pollMs: limits.eventsPollMs, observer: metrics.streams(),
+  });
   const app = createApp({
+    streams,
     auth: authSettingsFromEnv(env), claimPaths: claimPathsFromEnv(env), ...(signingKey ? { signingKey } : {}),
     sql, pools, manifest, limits, trustProxy: env.TRUST_PROXY, explainAccess: flag(env.EXPLAIN_ACCESS), files,
     logger, logCaller: flag(env.LOG_CALLER ?? 'true'), metrics,
@@ -69,9 +74,12 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
     if (!stopping) {
       stopping = true;
       const started = performance.now();
-      logger.info({ signal, in_flight: drain.inFlight, grace_ms: limits.shutdownGraceMs }, 'draining');
-      // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
-      const drained = await drain.stop(server as Server, limits.shutdownGraceMs);
+      logger.info({ signal, in_flight: drain.inFlight, streams: streams.open, grace_ms: limits.shutdownGraceMs }, 'draining');
+      // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes; change streams end at once, once
+      // no new connection is taken (their clients resume on another gateway with Last-Event-ID).
+      const stopped = drain.stop(server as Server, limits.shutdownGraceMs);
+      await streams.close();
+      const drained = await stopped;
       const unfinished = drain.inFlight;
       await files.stop(limits.shutdownGraceMs).catch(() => {});
       await retention.stop();

@@ -1,10 +1,11 @@
 // Prometheus metrics of the gateway (prom-client): requests by route template and status, their latency,
-// each database pool's connections in use and requests waiting, and the file outbox's depth; GET /metrics.
+// each database pool's connections in use and requests waiting, the file outbox's depth and the change streams; GET /metrics.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../pg/pools.ts';
+import type { StreamObserver } from '../events/streams.ts';
 import { ApiError } from '../problem/types.ts';
 import { renderProblem } from '../problem/render.ts';
 import { resetRowCount } from '../pg/row-count.ts';
@@ -48,6 +49,24 @@ export class Metrics {
     gauge('db_pool_connections_in_use', 'Database connections with a statement on them, by pool.', (p) => p.gate.inUse);
     gauge('db_pool_requests_waiting', 'Requests waiting in line for a place on a database connection (POOL_TIMEOUT_MS), by pool.', (p) => p.gate.waiting);
     gauge('db_pool_connections_max', 'Connections each pool may open (POOL_MAX).', (p) => p.gate.max);
+  }
+
+  /** What the change-stream hub reports: streams open, events sent, and each event's time from its write to its sending. */
+  streams(): StreamObserver {
+    const open = new Gauge({ name: 'change_streams_open', help: 'Change streams (text/event-stream) open on this gateway.', registers: [this.registry] });
+    const sent = new Counter({ name: 'change_stream_events_total', help: 'Events written to change streams (one per stream it reached).', registers: [this.registry] });
+    const lag = new Histogram({
+      name: 'change_stream_lag_seconds', help: 'Seconds from the write (its transaction\'s start) to the event\'s sending on a stream.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry],
+    });
+    return {
+      opened: () => open.inc(),
+      closed: () => open.dec(),
+      sent: (lags) => {
+        sent.inc(lags.length);
+        for (const l of lags) lag.observe(l);
+      },
+    };
   }
 
   /** The file outbox's depth (objects waiting to be deleted), read from the database at each scrape. */

@@ -49,6 +49,14 @@ export interface RequestLimits {
   idempotencyTtlSeconds: number;
   /** Seconds a row of the change log (lib.changes) is kept for streams resuming after a disconnect. */
   eventsRetentionSeconds: number;
+  /** Change streams one caller (a token's `sub`, else an anonymous IP) may hold open at once (429 past it). */
+  maxStreamsPerCaller: number;
+  /** Milliseconds between heartbeat comments on an open change stream. */
+  eventsHeartbeatMs: number;
+  /** Milliseconds between looks at the change log while streams are open, besides the wake-ups of LISTEN/NOTIFY. */
+  eventsPollMs: number;
+  /** Bytes of events a stream's client may leave unread before the stream is closed (it resumes with Last-Event-ID). */
+  eventsBufferBytes: number;
   /** Levels of embeds one include path may nest (`site.region` is two; 400 past it). */
   maxEmbedDepth: number;
   /** Records an embedded manyToMany list holds at most (the first by key). */
@@ -85,6 +93,10 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },
   eventsRetentionSeconds: { env: 'EVENTS_RETENTION_SECONDS', fallback: 24 * 60 * 60 },
+  maxStreamsPerCaller: { env: 'EVENTS_MAX_STREAMS_PER_CALLER', fallback: 10 },
+  eventsHeartbeatMs: { env: 'EVENTS_HEARTBEAT_MS', fallback: 15_000 },
+  eventsPollMs: { env: 'EVENTS_POLL_MS', fallback: 1000 },
+  eventsBufferBytes: { env: 'EVENTS_BUFFER_BYTES', fallback: 1024 * 1024 },
   maxEmbedDepth: { env: 'EMBED_MAX_DEPTH', fallback: EMBED_DEPTH, max: EMBED_DEPTH }, // the SQL holds no more
   maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };

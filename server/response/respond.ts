@@ -29,6 +29,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
   switch (action) {
     case 'list': case 'search': case 'relationList': {
       const { data, meta } = result as Listing;
+      if (action === 'list') headers.Vary = 'Accept'; // the same URL is the change stream (text/event-stream)
       if (data instanceof DataBytes) return around(status, data, `,"meta":${responseText(meta, result)}}`, headers);
       return json(status, { data: Array.isArray(data) ? data.map(project) : data, meta }, result, headers);
     }
@@ -74,6 +75,6 @@ function json(status: number, body: object | string, source: unknown, headers: R
   length ??= Buffer.byteLength(sent);
   headers['Content-Type'] = JSON_TYPE;
   headers['Content-Length'] = String(length);
-  if (compressible(JSON_TYPE, length, 'ETag' in headers)) headers.Vary = 'Accept-Encoding';
+  if (compressible(JSON_TYPE, length, 'ETag' in headers)) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
   return new Response(sent as BodyInit, { status, headers });
 }

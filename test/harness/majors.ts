@@ -33,6 +33,7 @@ export const COMPAT_SLICE = [
   'e2e/embed.test.ts',
   'e2e/batch.test.ts',
   'e2e/change-log.test.ts',
+  'e2e/streams.test.ts',
   'e2e/record-style.test.ts',
   'e2e/identity.test.ts',
   'e2e/probe.test.ts',

@@ -6,6 +6,7 @@ import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts
 import { startServe, SERVE_JWT_SECRET, type ServedGateway } from '../harness/serve.ts';
 import { gatewayUrl } from '../../server/pg/gateway-role.ts';
 import { token } from './setup.ts';
+import { EventClient } from '../e2e/support/events.ts';
 
 const BASE = '/api/logs/v1';
 const everyone = [{ label: 'Everyone', predicate: { style: 'and', children: [{ type: 'allowPublic' }] } }];
@@ -134,6 +135,29 @@ test('SIGTERM: a draining line (signal, requests in flight), then, once they end
   const access = all.find((l) => l.request_id === 'in-flight');
   assert.is(access?.status, 200, 'the request in flight finished and was logged');
   assert.ok(at(all.find((l) => l.msg === 'draining')) < at(access) && at(access) < at(stopped[0]), 'draining, the last access line, then stopped');
+});
+
+test('change streams under the gateway\'s own login: an event reaches a stream, /metrics counts it, SIGTERM ends the stream and the gateway exits', async () => {
+  const g = await serve({ LOG_LEVEL: 'info' });
+  const stream = await EventClient.open(`${g.origin}${BASE}/notes`, null);
+  assert.is(stream.status, 200, stream.text);
+  try {
+    await stream.until(() => stream.lastId !== undefined, 'the stream joined');
+    await db.sql`insert into app.notes (id, title) values ('streamed', 'live')`;
+    await stream.count(1);
+    assert.equal([stream.events[0]!.event, stream.events[0]!.data.data], ['created', { id: 'streamed', title: 'live' }]);
+    const metrics = await (await fetch(`${g.origin}/metrics`)).text();
+    assert.match(metrics, /^change_streams_open 1$/m);
+    assert.match(metrics, /^change_stream_events_total 1$/m);
+    assert.match(metrics, /^change_stream_lag_seconds_count 1$/m);
+    const exited = g.stop(); // SIGTERM
+    await stream.end();
+    assert.is(await exited, 0, g.output());
+    const draining = lines(g).find((l) => l.msg === 'draining');
+    assert.is(draining?.streams, 1, JSON.stringify(draining));
+  } finally {
+    stream.close();
+  }
 });
 
 test.run();

@@ -401,7 +401,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
     "create": "accounts_create",
     "replace": "accounts_replace",
     "patch": "accounts_patch",
-    "delete": "accounts_delete"
+    "delete": "accounts_delete",
+    "stream": "accounts_stream"
   },
   "schemas": {
     "create": {
@@ -831,6 +832,30 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_delete"(jsonb) IS 'delete a Account';
 
+SELECT meta.drop_if_returns('"api"."accounts_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('accounts', 'list', "app"."accounts_access"('list'), 'Account');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'labels' THEN
+    PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.source WHEN 'accounts_labels' THEN c.link ->> 'label_slug' END, 'edge', CASE c.source WHEN 'accounts_labels' THEN json_build_object('role', c.link -> 'role') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."accounts_stream"(jsonb) IS 'the change stream of Account: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 SELECT meta.drop_if_returns('"api"."accounts_labels_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1028,7 +1053,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
     "create": "labels_create",
     "replace": "labels_replace",
     "patch": "labels_patch",
-    "delete": "labels_delete"
+    "delete": "labels_delete",
+    "stream": "labels_stream"
   },
   "schemas": {
     "create": {
@@ -1415,6 +1441,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_delete"(jsonb) IS 'delete a Label';
 
+SELECT meta.drop_if_returns('"api"."labels_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('labels', 'list', "app"."labels_access"('list'), 'Label');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."labels_stream"(jsonb) IS 'the change stream of Label: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Account', 'Label']::text[]);
@@ -1438,7 +1485,7 @@ BEGIN
       set_config('request.scenario.labels', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  IF fn COLLATE "C" < 'accounts_settings_replace' THEN
+  IF fn COLLATE "C" < 'accounts_stream' THEN
     IF fn COLLATE "C" < 'accounts_patch' THEN
       CASE fn
         WHEN 'accounts_create' THEN _result := "api"."accounts_create"(args);
@@ -1456,24 +1503,26 @@ BEGIN
         WHEN 'accounts_replace' THEN _result := "api"."accounts_replace"(args);
         WHEN 'accounts_search' THEN _result := "api"."accounts_search"(args);
         WHEN 'accounts_settings_read' THEN _result := "api"."accounts_settings_read"(args);
+        WHEN 'accounts_settings_replace' THEN _result := "api"."accounts_settings_replace"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     END IF;
   ELSE
-    IF fn COLLATE "C" < 'labels_read' THEN
+    IF fn COLLATE "C" < 'labels_replace' THEN
       CASE fn
-        WHEN 'accounts_settings_replace' THEN _result := "api"."accounts_settings_replace"(args);
+        WHEN 'accounts_stream' THEN _result := "api"."accounts_stream"(args);
         WHEN 'labels_create' THEN _result := "api"."labels_create"(args);
         WHEN 'labels_delete' THEN _result := "api"."labels_delete"(args);
         WHEN 'labels_list' THEN _result := "api"."labels_list"(args);
         WHEN 'labels_patch' THEN _result := "api"."labels_patch"(args);
+        WHEN 'labels_read' THEN _result := "api"."labels_read"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     ELSE
       CASE fn
-        WHEN 'labels_read' THEN _result := "api"."labels_read"(args);
         WHEN 'labels_replace' THEN _result := "api"."labels_replace"(args);
         WHEN 'labels_search' THEN _result := "api"."labels_search"(args);
+        WHEN 'labels_stream' THEN _result := "api"."labels_stream"(args);
         WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
         WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
@@ -1500,7 +1549,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['accounts_list', 'accounts_search', 'accounts_read', 'accounts_create', 'accounts_replace', 'accounts_patch', 'accounts_delete', 'accounts_labels_list', 'accounts_labels_link', 'accounts_labels_unlink', 'accounts_settings_read', 'accounts_settings_replace', 'labels_list', 'labels_search', 'labels_read', 'labels_create', 'labels_replace', 'labels_patch', 'labels_delete']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['accounts_list', 'accounts_search', 'accounts_read', 'accounts_create', 'accounts_replace', 'accounts_patch', 'accounts_delete', 'accounts_stream', 'accounts_labels_list', 'accounts_labels_link', 'accounts_labels_unlink', 'accounts_settings_read', 'accounts_settings_replace', 'labels_list', 'labels_search', 'labels_read', 'labels_create', 'labels_replace', 'labels_patch', 'labels_delete', 'labels_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -1571,7 +1620,8 @@ DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
 DROP FUNCTION IF EXISTS "app"."accounts_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."accounts_access"('list');
@@ -1580,11 +1630,15 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
+      CASE WHEN c.table_name <> 'accounts' THEN c.image END
     FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'accounts'
+    LEFT JOIN LATERAL (
+      SELECT to_jsonb(o) - ARRAY['password']::text[] AS image FROM "app"."accounts" o WHERE c.table_name <> 'accounts' AND o."id" = c.record_key
+    ) o ON true
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'accounts' OR c.table_name IN ('accounts_labels') AND o.image IS NOT NULL)
       AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image)  -- the record as that change wrote it
+        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", coalesce(o.image, c.image))  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
@@ -1603,7 +1657,8 @@ DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, in
 
 DROP FUNCTION IF EXISTS "app"."labels_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."labels_access"('list');
@@ -1612,7 +1667,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'labels' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'labels'
       AND EXISTS (

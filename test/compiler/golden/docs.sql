@@ -191,7 +191,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
     "create": "folders_create",
     "replace": "folders_replace",
     "patch": "folders_patch",
-    "delete": "folders_delete"
+    "delete": "folders_delete",
+    "stream": "folders_stream"
   },
   "schemas": {
     "create": {
@@ -556,6 +557,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_delete"(jsonb) IS 'delete a Folder';
 
+SELECT meta.drop_if_returns('"api"."folders_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('folders', 'list', "app"."folders_access"('list'), 'Folder');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."folders_stream"(jsonb) IS 'the change stream of Folder: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
   "pk": "id",
   "columns": {
@@ -740,7 +762,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "replace": "docs_replace",
     "patch": "docs_patch",
     "delete": "docs_delete",
-    "restore": "docs_restore"
+    "restore": "docs_restore",
+    "stream": "docs_stream"
   },
   "schemas": {
     "create": {
@@ -1290,6 +1313,31 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_restore"(jsonb) IS 'restore a Doc';
 
+SELECT meta.drop_if_returns('"api"."docs_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'list', "app"."docs_access"('list'), 'Doc');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
+  _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
+  IF _parent IS NOT NULL THEN _where := 't."folder_id" = $2 AND ' || _where; END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'folder' THEN
+    PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_stream"(jsonb) IS 'the change stream of Doc: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['folders', 'docs']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Folder', 'Doc']::text[]);
@@ -1326,22 +1374,30 @@ BEGIN
         WHEN 'docs_replace' THEN _result := "api"."docs_replace"(args);
         WHEN 'docs_restore' THEN _result := "api"."docs_restore"(args);
         WHEN 'docs_search' THEN _result := "api"."docs_search"(args);
+        WHEN 'docs_stream' THEN _result := "api"."docs_stream"(args);
         WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     END IF;
   ELSE
-    CASE fn
-      WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
-      WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
-      WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
-      WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
-      WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
-      WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
-      WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
-      WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
-      ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
-    END CASE;
+    IF fn COLLATE "C" < 'folders_search' THEN
+      CASE fn
+        WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
+        WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
+        WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
+        WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
+        WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    ELSE
+      CASE fn
+        WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
+        WHEN 'folders_stream' THEN _result := "api"."folders_stream"(args);
+        WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
+        WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
+        ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
+      END CASE;
+    END IF;
   END IF;
   -- Files queued for deletion (lib.discard_file): the gateway drains the outbox after commit.
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
@@ -1363,7 +1419,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'folders_stream', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore', 'docs_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -1418,7 +1474,8 @@ DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 
 DROP FUNCTION IF EXISTS "app"."folders_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."folders_access"('list');
@@ -1427,7 +1484,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'folders' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'folders'
       AND EXISTS (
@@ -1443,7 +1501,8 @@ COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer) IS 'Cha
 
 DROP FUNCTION IF EXISTS "app"."docs_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."docs_access"('list');
@@ -1452,7 +1511,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'docs' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'docs'
       AND EXISTS (

@@ -160,7 +160,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
     "create": "notes_create",
     "replace": "notes_replace",
     "patch": "notes_patch",
-    "delete": "notes_delete"
+    "delete": "notes_delete",
+    "stream": "notes_stream"
   },
   "schemas": {
     "create": {
@@ -578,6 +579,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_delete"(jsonb) IS 'delete a Note';
 
+SELECT meta.drop_if_returns('"api"."notes_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('notes', 'list', "app"."notes_access"('list'), 'Note');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."notes_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."notes", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."notes_stream"(jsonb) IS 'the change stream of Note: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['notes']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Note']::text[]);
@@ -611,6 +633,7 @@ BEGIN
     CASE fn
       WHEN 'notes_replace' THEN _result := "api"."notes_replace"(args);
       WHEN 'notes_search' THEN _result := "api"."notes_search"(args);
+      WHEN 'notes_stream' THEN _result := "api"."notes_stream"(args);
       WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
       WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
       ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
@@ -636,7 +659,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['notes_list', 'notes_search', 'notes_read', 'notes_create', 'notes_replace', 'notes_patch', 'notes_delete']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['notes_list', 'notes_search', 'notes_read', 'notes_create', 'notes_replace', 'notes_patch', 'notes_delete', 'notes_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -666,7 +689,8 @@ DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
 
 DROP FUNCTION IF EXISTS "app"."notes_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."notes_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."notes_access"('list');
@@ -675,7 +699,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'notes' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'notes'
       AND EXISTS (

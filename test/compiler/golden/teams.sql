@@ -247,7 +247,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "create": "users_create",
     "replace": "users_replace",
     "patch": "users_patch",
-    "delete": "users_delete"
+    "delete": "users_delete",
+    "stream": "users_stream"
   },
   "schemas": {
     "create": {
@@ -589,6 +590,27 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_delete"(jsonb) IS 'delete a User';
 
+SELECT meta.drop_if_returns('"api"."users_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'the change stream of User: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
   "pk": "id",
   "columns": {
@@ -697,7 +719,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
     "create": "teams_create",
     "replace": "teams_replace",
     "patch": "teams_patch",
-    "delete": "teams_delete"
+    "delete": "teams_delete",
+    "stream": "teams_stream"
   },
   "schemas": {
     "create": {
@@ -1063,6 +1086,30 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_delete"(jsonb) IS 'delete a Team';
 
+SELECT meta.drop_if_returns('"api"."teams_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('teams', 'list', "app"."teams_access"('list'), 'Team');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
+  _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
+    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'teams_members' THEN 'members' END, 'target', CASE c.source WHEN 'teams_members' THEN c.link ->> 'user_id' END, 'edge', CASE c.source WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."teams_stream"(jsonb) IS 'the change stream of Team: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 SELECT meta.drop_if_returns('"api"."teams_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1232,7 +1279,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
     "create": "tasks_create",
     "replace": "tasks_replace",
     "patch": "tasks_patch",
-    "delete": "tasks_delete"
+    "delete": "tasks_delete",
+    "stream": "tasks_stream"
   },
   "schemas": {
     "create": {
@@ -1615,6 +1663,34 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_delete"(jsonb) IS 'delete a Task';
 
+SELECT meta.drop_if_returns('"api"."tasks_stream"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_stream"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('tasks', 'list', "app"."tasks_access"('list'), 'Task');
+  _parent text := args ->> 'parent';
+  _where text;
+  _sql text;
+  _page lib.change_page;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
+  _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
+  IF _parent IS NOT NULL THEN _where := 't."team_id" = $2 AND ' || _where; END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF coalesce(args -> 'joined', '{}'::jsonb) ? 'team' THEN
+    PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
+    IF coalesce(args -> 'joined', '{}'::jsonb) -> 'team' ? 'members' THEN
+      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
+    END IF;
+  END IF;
+  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
+      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
+    FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t$q$;
+  _page := lib.query_prepared(_sql, NULL::lib.change_page);
+  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+END $fn$;
+COMMENT ON FUNCTION "api"."tasks_stream"(jsonb) IS 'the change stream of Task: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Team', 'Task']::text[]);
@@ -1638,7 +1714,7 @@ BEGIN
       set_config('request.scenario.tasks', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  IF fn COLLATE "C" < 'teams_patch' THEN
+  IF fn COLLATE "C" < 'teams_read' THEN
     IF fn COLLATE "C" < 'teams_create' THEN
       CASE fn
         WHEN 'tasks_create' THEN _result := "api"."tasks_create"(args);
@@ -1648,6 +1724,7 @@ BEGIN
         WHEN 'tasks_read' THEN _result := "api"."tasks_read"(args);
         WHEN 'tasks_replace' THEN _result := "api"."tasks_replace"(args);
         WHEN 'tasks_search' THEN _result := "api"."tasks_search"(args);
+        WHEN 'tasks_stream' THEN _result := "api"."tasks_stream"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     ELSE
@@ -1658,16 +1735,17 @@ BEGIN
         WHEN 'teams_members_link' THEN _result := "api"."teams_members_link"(args);
         WHEN 'teams_members_list' THEN _result := "api"."teams_members_list"(args);
         WHEN 'teams_members_unlink' THEN _result := "api"."teams_members_unlink"(args);
+        WHEN 'teams_patch' THEN _result := "api"."teams_patch"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     END IF;
   ELSE
     IF fn COLLATE "C" < 'users_delete' THEN
       CASE fn
-        WHEN 'teams_patch' THEN _result := "api"."teams_patch"(args);
         WHEN 'teams_read' THEN _result := "api"."teams_read"(args);
         WHEN 'teams_replace' THEN _result := "api"."teams_replace"(args);
         WHEN 'teams_search' THEN _result := "api"."teams_search"(args);
+        WHEN 'teams_stream' THEN _result := "api"."teams_stream"(args);
         WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
         WHEN 'upload_prepare' THEN _result := "api"."upload_prepare"(args);
         WHEN 'users_create' THEN _result := "api"."users_create"(args);
@@ -1681,6 +1759,7 @@ BEGIN
         WHEN 'users_read' THEN _result := "api"."users_read"(args);
         WHEN 'users_replace' THEN _result := "api"."users_replace"(args);
         WHEN 'users_search' THEN _result := "api"."users_search"(args);
+        WHEN 'users_stream' THEN _result := "api"."users_stream"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     END IF;
@@ -1705,7 +1784,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'teams_list', 'teams_search', 'teams_read', 'teams_create', 'teams_replace', 'teams_patch', 'teams_delete', 'teams_members_list', 'teams_members_link', 'teams_members_unlink', 'tasks_list', 'tasks_search', 'tasks_read', 'tasks_create', 'tasks_replace', 'tasks_patch', 'tasks_delete']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'teams_list', 'teams_search', 'teams_read', 'teams_create', 'teams_replace', 'teams_patch', 'teams_delete', 'teams_stream', 'teams_members_list', 'teams_members_link', 'teams_members_unlink', 'tasks_list', 'tasks_search', 'tasks_read', 'tasks_create', 'tasks_replace', 'tasks_patch', 'tasks_delete', 'tasks_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -1787,7 +1866,8 @@ DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -1796,7 +1876,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'users' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
       AND EXISTS (
@@ -1810,7 +1891,8 @@ COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Chang
 
 DROP FUNCTION IF EXISTS "app"."teams_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."teams_access"('list');
@@ -1819,11 +1901,15 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
+      CASE WHEN c.table_name <> 'teams' THEN c.image END
     FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'teams'
+    LEFT JOIN LATERAL (
+      SELECT to_jsonb(o) AS image FROM "app"."teams" o WHERE c.table_name <> 'teams' AND o."id" = c.record_key
+    ) o ON true
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'teams' OR c.table_name IN ('teams_members') AND o.image IS NOT NULL)
       AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image)  -- the record as that change wrote it
+        SELECT FROM jsonb_populate_record(NULL::"app"."teams", coalesce(o.image, c.image))  -- the record as that change wrote it
         WHERE CASE _winner
         WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
         ELSE false END)
@@ -1838,7 +1924,8 @@ DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, intege
 
 DROP FUNCTION IF EXISTS "app"."tasks_changes"(bigint, bigint);
 CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tasks_access"('list');
@@ -1847,7 +1934,8 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at
+    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
+      CASE WHEN c.table_name <> 'tasks' THEN c.image END
     FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tasks'
       AND EXISTS (

@@ -18,6 +18,7 @@ import { listen } from '../../../server/http/listen.ts';
 import { compileTrust, trustedPeer } from '../../../server/request/caller.ts';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
+import { ChangeStreams } from '../../../server/events/streams.ts';
 
 export const JWT_SECRET = 'e2e-test-secret-0123456789abcdef-0123456789abcdef';
 
@@ -42,6 +43,8 @@ export interface RunningApi extends Client {
   manifest: Manifest;
   /** The gateway's file handling: drain() and sweep() run the outbox now. */
   files: Files;
+  /** The gateway's change-stream hub. */
+  streams: ChangeStreams;
   /** 5xx causes the gateway logged while the suite ran (each a bug: no input may cause one). */
   serverErrors: string[];
   close(): Promise<void>;
@@ -50,11 +53,33 @@ export interface RunningApi extends Client {
 /** Installs a model (a file relative to the project root, or the model itself) into a fresh database and serves its API. */
 export async function startApi(model: string | object, options: StartOptions = {}): Promise<RunningApi> {
   const db = await freshDatabase();
+  try {
+    await installModel(db, model);
+    const gateway = await serveDatabase(db, options);
+    const stop = gateway.close.bind(gateway);
+    return Object.assign(gateway, {
+      async close() {
+        await stop();
+        await db.close();
+      },
+    });
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** Another gateway on the database `api` serves (its own connections, LISTEN and change-stream hub). */
+export function anotherGateway(api: RunningApi, options: StartOptions = {}): Promise<RunningApi> {
+  return serveDatabase(api.db, options);
+}
+
+/** A gateway on `db`, which already holds a model; closing it leaves the database. */
+async function serveDatabase(db: TestDatabase, options: StartOptions): Promise<RunningApi> {
   let gatewaySql: postgres.Sql | undefined;
   const fileDir = options.storage ? undefined : mkdtempSync(join(tmpdir(), 'modelapi-files-'));
   const removeFiles = () => fileDir && rmSync(fileDir, { recursive: true, force: true });
   try {
-    await installModel(db, model);
     gatewaySql = postgres(db.url, { onnotice: () => {}, max: 4 });
     const manifest = await loadManifest(gatewaySql);
     const serverErrors: string[] = [];
@@ -63,11 +88,14 @@ export async function startApi(model: string | object, options: StartOptions = {
     const storage = options.storage ?? new LocalStorage({ dir: fileDir!, secret: 'e2e-file-secret', basePath: manifest.api.basePath });
     const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}),
       ...(options.limits?.statementTimeoutMs ? { attachTimeoutMs: options.limits.statementTimeoutMs } : {}) });
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const streams = new ChangeStreams({ pool: gatewaySql, listener: gatewaySql, log, pollMs: limits.eventsPollMs });
     const app = createApp({
       files,
       sql: gatewaySql,
       manifest,
       jwtSecret: JWT_SECRET,
+      streams,
       ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.explainAccess ? { explainAccess: true } : {}),
@@ -77,7 +105,6 @@ export async function startApi(model: string | object, options: StartOptions = {
     });
     const port = await freePort();
     const server = await new Promise<Server>((resolve, reject) => {
-      const limits = { ...DEFAULT_LIMITS, ...options.limits };
       const trusted = options.trustProxy ? { trusted: trustedPeer(compileTrust(true)) } : {};
       const largestBody = Math.max(limits.maxBodyBytes, files.storage.driver === 'local' ? files.maxUploadBytes : 0);
       const s = listen(app.fetch, { port, hostname: '127.0.0.1', limits, docsUrl: manifest.api.docsUrl, largestBody, ...trusted }, () => resolve(s));
@@ -91,21 +118,21 @@ export async function startApi(model: string | object, options: StartOptions = {
       db,
       manifest,
       files,
+      streams,
       serverErrors,
       async close() {
+        await streams.close();
         await files.stop();
         await new Promise<void>((resolve) => {
           (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           server.close(() => resolve());
         });
         await sqlForGateway.end({ timeout: 5 });
-        await db.close();
         removeFiles();
       },
     });
   } catch (err) {
     await gatewaySql?.end({ timeout: 5 }).catch(() => {});
-    await db.close().catch(() => {});
     removeFiles();
     throw err;
   }
