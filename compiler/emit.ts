@@ -13,6 +13,7 @@ import { stakeholdersDdl, tableAccessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 import { changesTriggerDdl } from './sql/changes.ts';
 import { changeVisibilityDdl } from './sql/change-visibility.ts';
+import { changeRecordsDdl } from './sql/change-records.ts';
 import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
@@ -80,6 +81,7 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     whole(access, stakeholdersDdl(model, tables)),
     ...perTable(access, (t) => tableAccessDdl(model, t, tables, roles)),
     ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t, tables)),
+    ...perTable('Change log: pages of changes shaped as records, for the gateway\'s streams (design 9)', (t) => changeRecordsDdl(t, tables, roles)),
     whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables, roles)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),

@@ -39,7 +39,7 @@ import { authRoutes } from './auth/routes.ts';
 import { secretKey, type SigningKey } from './auth/keys.ts';
 import { DEFAULT_AUTH_SETTINGS, type AuthSettings } from './auth/settings.ts';
 import type { ClaimPaths } from './request/claims.ts';
-import { ChangeStreams } from './events/streams.ts';
+import { ChangeStreams, streamTimings } from './events/streams.ts';
 import { openStream, planStream, wantsEvents, type StreamDeps } from './events/route.ts';
 
 export interface AppOptions {
@@ -105,9 +105,9 @@ export function createApp(opts: AppOptions): Hono {
   const documents = mergedDocuments(planner.validators);
   const pools = opts.pools ?? singlePool(sql, limits);
   const streamDeps: StreamDeps = {
-    streams: opts.streams ?? new ChangeStreams({ pool: pools.primary, listener: sql, log, pollMs: limits.eventsPollMs }),
+    streams: opts.streams ?? new ChangeStreams({ pool: pools.primary, listener: sql, log, ...streamTimings(limits) }),
     planner, pool: pools.primary, ...(opts.files ? { files: opts.files } : {}),
-    maxPerCaller: limits.maxStreamsPerCaller, heartbeatMs: limits.eventsHeartbeatMs, bufferBytes: limits.eventsBufferBytes,
+    maxPerCaller: limits.maxStreamsPerCaller, bufferBytes: limits.eventsBufferBytes,
   };
 
   /** The caller of a request: its token verified, its `sub` kept for the access log. */

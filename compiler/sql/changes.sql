@@ -43,12 +43,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT EXISTS (SELECT FROM lib.changes c WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before)
 $$;
 
--- A page of a change stream (api.<table>_stream): its events, and the position of the last log row it read.
-DO $$ BEGIN
-  IF to_regtype('lib.change_page') IS NULL THEN
-    CREATE TYPE lib.change_page AS (events json, last_tx xid8, last_id bigint, n integer);
-  END IF;
-END $$;
+DROP TYPE IF EXISTS lib.change_page;  -- a page type of an earlier api.<table>_stream
 
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;

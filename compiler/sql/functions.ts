@@ -51,11 +51,7 @@ function fieldsDdl(s: Shape): string {
 function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[]): Array<[string, string]> {
   const s = shapes.get(t.name)!;
   const owner = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name)!;
-  if (t.kind === 'entity') {
-    const links = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName)
-      .map((j) => ({ table: j.name, relation: j.relation!.name, targetColumn: j.relation!.targetColumn!, edge: j.relation!.edge ?? [] }));
-    return [...recordFunctions(s), ['stream', stream(s, links)]];
-  }
+  if (t.kind === 'entity') return [...recordFunctions(s), ['stream', stream(s)]];
   if (t.kind === 'subresource') return subresourceFunctions(s, owner);
   const r = t.relation!;
   const target = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === r.target)!.name)!;

@@ -135,10 +135,11 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const owner = ownerProperty(project.entity);
   // Definer, past the policies: under the organization strategies, the caller's organization's rows alone
   // (keys are the organization's own: another may hold a project with the same key).
-  const inOrg = (alias: string) => (model.api.strategy === 'RBAC' ? '' : ` AND ${alias}.organization_id = auth.org()`);
+  // The caller's claims as initplans, `(SELECT auth.uid())`: read once per statement, not once per row a scan meets.
+  const inOrg = (alias: string) => (model.api.strategy === 'RBAC' ? '' : ` AND ${alias}.organization_id = (SELECT auth.org())`);
   define(project, [
-    ...(owner ? [`SELECT p.${ident(keyOf(project))} FROM ${qname('app', project.name)} p WHERE p.${ident(owner)} = auth.uid()${inOrg('p')}`, 'UNION'] : []),
-    `SELECT m.${ident(members.relation!.ownerColumn)} FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.targetColumn!)} = auth.uid()${inOrg('m')}`,
+    ...(owner ? [`SELECT p.${ident(keyOf(project))} FROM ${qname('app', project.name)} p WHERE p.${ident(owner)} = (SELECT auth.uid())${inOrg('p')}`, 'UNION'] : []),
+    `SELECT m.${ident(members.relation!.ownerColumn)} FROM ${qname('app', members.name)} m WHERE m.${ident(members.relation!.targetColumn!)} = (SELECT auth.uid())${inOrg('m')}`,
   ]);
   // Every entity whose parent chain reaches the project: its rows under the parent's keys.
   const reaches = (name: string, seen = new Set<string>()): boolean =>

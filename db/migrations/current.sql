@@ -448,7 +448,7 @@ COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter o
 DROP TABLE IF EXISTS lib.resources;
 GRANT SELECT ON lib.fields, lib.manifest, lib.manifest_resources TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
-GRANT USAGE ON SCHEMA api, lib TO authenticator;
+GRANT USAGE ON SCHEMA api, lib, app TO authenticator;  -- app: the change-stream pages (app.<table>_change_records)
 GRANT SELECT ON lib.manifest, lib.manifest_resources TO authenticator;
 
 -- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a
@@ -1569,12 +1569,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   SELECT EXISTS (SELECT FROM lib.changes c WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before)
 $$;
 
--- A page of a change stream (api.<table>_stream): its events, and the position of the last log row it read.
-DO $$ BEGIN
-  IF to_regtype('lib.change_page') IS NULL THEN
-    CREATE TYPE lib.change_page AS (events json, last_tx xid8, last_id bigint, n integer);
-  END IF;
-END $$;
+DROP TYPE IF EXISTS lib.change_page;  -- a page type of an earlier api.<table>_stream
 
 -- The channel that wakes gateways after a commit (the payload says nothing: the log is the source).
 CREATE OR REPLACE FUNCTION lib.changes_channel() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'lib_changes' $$;
@@ -3071,19 +3066,22 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'the change stream of User: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."users_profile_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3688,22 +3686,25 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'projects_members' THEN 'members' END, 'target', CASE c.source WHEN 'projects_members' THEN c.link ->> 'user_id' END, 'edge', CASE c.source WHEN 'projects_members' THEN json_build_object('role', c.link -> 'role', 'status', c.link -> 'status') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_stream"(jsonb) IS 'the change stream of Project: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."projects_stream"(jsonb) IS 'which changes of Project (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."projects_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -5654,13 +5655,13 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."project_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'project' THEN
     PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
     IF coalesce(args -> 'joined', '{}'::jsonb) -> 'project' ? 'members' THEN
@@ -5670,13 +5671,16 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'tags' THEN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.source WHEN 'posts_tags' THEN c.link ->> 'tag_slug' END, 'edge', CASE c.source WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_stream"(jsonb) IS 'the change stream of Post: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."posts_stream"(jsonb) IS 'which changes of Post (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."posts_tags_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6320,13 +6324,13 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."post_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'post' THEN
     PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
     IF coalesce(args -> 'joined', '{}'::jsonb) -> 'post' ? 'project' THEN
@@ -6339,13 +6343,16 @@ BEGIN
       PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_stream"(jsonb) IS 'the change stream of Comment: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."comments_stream"(jsonb) IS 'which changes of Comment (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
   "pk": "slug",
@@ -6789,19 +6796,22 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_stream"(jsonb) IS 'the change stream of Tag: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."tags_stream"(jsonb) IS 'which changes of Tag (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'comments', 'tags']::text[]);
 
@@ -6962,9 +6972,9 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
-    SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = auth.uid()
+    SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = (SELECT auth.uid())
     UNION
-    SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = auth.uid();
+    SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = (SELECT auth.uid());
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Project rows in projects the caller owns or is a member of.';
 CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -7183,9 +7193,10 @@ DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -7194,30 +7205,30 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'users' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('users')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
         WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.users past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.users (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."projects_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."projects_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."projects_access"('list');
@@ -7226,32 +7237,29 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
-      CASE WHEN c.table_name <> 'projects' THEN c.image END
-    FROM lib.changes c
-    LEFT JOIN LATERAL (
-      SELECT to_jsonb(o) AS image FROM "app"."projects" o WHERE c.table_name <> 'projects' AND o."id" = c.record_key
-    ) o ON true
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'projects' OR c.table_name IN ('projects_members') AND o.image IS NOT NULL)
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."projects", coalesce(o.image, c.image))  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'projects' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."projects" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('projects', 'projects_members')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.projects past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.projects (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."posts_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."posts_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."posts_access"('list');
@@ -7260,34 +7268,31 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
-      CASE WHEN c.table_name <> 'posts' THEN c.image END
-    FROM lib.changes c
-    LEFT JOIN LATERAL (
-      SELECT to_jsonb(o) AS image FROM "app"."posts" o WHERE c.table_name <> 'posts' AND o."id" = c.record_key
-    ) o ON true
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'posts' OR c.table_name IN ('posts_tags') AND o.image IS NOT NULL)
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."posts", coalesce(o.image, c.image))  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'posts' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."posts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('posts', 'posts_tags')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image - ARRAY['id', 'title', 'body', 'version', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
         WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
           AND deleted_at IS NULL)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.posts past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.posts (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."comments_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."comments_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."comments_access"('list');
@@ -7296,28 +7301,27 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'comments' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'comments'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('comments')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image - ARRAY['id', 'post_id', 'body', 'created_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Everyone reads comments' THEN true
         WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.comments past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.comments (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."tags_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."tags_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tags_access"('list');
@@ -7326,21 +7330,97 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'tags' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tags'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('tags')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image - ARRAY['slug', 'label', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Everyone reads tags' THEN true
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.tags past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.tags (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+
+-- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
+
+CREATE OR REPLACE FUNCTION "app"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."users", CASE WHEN c.table_name = 'users' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."users_profile_change_records"(xid8, bigint, xid8, integer);
+
+CREATE OR REPLACE FUNCTION "app"."projects_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'projects' THEN json_build_object('relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'projects_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'projects_members' THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('projects', 'projects_members')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", CASE WHEN c.table_name = 'projects' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.projects and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."projects_members_change_records"(xid8, bigint, xid8, integer);
+
+CREATE OR REPLACE FUNCTION "app"."posts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'posts' THEN json_build_object('relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.table_name WHEN 'posts_tags' THEN c.image ->> 'tag_slug' END, 'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('posts', 'posts_tags')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", CASE WHEN c.table_name = 'posts' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.posts and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."posts_tags_change_records"(xid8, bigint, xid8, integer);
+
+CREATE OR REPLACE FUNCTION "app"."comments_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('comments')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", CASE WHEN c.table_name = 'comments' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.comments and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."tags_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tags')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", CASE WHEN c.table_name = 'tags' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tags and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -16,7 +16,7 @@ import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { ChangeLogRetention } from '../events/retention.ts';
-import { ChangeStreams } from '../events/streams.ts';
+import { ChangeStreams, streamTimings } from '../events/streams.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
@@ -51,7 +51,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   const flag = (v: string | undefined) => !!v && !/^(0|false|no|off)$/i.test(v);
   const signingKey = env.JWT_PRIVATE_KEY ? await privateKey(env.JWT_PRIVATE_KEY) : undefined;
   const streams = new ChangeStreams({
-    pool: pools.primary, listener: sql, log: failureLog(logger), pollMs: limits.eventsPollMs, observer: metrics.streams(),
+    pool: pools.primary, listener: sql, log: failureLog(logger), ...streamTimings(limits), observer: metrics.streams(),
   });
   const app = createApp({
     streams,

@@ -10,11 +10,12 @@ import type { Identity } from '../request/auth.ts';
 import { callerKey } from '../request/caller.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
 import { projector } from '../response/project.ts';
-import { responseText } from '../query/json.ts';
+import { exactCopy, responseText } from '../query/json.ts';
 import type { Recipient } from '../http/recipient.ts';
 import type { Files } from '../files/service.ts';
 import { isAfter, parsePosition, positionText, type Position } from './position.ts';
 import type { ChangeStreams, Frame, StreamEvent, Subscriber } from './streams.ts';
+import { changeRecordsFunction } from '../../compiler/sql/change-records.ts';
 
 export const EVENT_STREAM = 'text/event-stream';
 const OFFERED = ['application/json', EVENT_STREAM];
@@ -36,9 +37,8 @@ export interface StreamDeps {
   /** The primary: the log is read there. */
   pool: Target;
   files?: Files;
-  /** Streams per caller, heartbeat period, unread bytes before a slow client's stream is closed. */
+  /** Streams per caller, unread bytes before a slow client's stream is closed. */
   maxPerCaller: number;
-  heartbeatMs: number;
   bufferBytes: number;
 }
 
@@ -89,6 +89,16 @@ export async function openStream(d: StreamDeps, r: StreamRequest, plan: Plan, fr
 }
 
 const LINK_ACTIONS = new Set(['linked', 'unlinked']);
+const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
+
+/** The bytes of frames one after the other, made once for each array (every stream of a group gets the same). */
+const chunks = new WeakMap<Frame[], Uint8Array>();
+function joined(frames: Frame[]): Uint8Array {
+  if (frames.length === 1) return frames[0]!.bytes;
+  let bytes = chunks.get(frames);
+  if (!bytes) chunks.set(frames, bytes = Buffer.concat(frames.map((f) => f.bytes)));
+  return bytes;
+}
 
 /** setTimeout's longest delay; a later expiry is waited for in steps. */
 const LONGEST_TIMER = 2 ** 31 - 1;
@@ -97,59 +107,68 @@ const encoder = new TextEncoder();
 /** One open stream: its SSE body, the hub's Subscriber. */
 class EventStream implements Subscriber {
   readonly group: string;
+  readonly records: string;
   readonly body: ReadableStream<Uint8Array>;
   position: Position | undefined;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #closed = false;
-  #heartbeat: NodeJS.Timeout;
+  readonly #url: string;
+  get closed(): boolean { return this.#closed; }
   #expiry: NodeJS.Timeout | undefined;
   #forget: (() => void) | undefined;
 
   constructor(private readonly d: StreamDeps, private readonly plan: Plan, readonly call: Call, private readonly caller: string,
-    private readonly r: StreamRequest, from: Position | undefined) {
+    r: StreamRequest, from: Position | undefined) {
     this.position = from;
+    this.#url = r.req.url; // the request itself is not kept: an open stream holds what it needs, no more
+    this.records = changeRecordsFunction(plan.endpoint.resource.table);
     const { include, exclude } = plan.projection;
     // Tokens of one caller differ in their times only: those claims decide nothing a stream reads.
     const { exp: _e, iat: _i, nbf: _n, jti: _j, ...claims } = call.identity.claims;
-    this.group = JSON.stringify([call.fn, call.identity.role, claims, call.args, include ?? null, exclude ?? null]);
+    this.group = d.streams.groupKey(JSON.stringify([call.fn, call.identity.role, claims, call.args, include ?? null, exclude ?? null]));
     this.body = new ReadableStream<Uint8Array>({
       start: (controller) => { this.#controller = controller; },
       cancel: () => this.close(),
     }, { highWaterMark: d.bufferBytes, size: (chunk) => chunk.byteLength });
     this.#send('retry: 3000\n\n');
-    this.#heartbeat = setInterval(() => this.#send(': heartbeat\n\n'), d.heartbeatMs).unref();
     this.#expireAt(Number(call.identity.claims.exp) * 1000);
     this.#forget = r.recipient?.onGone(() => this.close());
   }
 
+  /** `events` are the page's, shared by every group: what is shaped for this one is a copy. */
   async frames(events: StreamEvent[]): Promise<Frame[]> {
     const project = projector(this.plan.projection);
     // A link's data is {relation, target, edge}, not a record: neither projected nor holding files.
     const isRecord = (e: StreamEvent) => e.data !== null && !LINK_ACTIONS.has(e.action);
+    const shaped = new Map<StreamEvent, unknown>();
     const records = events.filter(isRecord);
     if (this.d.files && records.length) {
-      const page = { data: records.map((e) => e.data) };
-      await this.d.files.present(this.plan, page, this.r.req.url);
-      records.forEach((e, i) => { e.data = page.data[i]; });
+      // Signed links are this caller's (and written into the records): a copy of them is signed.
+      const page = { data: records.map((e) => exactCopy(e.data)) };
+      await this.d.files.present(this.plan, page, this.#url);
+      records.forEach((e, i) => shaped.set(e, page.data[i]));
     }
     const collection = this.plan.endpoint.resource.collection;
     return events.map((e) => ({
       position: parsePosition(e.id, 'the log'),
-      text: `id: ${e.id}\nevent: ${e.action}\ndata: ${responseText({
-        collection, id: e.key, action: e.action, etag: e.etag === null ? null : `"${e.etag}"`, data: isRecord(e) ? project(e.data) : e.data,
-      }, e.data)}\n\n`,
+      bytes: encoder.encode(`id: ${e.id}\nevent: ${e.action}\ndata: ${responseText({
+        collection, id: e.key, action: e.action, etag: e.etag === null ? null : `"${e.etag}"`, data: isRecord(e) ? project(shaped.get(e) ?? e.data) : e.data,
+      }, e.data)}\n\n`),
     }));
   }
 
+  /** The frames past its position, in one chunk: a group's streams share the bytes of a whole page. */
   write(frames: Frame[]): number {
-    let n = 0;
-    for (const f of frames) {
-      if (this.position && !isAfter(f.position, this.position)) continue;
-      this.position = f.position;
-      this.#send(f.text);
-      n++;
-    }
-    return n;
+    const at = this.position;
+    const fresh = at ? frames.filter((f) => isAfter(f.position, at)) : frames;
+    if (!fresh.length) return 0;
+    this.position = fresh[fresh.length - 1]!.position;
+    this.#enqueue(fresh.length === frames.length ? joined(frames) : joined(fresh));
+    return fresh.length;
+  }
+
+  heartbeat(): void {
+    this.#enqueue(HEARTBEAT);
   }
 
   start(at: Position): void {
@@ -165,7 +184,6 @@ class EventStream implements Subscriber {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#heartbeat);
     clearTimeout(this.#expiry);
     this.#forget?.();
     this.d.streams.remove(this);
@@ -179,8 +197,12 @@ class EventStream implements Subscriber {
 
   /** Queues text for the client; a client that leaves bufferBytes unread has its stream closed (it resumes later). */
   #send(text: string): void {
+    this.#enqueue(encoder.encode(text));
+  }
+
+  #enqueue(bytes: Uint8Array): void {
     if (this.#closed) return;
-    this.#controller.enqueue(encoder.encode(text));
+    this.#controller.enqueue(bytes);
     if ((this.#controller.desiredSize ?? 0) <= 0) this.close();
   }
 

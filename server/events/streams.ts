@@ -2,26 +2,32 @@
 // per group of streams sharing a claim set, filters and parent (one statement), then writes the group's events out.
 import type { Sql } from 'postgres';
 import { dispatch, type Call } from '../query/dispatch.ts';
+import { argsText, parseResult } from '../query/json.ts';
 import { gated, type Target } from '../pg/pools.ts';
 import { isAfter, parsePosition, startOf, type Position } from './position.ts';
 import { ApiError } from '../problem/types.ts';
+import type { RequestLimits } from '../request/limits.ts';
 
 /** One change as api.<table>_stream returns it: its position, action, record key, ETag, time and record image. */
 export interface StreamEvent { id: string; action: string; key: string; etag: string | null; at: string; data: unknown }
 
-/** An event as written to a stream: its position, and its text (`id:`, `event:`, `data:`). */
-export interface Frame { position: Position; text: string }
+/** An event as written to a stream: its position, and its bytes (`id:`, `event:`, `data:`), encoded once for its group. */
+export interface Frame { position: Position; bytes: Uint8Array }
 
 /** One open stream, as the hub sees it (server/events/route.ts makes them). */
 export interface Subscriber {
   /** Streams with the same key share one statement per pass: same function, claims, filters, parent and projection. */
   readonly group: string;
-  /** api.<table>_stream as this stream's caller; each pass adds the position and the bound to its arguments. */
+  /** api.<table>_stream as this stream's caller; each pass adds the page's bounds to its arguments. */
   readonly call: Call;
+  /** app.<table>_change_records, quoted: the pages of the table's changes, shaped once for all its streams. */
+  readonly records: string;
   /** The last position sent: nothing at or before it is sent again (undefined until the stream has joined). */
   position: Position | undefined;
   /** The frames of a page of events, shaped as this stream's GET shapes records (one call serves its whole group). */
   frames(events: StreamEvent[]): Promise<Frame[]>;
+  /** A heartbeat comment (every heartbeatMs, from the hub's one timer). */
+  heartbeat(): void;
   /** Writes the frames past its position; returns how many (the last ones). */
   write(frames: Frame[]): number;
   /** `event: reset` (rows after its position were pruned), or the first `id:` of a stream that had none. */
@@ -29,6 +35,7 @@ export interface Subscriber {
   start(at: Position): void;
   /** Ends the stream (the client may resume from its last event id). */
   close(): void;
+  readonly closed: boolean;
 }
 
 /** What the hub reports (server/http/metrics.ts). */
@@ -37,6 +44,8 @@ export interface StreamObserver {
   closed(): void;
   /** Events written to one stream: the seconds from each one's write to now. */
   sent(lags: number[]): void;
+  /** A pass over the log ended, after this many seconds. */
+  passed(seconds: number): void;
 }
 
 export interface StreamOptions {
@@ -47,6 +56,8 @@ export interface StreamOptions {
   log: (message: string, err: unknown) => void;
   /** Milliseconds between passes besides the wake-ups: a lost notification, or a write behind a long transaction. */
   pollMs: number;
+  /** Milliseconds between heartbeat comments on every stream. */
+  heartbeatMs: number;
   /** Log rows one statement reads at most (a page; a group reads page after page). */
   pageRows?: number;
   observer?: StreamObserver;
@@ -55,6 +66,10 @@ export interface StreamOptions {
 interface Page { data: StreamEvent[]; last: string | null; read: number }
 
 const PAGE_ROWS = 500;
+
+/** The hub's timings from the limits (EVENTS_POLL_MS, EVENTS_HEARTBEAT_MS). */
+export const streamTimings = (limits: Pick<RequestLimits, 'eventsPollMs' | 'eventsHeartbeatMs'>) =>
+  ({ pollMs: limits.eventsPollMs, heartbeatMs: limits.eventsHeartbeatMs });
 
 export class ChangeStreams {
   readonly #live = new Set<Subscriber>();
@@ -65,6 +80,9 @@ export class ChangeStreams {
   #again = false;
   #listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #beat: NodeJS.Timeout | undefined;
+  /** One string for each group key: the streams of a group share it. */
+  readonly #keys = new Map<string, { key: string; streams: number }>();
   #closed = false;
   readonly #perCaller = new Map<string, number>();
 
@@ -86,6 +104,17 @@ export class ChangeStreams {
     else this.#perCaller.delete(caller);
   }
 
+  /** The key a stream's group is known by, the same string for all of them (released when the stream is removed). */
+  groupKey(key: string): string {
+    const known = this.#keys.get(key);
+    if (known) {
+      known.streams++;
+      return known.key;
+    }
+    this.#keys.set(key, { key, streams: 1 });
+    return key;
+  }
+
   /** A new stream: it catches up from its position (if any) on the next pass, then goes live. */
   async add(sub: Subscriber): Promise<void> {
     if (this.#closed) throw new ApiError('unavailable', 'This gateway is stopping: open the stream again (with Last-Event-ID) on another.', { headers: { 'Retry-After': '1' } });
@@ -96,6 +125,8 @@ export class ChangeStreams {
   }
 
   remove(sub: Subscriber): void {
+    const known = this.#keys.get(sub.group);
+    if (known && --known.streams === 0) this.#keys.delete(sub.group);
     const had = this.#live.delete(sub) || this.#joining.includes(sub);
     this.#joining = this.#joining.filter((s) => s !== sub);
     if (had) this.o.observer?.closed();
@@ -111,8 +142,10 @@ export class ChangeStreams {
     this.#pass = (async () => {
       do {
         this.#again = false;
+        const started = performance.now();
         try {
           await this.#once();
+          this.o.observer?.passed((performance.now() - started) / 1000);
         } catch (err) {
           this.o.log('change stream pass failed', err);
         }
@@ -129,6 +162,7 @@ export class ChangeStreams {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
+    clearInterval(this.#beat);
     for (const sub of [...this.#joining, ...this.#live]) sub.close();
     await this.#pass;
     const listening = this.#listening;
@@ -145,6 +179,7 @@ export class ChangeStreams {
       })();
       this.#listening.catch(() => { this.#listening = undefined; });
       this.#timer = setInterval(() => { if (this.open) this.wake(); }, this.o.pollMs).unref();
+      this.#beat = setInterval(() => { for (const sub of [...this.#joining, ...this.#live]) sub.heartbeat(); }, this.o.heartbeatMs).unref();
     }
     return this.#listening;
   }
@@ -161,13 +196,16 @@ export class ChangeStreams {
     this.#position = from;
     for (const sub of this.#joining.splice(0)) await this.#join(sub, from, horizon);
     if (state!.fresh && this.#live.size) {
-      const groups = new Map<string, Subscriber[]>();
+      // Per table, its groups: a page of the table's changes is read once, then each group's positions in it.
+      const tables = new Map<string, Map<string, Subscriber[]>>();
       for (const sub of this.#live) {
+        const groups = tables.get(sub.records) ?? new Map<string, Subscriber[]>();
+        tables.set(sub.records, groups);
         const g = groups.get(sub.group);
         if (g) g.push(sub);
         else groups.set(sub.group, [sub]);
       }
-      await Promise.all([...groups.values()].map((members) => this.#read(members, from, bound)));
+      await Promise.all([...tables.values()].map((groups) => this.#read([...groups.values()], from, bound)));
     }
     this.#position = startOf(bound);
   }
@@ -176,36 +214,89 @@ export class ChangeStreams {
   async #join(sub: Subscriber, upto: Position, horizon: Position): Promise<void> {
     if (!sub.position) sub.start(upto);
     else if (isAfter(horizon, sub.position)) sub.reset(upto);
-    else if (isAfter(upto, sub.position) && !await this.#read([sub], sub.position, upto.tx)) return;
-    this.#live.add(sub);
+    else if (isAfter(upto, sub.position)) await this.#read([[sub]], sub.position, upto.tx);
+    if (!sub.closed) this.#live.add(sub);
   }
 
   /**
-   * The group's events past `from` of transactions below `before`, page after page, written to each member. A
-   * failure ends the group's streams (they resume with Last-Event-ID), so none silently misses an event.
+   * The events of one table past `from`, of transactions below `before`, page after page: each page shaped once
+   * (app.<table>_change_records, as the gateway), then each group's caller asked which of it it may see (one statement
+   * a group), and those written to the group's streams. A group whose statement fails has its streams ended (they
+   * resume with Last-Event-ID), so none silently misses an event.
    */
-  async #read(members: Subscriber[], from: Position, before: bigint): Promise<boolean> {
-    const lead = members[0]!;
-    let after = from;
+  async #read(groups: Subscriber[][], from: Position, before: bigint): Promise<void> {
+    const lim = this.o.pageRows ?? PAGE_ROWS;
+    const fn = groups[0]![0]!.records;
+    let after = from, live = groups;
     try {
-      for (;;) {
-        const args = { ...lead.call.args, after_tx: String(after.tx), after_id: String(after.id), before: String(before), limit: this.o.pageRows ?? PAGE_ROWS };
-        const page = await dispatch(this.o.pool, { ...lead.call, args }) as Page;
-        if (page.data.length) {
-          const frames = await lead.frames(page.data);
-          const now = Date.now(), lags = page.data.map((e) => (now - Date.parse(e.at)) / 1000);
+      while (live.length) {
+        const [row] = await gated(this.o.pool, (sql) => sql`
+          select ${sql.unsafe(fn)}(${String(after.tx)}::xid8, ${String(after.id)}::bigint, ${String(before)}::xid8, ${lim})::text as page`);
+        const page = parseResult(String(row!.page)) as Page; // numbers a double cannot hold stay exact
+        if (!page.read || !page.last) return;
+        const upto = parsePosition(page.last, 'the log');
+        const seen = await this.#visibleToAll(live, after, upto);
+        live = seen.filter((g) => g.visible).map((g) => g.members);
+        const now = Date.now();
+        await Promise.all(seen.map(async ({ members, visible }) => {
+          if (!visible) return;
+          const events = page.data.filter((e) => visible.has(e.id));
+          if (!events.length) return;
+          const frames = await members[0]!.frames(events);
+          const lags = events.map((e) => (now - Date.parse(e.at)) / 1000);
           for (const sub of members) {
             const n = sub.write(frames);
             if (n) this.o.observer?.sent(lags.slice(-n));
           }
-        }
-        if (page.read < (this.o.pageRows ?? PAGE_ROWS) || !page.last) return true;
-        after = parsePosition(page.last, 'the log');
+        }));
+        if (page.read < lim) return;
+        after = upto;
       }
     } catch (err) {
       this.o.log('change stream read failed; its streams are closed and will resume', err);
+      for (const members of live) for (const sub of members) sub.close();
+    }
+  }
+
+  /**
+   * What each group's caller may see of (after, upto], in one statement for all the groups (api.dispatch as each of
+   * them in turn, as a batch runs its operations); when it fails, group by group, so one group's failure ends only
+   * its own streams.
+   */
+  async #visibleToAll(groups: Subscriber[][], after: Position, upto: Position): Promise<Array<{ members: Subscriber[]; visible?: Set<string> }>> {
+    if (groups.length > 1) {
+      const calls = groups.map((members, i) => {
+        const { identity, ip, fn, args } = members[0]!.call;
+        return { i, role: identity.role, claims: identity.claims, ip, fn, args: this.#pageArgs(args, after, upto) };
+      });
+      try {
+        const rows = await gated(this.o.pool, (sql) => sql.unsafe(`select x.i, api.dispatch(x.role, x.claims, x.ip, x.fn, x.args)::text as r
+          from jsonb_to_recordset($1::text::jsonb) as x(i integer, role text, claims jsonb, ip text, fn text, args jsonb) order by x.i`, [argsText(calls)]));
+        return groups.map((members, i) => ({ members, visible: new Set((JSON.parse(String(rows[i]!.r)) as { data: string[] }).data) }));
+      } catch {
+        // one group's statement failed them all: ask each alone
+      }
+    }
+    return Promise.all(groups.map(async (members) => {
+      const visible = await this.#visible(members, after, upto);
+      return visible ? { members, visible } : { members };
+    }));
+  }
+
+  #pageArgs(args: Record<string, unknown>, after: Position, upto: Position): Record<string, unknown> {
+    return { ...args, after_tx: String(after.tx), after_id: String(after.id), upto_tx: String(upto.tx), upto_id: String(upto.id) };
+  }
+
+  /** The positions in (after, upto] the group's caller may see, or undefined when asking failed (its streams are ended). */
+  async #visible(members: Subscriber[], after: Position, upto: Position): Promise<Set<string> | undefined> {
+    const lead = members[0]!;
+    try {
+      const result = await dispatch(this.o.pool, { ...lead.call, args: this.#pageArgs(lead.call.args, after, upto) }) as { data: string[] };
+      return new Set(result.data);
+    } catch (err) {
+      this.o.log('change stream visibility failed; its streams are closed and will resume', err);
       for (const sub of members) sub.close();
-      return false;
+      return undefined;
     }
   }
 }

@@ -59,7 +59,12 @@ export class Metrics {
       name: 'change_stream_lag_seconds', help: 'Seconds from the write (its transaction\'s start) to the event\'s sending on a stream.',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry],
     });
+    const pass = new Histogram({
+      name: 'change_stream_pass_seconds', help: 'Seconds of each pass of the change-stream hub over the log (a page per table, a statement per group).',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry],
+    });
     return {
+      passed: (seconds) => pass.observe(seconds),
       opened: () => open.inc(),
       closed: () => open.dec(),
       sent: (lags) => {

@@ -839,22 +839,25 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.source WHEN 'accounts_labels' THEN c.link ->> 'label_slug' END, 'edge', CASE c.source WHEN 'accounts_labels' THEN json_build_object('role', c.link -> 'role') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_stream"(jsonb) IS 'the change stream of Account: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."accounts_stream"(jsonb) IS 'which changes of Account (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."accounts_labels_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1448,19 +1451,22 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_stream"(jsonb) IS 'the change stream of Label: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."labels_stream"(jsonb) IS 'which changes of Label (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
 
@@ -1619,9 +1625,10 @@ DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."accounts_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."accounts_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."accounts_access"('list');
@@ -1630,35 +1637,33 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
-      CASE WHEN c.table_name <> 'accounts' THEN c.image END
-    FROM lib.changes c
-    LEFT JOIN LATERAL (
-      SELECT to_jsonb(o) - ARRAY['password']::text[] AS image FROM "app"."accounts" o WHERE c.table_name <> 'accounts' AND o."id" = c.record_key
-    ) o ON true
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'accounts' OR c.table_name IN ('accounts_labels') AND o.image IS NOT NULL)
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", coalesce(o.image, c.image))  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'accounts' THEN c.image ELSE (SELECT to_jsonb(o) - ARRAY['password']::text[] FROM "app"."accounts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('accounts', 'accounts_labels')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.accounts past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.accounts (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."labels_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."labels_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."labels_access"('list');
@@ -1667,20 +1672,52 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'labels' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'labels'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('labels')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image - ARRAY['slug', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.labels past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.labels (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+
+-- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
+
+CREATE OR REPLACE FUNCTION "app"."accounts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'accounts' THEN json_build_object('relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.table_name WHEN 'accounts_labels' THEN c.image ->> 'label_slug' END, 'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('accounts', 'accounts_labels')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", CASE WHEN c.table_name = 'accounts' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.accounts and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."accounts_labels_change_records"(xid8, bigint, xid8, integer);
+
+DROP FUNCTION IF EXISTS "app"."accounts_settings_change_records"(xid8, bigint, xid8, integer);
+
+CREATE OR REPLACE FUNCTION "app"."labels_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('labels')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", CASE WHEN c.table_name = 'labels' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.labels and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -564,19 +564,22 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_stream"(jsonb) IS 'the change stream of Folder: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."folders_stream"(jsonb) IS 'which changes of Folder (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
   "pk": "id",
@@ -1320,23 +1323,26 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."folder_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_stream"(jsonb) IS 'the change stream of Doc: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."docs_stream"(jsonb) IS 'which changes of Doc (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['folders', 'docs']::text[]);
 
@@ -1473,9 +1479,10 @@ DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."folders_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."folders_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."folders_access"('list');
@@ -1484,25 +1491,24 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'folders' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'folders'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('folders')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image - ARRAY['id', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users' THEN (SELECT auth.uid() IS NOT NULL)
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.folders past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.folders (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."docs_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."docs_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."docs_access"('list');
@@ -1511,21 +1517,49 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'docs' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'docs'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('docs')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
         ELSE false END
           AND deleted_at IS NULL)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.docs past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.docs (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+
+-- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
+
+CREATE OR REPLACE FUNCTION "app"."folders_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('folders')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", CASE WHEN c.table_name = 'folders' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."folders_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."folders_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."folders_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.folders and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."docs_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('docs')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", CASE WHEN c.table_name = 'docs' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."docs_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."docs_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."docs_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.docs and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -597,19 +597,22 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'the change stream of User: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
   "pk": "id",
@@ -1093,22 +1096,25 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.link IS NOT NULL THEN json_build_object('relation', CASE c.source WHEN 'teams_members' THEN 'members' END, 'target', CASE c.source WHEN 'teams_members' THEN c.link ->> 'user_id' END, 'edge', CASE c.source WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_stream"(jsonb) IS 'the change stream of Team: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."teams_stream"(jsonb) IS 'which changes of Team (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 SELECT meta.drop_if_returns('"api"."teams_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1670,26 +1676,29 @@ DECLARE
   _parent text := args ->> 'parent';
   _where text;
   _sql text;
-  _page lib.change_page;
+  _visible json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."team_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
-  PERFORM lib.statement_params(args, _parent, (args ->> 'limit')::integer, 0);
+  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'team' THEN
     PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
     IF coalesce(args -> 'joined', '{}'::jsonb) -> 'team' ? 'members' THEN
       PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action, 'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r) END) ORDER BY c.tx, c.id) FILTER (WHERE $q$ || _where || $q$), '[]'),
-      (array_agg(c.tx ORDER BY c.tx DESC, c.id DESC))[1], (array_agg(c.id ORDER BY c.tx DESC, c.id DESC))[1], count(*)::integer
-    FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, $3) c CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t$q$;
-  _page := lib.query_prepared(_sql, NULL::lib.change_page);
-  RETURN json_build_object('data', _page.events, 'last', _page.last_tx::text || '-' || _page.last_id::text, 'read', _page.n);
+  IF _where = 'true' THEN
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+  ELSE
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t WHERE $q$ || _where;
+  END IF;
+  _visible := lib.query_generic(_sql, NULL::json);
+  RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_stream"(jsonb) IS 'the change stream of Task: events past a position that the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."tasks_stream"(jsonb) IS 'which changes of Task (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[]);
 
@@ -1793,9 +1802,9 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
   RETURN QUERY
-    SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = auth.uid()
+    SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = (SELECT auth.uid())
     UNION
-    SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = auth.uid();
+    SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = (SELECT auth.uid());
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Team rows in projects the caller owns or is a member of.';
 CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -1865,9 +1874,10 @@ DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."users_access"('list');
@@ -1876,23 +1886,22 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'users' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'users'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('users')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE false)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.users past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.users (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."teams_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."teams_access"('list');
@@ -1901,31 +1910,28 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, coalesce(o.image, c.image), c.at, c.table_name,
-      CASE WHEN c.table_name <> 'teams' THEN c.image END
-    FROM lib.changes c
-    LEFT JOIN LATERAL (
-      SELECT to_jsonb(o) AS image FROM "app"."teams" o WHERE c.table_name <> 'teams' AND o."id" = c.record_key
-    ) o ON true
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND (c.table_name = 'teams' OR c.table_name IN ('teams_members') AND o.image IS NOT NULL)
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."teams", coalesce(o.image, c.image))  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'teams' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."teams" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('teams', 'teams_members')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.teams past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.teams (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, bigint);
 
 DROP FUNCTION IF EXISTS "app"."tasks_changes"(bigint, bigint);
-CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
-RETURNS TABLE (id bigint, tx xid8, action text, record_key text, etag text, image jsonb, at timestamptz, source text, link jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DROP FUNCTION IF EXISTS "app"."tasks_changes"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
   _winner text := "app"."tasks_access"('list');
@@ -1934,20 +1940,64 @@ BEGIN
   IF _winner IS NULL THEN RETURN; END IF;  -- no scenario lets the caller list: nothing
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
-    SELECT c.id, c.tx, c.action, c.record_key, c.etag, c.image, c.at, c.table_name,
-      CASE WHEN c.table_name <> 'tasks' THEN c.image END
-    FROM lib.changes c
-    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name = 'tasks'
-      AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image)  -- the record as that change wrote it
+    SELECT c.id, c.tx, c.action, c.record_key, c.image
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('tasks')) c
+    WHERE c.image IS NOT NULL AND EXISTS (
+        SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
         ELSE false END)
-    ORDER BY c.tx, c.id
-    LIMIT lim;
+    ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer) IS 'Changes of app.tasks past a position (tx, id), of transactions below `before`, that the caller may list, `lim` at most (design 9).';
+COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.tasks (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+
+-- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
+
+CREATE OR REPLACE FUNCTION "app"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."users", CASE WHEN c.table_name = 'users' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+CREATE OR REPLACE FUNCTION "app"."teams_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'teams' THEN json_build_object('relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'teams_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('teams', 'teams_members')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", CASE WHEN c.table_name = 'teams' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.teams and its links, shaped as records; for the gateway''s streams only (design 9).';
+
+DROP FUNCTION IF EXISTS "app"."teams_members_change_records"(xid8, bigint, xid8, integer);
+
+CREATE OR REPLACE FUNCTION "app"."tasks_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
+      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r) END) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  FROM (SELECT * FROM lib.changes c
+    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tasks')
+    ORDER BY c.tx, c.id LIMIT lim) c
+  LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", CASE WHEN c.table_name = 'tasks' THEN c.image END) t ON true
+$fn$;
+REVOKE EXECUTE ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tasks and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -18,7 +18,7 @@ import { listen } from '../../../server/http/listen.ts';
 import { compileTrust, trustedPeer } from '../../../server/request/caller.ts';
 import { LocalStorage } from '../../../server/files/local.ts';
 import type { Storage } from '../../../server/files/storage.ts';
-import { ChangeStreams } from '../../../server/events/streams.ts';
+import { ChangeStreams, streamTimings } from '../../../server/events/streams.ts';
 
 export const JWT_SECRET = 'e2e-test-secret-0123456789abcdef-0123456789abcdef';
 
@@ -89,7 +89,7 @@ async function serveDatabase(db: TestDatabase, options: StartOptions): Promise<R
     const files = new Files({ sql: gatewaySql, manifest, storage, log, ...(options.clock ? { clock: options.clock } : {}),
       ...(options.limits?.statementTimeoutMs ? { attachTimeoutMs: options.limits.statementTimeoutMs } : {}) });
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
-    const streams = new ChangeStreams({ pool: gatewaySql, listener: gatewaySql, log, pollMs: limits.eventsPollMs });
+    const streams = new ChangeStreams({ pool: gatewaySql, listener: gatewaySql, log, ...streamTimings(limits) });
     const app = createApp({
       files,
       sql: gatewaySql,
