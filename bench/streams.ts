@@ -68,12 +68,14 @@ const versions = new Map<string, number>();
 let refused = 0;
 
 /** Patches posts for `secs`: at `perSecond` a second (open loop), or as fast as 10 clients go (perSecond 0). */
-async function writeLoad(base: string, token: string, ids: string[], secs: number, perSecond: number, sent?: Map<string, number>): Promise<number> {
+async function writeLoad(base: string, token: string, ids: string[], secs: number, perSecond: number, sent?: Map<string, number>): Promise<{ rate: number; p50: number }> {
   const end = performance.now() + secs * 1000;
   let done = 0, n = 0;
+  const took: number[] = [];
+  const result = () => ({ rate: done / secs, p50: pct(took.sort((a, b) => a - b), 0.5) });
   const patch = async (id: string, sentAt?: number) => {
     // Each post is patched once at a time, so its next ETag is known before the answer: the event may come first.
-    const next = (versions.get(id) ?? 1) + 1;
+    const next = (versions.get(id) ?? 1) + 1, started = performance.now();
     versions.set(id, next);
     if (sentAt !== undefined) sent?.set(`${id} "${next}"`, sentAt);
     const res = await fetch(`${base}${API}/posts/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -88,13 +90,14 @@ async function writeLoad(base: string, token: string, ids: string[], secs: numbe
     }
     if (res.status !== 200) throw new Error(`PATCH ${id}: ${res.status} ${text}`);
     done++;
+    took.push(performance.now() - started);
     return etag;
   };
   if (perSecond === 0) {
     await Promise.all(Array.from({ length: 10 }, async (_, c) => {
       for (let i = c; performance.now() < end; i += 10) await patch(ids[i % ids.length]!);
     }));
-    return done / secs;
+    return result();
   }
   const started = performance.now(), inFlight: Array<Promise<unknown>> = [];
   for (let i = 0; performance.now() < end; i++) {
@@ -106,7 +109,7 @@ async function writeLoad(base: string, token: string, ids: string[], secs: numbe
     inFlight.push(patch(id, performance.now()));
   }
   await Promise.all(inFlight);
-  return done / secs;
+  return result();
 }
 
 /** The gateway's resident and heap-used bytes, from its /metrics. */
@@ -152,11 +155,12 @@ async function main(): Promise<void> {
     }
     console.log(`PostgreSQL: ${cluster.kind}; ${rows} posts; ${CLAIM_SETS} claim sets (each sees one of ${OWN_PROJECTS} projects); writes: PATCH of posts spread over them`);
     await writeLoad(base, writer, ids, 2, 0); // warm-up
-    const baseline = await writeLoad(base, writer, ids, seconds, 0);
+    const baseline = (await writeLoad(base, writer, ids, seconds, 0)).rate;
+    const quiet = await writeLoad(base, writer, ids, seconds, rate);
     const pgCpu = await serverCpu(sql, clockTicks());
     const cpuLines: string[] = [];
-    console.log(`${'streams'.padStart(7)} ${'KB/idle stream'.padStart(14)} ${'writes/s'.padStart(9)} ${'vs none'.padStart(8)} ${'steady w/s'.padStart(10)} ${'events/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'missing'.padStart(8)}`);
-    console.log(`${'0'.padStart(7)} ${''.padStart(14)} ${baseline.toFixed(0).padStart(9)} ${'1.00'.padStart(8)}`);
+    console.log(`${'streams'.padStart(7)} ${'KB/idle stream'.padStart(14)} ${'writes/s'.padStart(9)} ${'vs none'.padStart(8)} ${'steady w/s'.padStart(10)} ${'write p50'.padStart(9)} ${'events/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'missing'.padStart(8)}`);
+    console.log(`${'0'.padStart(7)} ${''.padStart(14)} ${baseline.toFixed(0).padStart(9)} ${'1.00'.padStart(8)} ${quiet.rate.toFixed(0).padStart(10)} ${quiet.p50.toFixed(1).padStart(9)}`);
     for (const n of counts) {
       const before = await memory(base);
       const sent = new Map<string, number>();
@@ -171,7 +175,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 1000));
       const idle = await memory(base);
       const perStream = (idle.rss - before.rss) / n / 1024, heapPerStream = (idle.heap - before.heap) / n / 1024;
-      const flat = await writeLoad(base, writer, ids, seconds, 0);
+      const flat = (await writeLoad(base, writer, ids, seconds, 0)).rate;
       events = 0;
       latencies.length = 0;
       refused = 0;
@@ -189,7 +193,7 @@ async function main(): Promise<void> {
         + `${((passes.count - passesBefore.count) / elapsed).toFixed(0)} passes/s of ${((passes.sum - passesBefore.sum) / Math.max(1, passes.count - passesBefore.count) * 1000).toFixed(1)} ms`);
       const expected = sent.size * (n / CLAIM_SETS);
       latencies.sort((a, b) => a - b);
-      console.log(`${String(n).padStart(7)} ${perStream.toFixed(1).padStart(14)} ${flat.toFixed(0).padStart(9)} ${(flat / baseline).toFixed(2).padStart(8)} ${steady.toFixed(0).padStart(10)} `
+      console.log(`${String(n).padStart(7)} ${perStream.toFixed(1).padStart(14)} ${flat.toFixed(0).padStart(9)} ${(flat / baseline).toFixed(2).padStart(8)} ${steady.rate.toFixed(0).padStart(10)} ${steady.p50.toFixed(1).padStart(9)} `
         + `${eventsPerSecond.toFixed(0).padStart(9)} ${pct(latencies, 0.5).toFixed(1).padStart(7)} ${pct(latencies, 0.99).toFixed(1).padStart(7)} ${String(Math.max(0, expected - latencies.length)).padStart(8)}${refused ? `  (${refused} writes shed: 429/503)` : ''}`);
       for (const s of streams) s.req.destroy();
       await new Promise((r) => setTimeout(r, 1000));
@@ -197,7 +201,7 @@ async function main(): Promise<void> {
     for (const line of cpuLines) console.log(line);
     console.log('KB/idle stream: the gateway\'s resident memory with the streams open and idle, less before, per stream.'
       + ' writes/s: PATCH as fast as 10 clients go, beside the streams; vs none: against the same with no stream open.'
-      + ` steady: PATCH at ${rate}/s (open loop) while the streams take every event; p50/p99: from the PATCH request's send to an event's arrival`
+      + ` steady: PATCH at ${rate}/s (open loop) while the streams take every event, and its p50 in ms; p50/p99: from the PATCH request's send to an event's arrival`
       + ' on a stream (an upper bound on commit-to-delivery); missing: events expected (each write, to every stream of its project) and not seen.');
   } finally {
     await gateway?.stop();

@@ -200,4 +200,26 @@ test('streams per caller are capped (429); a heartbeat comes every EVENTS_HEARTB
   assert.equal(api.serverErrors, []);
 });
 
+test('OrganizationRBAC: a member\'s stream shows its organization\'s records, never another\'s', async () => {
+  const billing = await startApi('examples/billing.model.json');
+  try {
+    const member = (org: string) => ({ sub: `m-${org}`, org, org_roles: ['member'] });
+    const o1 = await open('/customers', member('o1'), {}, billing);
+    const o2 = await open('/customers', member('o2'), {}, billing);
+    dataOf(await billing.post('/customers', { name: 'Of o1' }, { token: await billing.token(member('o1')) }), 201);
+    dataOf(await billing.post('/customers', { name: 'Of o2' }, { token: await billing.token(member('o2')) }), 201);
+    await o1.count(1);
+    await o2.count(1);
+    assert.equal([o1.events.map((e) => e.data.data.name), o2.events.map((e) => e.data.data.name)], [['Of o1'], ['Of o2']]);
+    // o1's record, written after o2's stream saw its own, never reaches o2: its next event is o2's next record.
+    dataOf(await billing.post('/customers', { name: 'Again of o1' }, { token: await billing.token(member('o1')) }), 201);
+    dataOf(await billing.post('/customers', { name: 'Again of o2' }, { token: await billing.token(member('o2')) }), 201);
+    await o2.count(2);
+    assert.equal(o2.events.map((e) => e.data.data.name), ['Of o2', 'Again of o2']);
+    assert.equal(billing.serverErrors, []);
+  } finally {
+    await billing.close();
+  }
+});
+
 test.run();
