@@ -1,4 +1,4 @@
-// app.<table>_change_records: a page of an entity's change log (its rows and its links') shaped once for every
+// lib.<table>_change_records: a page of an entity's change log (its rows and its links') shaped once for every
 // stream of a gateway; each stream's caller then gets only the positions its rules allow (api.<table>_stream).
 import type { TableIR } from '../ir/types.ts';
 import { DEFINER, literal, pgName, qname } from './ident.ts';
@@ -6,7 +6,7 @@ import { roleSql, type RoleNames } from './roles.ts';
 import { rowJsonText, shapeOf } from './engine/shape.ts';
 
 /** The function's name (the gateway reads it from the manifest). */
-export const changeRecordsFunction = (table: string) => qname('app', pgName(table, 'change_records'));
+export const changeRecordsFunction = (table: string) => qname('lib', pgName(table, 'change_records'));
 
 /**
  * Definer, executable by the gateway's login alone (never by a request role: it shows every change): the events past a
@@ -16,7 +16,9 @@ export const changeRecordsFunction = (table: string) => qname('app', pgName(tabl
  */
 export function changeRecordsDdl(t: TableIR, tables: TableIR[], roles: RoleNames): string {
   const name = changeRecordsFunction(t.name);
-  if (t.kind !== 'entity') return `DROP FUNCTION IF EXISTS ${name}(xid8, bigint, xid8, integer);`;
+  // In lib, where the gateway's login may run what is granted to it; app is the request roles' (and its definers PUBLIC's).
+  const earlier = `DROP FUNCTION IF EXISTS ${qname('app', pgName(t.name, 'change_records'))}(xid8, bigint, xid8, integer);`;
+  if (t.kind !== 'entity') return `${earlier}\nDROP FUNCTION IF EXISTS ${name}(xid8, bigint, xid8, integer);`;
   const s = shapeOf(t, tables, 0);
   const joins = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName);
   const each = (value: (j: TableIR) => string) => `CASE c.table_name ${joins.map((j) => `WHEN ${literal(j.name)} THEN ${value(j)}`).join(' ')} END`;
@@ -28,6 +30,7 @@ export function changeRecordsDdl(t: TableIR, tables: TableIR[], roles: RoleNames
     `ELSE ${rowJsonText(s)}`,
   ];
   return [
+    earlier,
     `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json`,
     `LANGUAGE sql STABLE ${DEFINER} AS $fn$`,
     "  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,",

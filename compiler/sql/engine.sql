@@ -21,7 +21,7 @@ COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter o
 DROP TABLE IF EXISTS lib.resources;
 GRANT SELECT ON lib.fields, lib.manifest, lib.manifest_resources TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
-GRANT USAGE ON SCHEMA api, lib, app TO authenticator;  -- app: the change-stream pages (app.<table>_change_records)
+GRANT USAGE ON SCHEMA api, lib TO authenticator;
 GRANT SELECT ON lib.manifest, lib.manifest_resources TO authenticator;
 
 -- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a

@@ -448,7 +448,7 @@ COMMENT ON TABLE lib.fields IS 'Per table: its key and the properties a filter o
 DROP TABLE IF EXISTS lib.resources;
 GRANT SELECT ON lib.fields, lib.manifest, lib.manifest_resources TO anon, authenticated;
 -- The gateway's login role: it reads the manifest and calls api.dispatch, nothing else.
-GRANT USAGE ON SCHEMA api, lib, app TO authenticator;  -- app: the change-stream pages (app.<table>_change_records)
+GRANT USAGE ON SCHEMA api, lib TO authenticator;
 GRANT SELECT ON lib.manifest, lib.manifest_resources TO authenticator;
 
 -- The generic interpreter of earlier versions (lib.run and the descriptor-driven actions), gone from a
@@ -7346,7 +7346,8 @@ COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, bigint) IS 'Changes
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
-CREATE OR REPLACE FUNCTION "app"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -7356,13 +7357,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."users", CASE WHEN c.table_name = 'users' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."users_profile_change_records"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."projects_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."projects_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."projects_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'projects' THEN json_build_object('relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'projects_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'projects_members' THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -7372,13 +7375,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", CASE WHEN c.table_name = 'projects' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."projects_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.projects and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.projects and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."projects_members_change_records"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."posts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."posts_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."posts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'posts' THEN json_build_object('relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.table_name WHEN 'posts_tags' THEN c.image ->> 'tag_slug' END, 'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -7388,13 +7393,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", CASE WHEN c.table_name = 'posts' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."posts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.posts and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.posts and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."posts_tags_change_records"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."comments_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."comments_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."comments_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -7404,11 +7411,12 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", CASE WHEN c.table_name = 'comments' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."comments_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.comments and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.comments and its links, shaped as records; for the gateway''s streams only (design 9).';
 
-CREATE OR REPLACE FUNCTION "app"."tags_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."tags_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."tags_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -7418,9 +7426,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", CASE WHEN c.table_name = 'tags' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."tags_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tags and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tags and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

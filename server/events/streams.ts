@@ -20,7 +20,7 @@ export interface Subscriber {
   readonly group: string;
   /** api.<table>_stream as this stream's caller; each pass adds the page's bounds to its arguments. */
   readonly call: Call;
-  /** app.<table>_change_records, quoted: the pages of the table's changes, shaped once for all its streams. */
+  /** lib.<table>_change_records, quoted: the pages of the table's changes, shaped once for all its streams. */
   readonly records: string;
   /** The last position sent: nothing at or before it is sent again (undefined until the stream has joined). */
   position: Position | undefined;
@@ -220,7 +220,7 @@ export class ChangeStreams {
 
   /**
    * The events of one table past `from`, of transactions below `before`, page after page: each page shaped once
-   * (app.<table>_change_records, as the gateway), then each group's caller asked which of it it may see (one statement
+   * (lib.<table>_change_records, as the gateway), then each group's caller asked which of it it may see (one statement
    * a group), and those written to the group's streams. A group whose statement fails has its streams ended (they
    * resume with Last-Event-ID), so none silently misses an event.
    */

@@ -8,7 +8,7 @@ import { embedScenarios } from './embed.ts';
 /**
  * Without `upto_tx` it only checks, as a list would: the caller may list, the parent is there and readable, the
  * filters are sound. With it: the positions (`<tx>-<id>`) past (after_tx, after_id) up to (upto_tx, upto_id) whose
- * change the caller may see; the records themselves come shaped from app.<table>_change_records, once for all.
+ * change the caller may see; the records themselves come shaped from lib.<table>_change_records, once for all.
  */
 export function stream(s: Shape): string {
   const h = head(s, 'list');

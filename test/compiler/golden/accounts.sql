@@ -1687,7 +1687,8 @@ COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, bigint) IS 'Chang
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
-CREATE OR REPLACE FUNCTION "app"."accounts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."accounts_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."accounts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'accounts' THEN json_build_object('relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.table_name WHEN 'accounts_labels' THEN c.image ->> 'label_slug' END, 'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -1697,15 +1698,18 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", CASE WHEN c.table_name = 'accounts' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."accounts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.accounts and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.accounts and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."accounts_labels_change_records"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."accounts_settings_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."accounts_settings_change_records"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."labels_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."labels_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."labels_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -1715,9 +1719,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", CASE WHEN c.table_name = 'labels' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."labels_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.labels and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.labels and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

@@ -718,7 +718,8 @@ COMMENT ON FUNCTION "app"."notes_changes"(xid8, bigint, xid8, bigint) IS 'Change
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
-CREATE OR REPLACE FUNCTION "app"."notes_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."notes_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."notes_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -728,9 +729,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."notes", CASE WHEN c.table_name = 'notes' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."notes_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."notes_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."notes_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.notes and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.notes and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 

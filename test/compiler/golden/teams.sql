@@ -1955,7 +1955,8 @@ COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, bigint) IS 'Change
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
-CREATE OR REPLACE FUNCTION "app"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -1965,11 +1966,12 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."users", CASE WHEN c.table_name = 'users' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
 
-CREATE OR REPLACE FUNCTION "app"."teams_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."teams_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."teams_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'teams' THEN json_build_object('relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'teams_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -1979,13 +1981,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", CASE WHEN c.table_name = 'teams' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."teams_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.teams and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.teams and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_change_records"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "lib"."teams_members_change_records"(xid8, bigint, xid8, integer);
 
-CREATE OR REPLACE FUNCTION "app"."tasks_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
+DROP FUNCTION IF EXISTS "app"."tasks_change_records"(xid8, bigint, xid8, integer);
+CREATE OR REPLACE FUNCTION "lib"."tasks_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
   SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
       'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r) END) ORDER BY c.tx, c.id), '[]'),
@@ -1995,9 +1999,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
     ORDER BY c.tx, c.id LIMIT lim) c
   LEFT JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", CASE WHEN c.table_name = 'tasks' THEN c.image END) t ON true
 $fn$;
-REVOKE EXECUTE ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "app"."tasks_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tasks and its links, shaped as records; for the gateway''s streams only (design 9).';
+REVOKE EXECUTE ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) TO authenticator;
+COMMENT ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tasks and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
