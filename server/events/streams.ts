@@ -74,6 +74,10 @@ export const streamTimings = (limits: Pick<RequestLimits, 'eventsPollMs' | 'even
 export class ChangeStreams {
   readonly #live = new Set<Subscriber>();
   #joining: Subscriber[] = [];
+  /** Streams reading what they missed, beside the passes (a long resume never holds the others back). */
+  readonly #catching = new Set<Subscriber>();
+  /** Where a stream that caught up has read to (all rows of transactions before it), until it goes live. */
+  readonly #cursors = new Map<Subscriber, Position>();
   /** Live streams have been sent every row of the transactions before this position's. */
   #position: Position | undefined;
   #pass: Promise<void> | undefined;
@@ -88,7 +92,7 @@ export class ChangeStreams {
 
   constructor(private readonly o: StreamOptions) {}
 
-  get open(): number { return this.#live.size + this.#joining.length; }
+  get open(): number { return this.#live.size + this.#joining.length + this.#catching.size; }
 
   /** Takes a place for one more stream of `caller`, or false past `max`. */
   admit(caller: string, max: number): boolean {
@@ -127,8 +131,9 @@ export class ChangeStreams {
   remove(sub: Subscriber): void {
     const known = this.#keys.get(sub.group);
     if (known && --known.streams === 0) this.#keys.delete(sub.group);
-    const had = this.#live.delete(sub) || this.#joining.includes(sub);
+    const had = this.#live.delete(sub) || this.#catching.delete(sub) || this.#joining.includes(sub);
     this.#joining = this.#joining.filter((s) => s !== sub);
+    this.#cursors.delete(sub);
     if (had) this.o.observer?.closed();
   }
 
@@ -163,11 +168,15 @@ export class ChangeStreams {
     this.#closed = true;
     clearInterval(this.#timer);
     clearInterval(this.#beat);
-    for (const sub of [...this.#joining, ...this.#live]) sub.close();
+    for (const sub of this.#all()) sub.close();
     await this.#pass;
     const listening = this.#listening;
     this.#listening = undefined;
     await listening?.then((l) => l.unlisten()).catch(() => {});
+  }
+
+  #all(): Subscriber[] {
+    return [...this.#joining, ...this.#catching, ...this.#live];
   }
 
   #listen(): Promise<unknown> {
@@ -179,7 +188,7 @@ export class ChangeStreams {
       })();
       this.#listening.catch(() => { this.#listening = undefined; });
       this.#timer = setInterval(() => { if (this.open) this.wake(); }, this.o.pollMs).unref();
-      this.#beat = setInterval(() => { for (const sub of [...this.#joining, ...this.#live]) sub.heartbeat(); }, this.o.heartbeatMs).unref();
+      this.#beat = setInterval(() => { for (const sub of this.#all()) sub.heartbeat(); }, this.o.heartbeatMs).unref();
     }
     return this.#listening;
   }
@@ -194,7 +203,7 @@ export class ChangeStreams {
     const bound = BigInt(state!.bound), horizon = { tx: BigInt(state!.pruned_tx), id: BigInt(state!.pruned_id) };
     const from = at ?? startOf(bound);
     this.#position = from;
-    for (const sub of this.#joining.splice(0)) await this.#join(sub, from, horizon);
+    for (const sub of this.#joining.splice(0)) this.#join(sub, from, horizon);
     if (state!.fresh && this.#live.size) {
       // Per table, its groups: a page of the table's changes is read once, then each group's positions in it.
       const tables = new Map<string, Map<string, Subscriber[]>>();
@@ -210,12 +219,27 @@ export class ChangeStreams {
     this.#position = startOf(bound);
   }
 
-  /** A stream joins the live ones: `reset` when rows after its position were pruned, else what it missed until `upto`. */
-  async #join(sub: Subscriber, upto: Position, horizon: Position): Promise<void> {
-    if (!sub.position) sub.start(upto);
-    else if (isAfter(horizon, sub.position)) sub.reset(upto);
-    else if (isAfter(upto, sub.position)) await this.#read([[sub]], sub.position, upto.tx);
-    if (!sub.closed) this.#live.add(sub);
+  /**
+   * A stream goes live at `from` (the position the pass reads from): at once when it has no position (it starts
+   * there) or one pruned away (`reset`), or once it has read what it missed up to `from`. That reading runs beside
+   * the passes, up to where the hub stands, and the stream comes back to join; a pass never waits for it.
+   */
+  #join(sub: Subscriber, from: Position, horizon: Position): void {
+    const cursor = this.#cursors.get(sub);
+    if (!sub.position) sub.start(from);
+    else if (!cursor && isAfter(horizon, sub.position)) sub.reset(from);
+    else if (isAfter(from, cursor ?? sub.position)) return void this.#catchUp(sub, cursor ?? sub.position, from);
+    this.#cursors.delete(sub);
+    this.#live.add(sub);
+  }
+
+  async #catchUp(sub: Subscriber, cursor: Position, upto: Position): Promise<void> {
+    this.#catching.add(sub);
+    await this.#read([[sub]], cursor, upto.tx);
+    if (!this.#catching.delete(sub) || sub.closed) return;
+    this.#cursors.set(sub, upto); // every row of the transactions before `upto` read
+    this.#joining.push(sub);
+    this.wake();
   }
 
   /**

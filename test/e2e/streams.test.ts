@@ -166,6 +166,26 @@ test('resume: Last-Event-ID (or ?after=) replays every missed event in order, th
   assert.equal(api.serverErrors, []);
 });
 
+test('a resume past several pages (500 log rows each) gets every event in order, and live ones after them', async () => {
+  const first = await open('/notes', WRITER('alice'));
+  const a = await as(WRITER('alice'));
+  dataOf(await api.post('/notes', { id: 'p0', shelf_id: 's1', heading: 'mark' }, a), 201);
+  await first.count(1);
+  const mark = first.events[0]!.id!;
+  first.close();
+  await api.db.sql.begin(async (tx) => {
+    await tx`select set_config('request.jwt.claims', ${JSON.stringify(WRITER('alice'))}, true)`;
+    await tx`insert into app.notes (id, shelf_id, title) select 'bulk' || i, 's1', 'n' || i from generate_series(1, 1200) i`;
+  });
+  const resumed = await open('/notes', WRITER('alice'), { 'Last-Event-ID': mark });
+  dataOf(await api.post('/notes', { id: 'p1', shelf_id: 's1', heading: 'live' }, a), 201);
+  await resumed.count(1201);
+  assert.equal(resumed.events.slice(0, 1200).map((e) => e.data.id), Array.from({ length: 1200 }, (_, i) => `bulk${i + 1}`));
+  assert.is(resumed.events[1200]!.data.id, 'p1');
+  assert.is(resumed.events.length, 1201, 'each once');
+  assert.equal(api.serverErrors, []);
+});
+
 test('a write through gateway A reaches a stream on gateway B; a rolled-back batch sends nothing', async () => {
   const other = await anotherGateway(api);
   try {
