@@ -155,7 +155,10 @@ export class ChangeStreams {
           this.o.log('change stream pass failed', err);
         }
       } while (this.#again && !this.#closed);
-    })().finally(() => { this.#pass = undefined; });
+    })().finally(() => {
+      this.#pass = undefined;
+      if (this.#again) this.wake(); // asked for after the loop's last look, before this: not lost
+    });
   }
 
   /** Waits for the pass under way (tests, shutdown). */
