@@ -1,5 +1,5 @@
 // Runs the gateway over a connection that logs in as `authenticator`: the app from the database's
-// manifest, /health, /live, /ready, /metrics, the file outbox, change log retention, limits, and a graceful stop. Shared by
+// manifest, /health, /live, /ready, /metrics, the file outbox, change log retention, webhooks, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -16,6 +16,8 @@ import { loadManifest } from '../query/manifest.ts';
 import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { ChangeLogRetention } from '../events/retention.ts';
+import { webhookTargets } from '../webhooks/settings.ts';
+import { WebhookWorker } from '../webhooks/worker.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
@@ -43,6 +45,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   metrics.watchPools([pools.primary, ...pools.replicas]);
   metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
+  // Each webhook's address and secret from the environment, before anything starts: a missing one stops the start.
+  const hooks = webhookTargets(await sql<Array<{ name: string; url: string }>>`select name, url from lib.webhook_list()`, env);
   const logger = accessLog(env.LOG_LEVEL ?? 'info');
   const files = new Files({
     sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), log: failureLog(logger), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
@@ -60,6 +64,15 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   files.start();
   const retention = new ChangeLogRetention(pools.primary, limits.eventsRetentionSeconds, failureLog(logger));
   retention.start();
+  const webhooks = hooks.length ? new WebhookWorker(pools.primary, manifest, hooks, {
+    timeoutMs: limits.webhookTimeoutMs, retrySeconds: limits.webhookRetrySeconds, backoffMs: limits.webhookBackoffMs,
+    concurrency: limits.webhookConcurrency, keepSeconds: limits.webhookKeepSeconds,
+  }, { log: failureLog(logger), counted: (webhook, outcome) => metrics.webhookAttempts.inc({ webhook, outcome }) }) : undefined;
+  if (webhooks) {
+    metrics.watchWebhooks(pools.probe);
+    // Its own LISTEN on the change log's channel (a connection of its own); the timer covers a pooler that drops it.
+    await webhooks.start((channel, onNotify) => sql.listen(channel, onNotify));
+  }
   app.route('/', healthRoutes(pools.probe, { docsUrl: manifest.api.docsUrl }));
   app.route('/', metrics.routes(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN, docsUrl: manifest.api.docsUrl } : undefined));
 
@@ -73,7 +86,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
       // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the pool closes.
       const drained = await drain.stop(server as Server, limits.shutdownGraceMs);
       const unfinished = drain.inFlight;
-      await files.stop(limits.shutdownGraceMs).catch(() => {});
+      // Storage deletions and webhook POSTs in flight finish (up to SHUTDOWN_GRACE_MS); what they leave stays queued.
+      await Promise.all([files.stop(limits.shutdownGraceMs).catch(() => {}), webhooks?.stop(limits.shutdownGraceMs).catch(() => {})]);
       await retention.stop();
       await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});

@@ -49,6 +49,16 @@ export interface RequestLimits {
   idempotencyTtlSeconds: number;
   /** Seconds a row of the change log (lib.changes) is kept for streams resuming after a disconnect. */
   eventsRetentionSeconds: number;
+  /** Milliseconds one webhook POST may take, answer included, before it counts as failed and is retried. */
+  webhookTimeoutMs: number;
+  /** Seconds a webhook delivery is retried for (from its creation or redelivery) before it is marked failed. */
+  webhookRetrySeconds: number;
+  /** Milliseconds before a webhook delivery's first retry; each further one waits twice as long (an hour at most). */
+  webhookBackoffMs: number;
+  /** Webhook POSTs one gateway has in flight at once. */
+  webhookConcurrency: number;
+  /** Seconds delivered and failed webhook deliveries stay in lib.webhook_deliveries (for redelivery and inspection). */
+  webhookKeepSeconds: number;
   /** Levels of embeds one include path may nest (`site.region` is two; 400 past it). */
   maxEmbedDepth: number;
   /** Records an embedded manyToMany list holds at most (the first by key). */
@@ -85,6 +95,11 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', fallback: 10_000 },
   idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', fallback: 24 * 60 * 60 },
   eventsRetentionSeconds: { env: 'EVENTS_RETENTION_SECONDS', fallback: 24 * 60 * 60 },
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', fallback: 10_000 },
+  webhookRetrySeconds: { env: 'WEBHOOK_RETRY_SECONDS', fallback: 24 * 60 * 60 },
+  webhookBackoffMs: { env: 'WEBHOOK_BACKOFF_MS', fallback: 5_000 },
+  webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', fallback: 8 },
+  webhookKeepSeconds: { env: 'WEBHOOK_KEEP_SECONDS', fallback: 7 * 24 * 60 * 60 },
   maxEmbedDepth: { env: 'EMBED_MAX_DEPTH', fallback: EMBED_DEPTH, max: EMBED_DEPTH }, // the SQL holds no more
   maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };
