@@ -12,6 +12,8 @@ import { Receiver } from './support/receiver.ts';
 import { WebhookWorker, type Outcome, type WebhookSettings } from '../../server/webhooks/worker.ts';
 import { webhookTargets, type WebhookTarget } from '../../server/webhooks/settings.ts';
 import { Metrics } from '../../server/http/metrics.ts';
+import { killGroup, root, spawnGroup } from '../harness/child.ts';
+import { freePort } from '../harness/net.ts';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const SETTINGS: WebhookSettings = { timeoutMs: 5_000, retrySeconds: 3600, backoffMs: 10, concurrency: 4, keepSeconds: 3600 };
@@ -252,6 +254,30 @@ test('writes return while the receiver holds a POST open', async () => {
   await receiver.waitFor(() => receiver.bodiesOf('w4').length === 1 && receiver.bodiesOf('slow').length === 2);
   await w.stop(1000);
   receiver.answer = () => 200;
+});
+
+test("README's receiver (examples/webhook-receiver.mjs) verifies the gateway's signature and prints the change", async () => {
+  const port = await freePort();
+  const child = spawnGroup(process.execPath, ['examples/webhook-receiver.mjs'], {
+    cwd: root, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const printed = new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => { out += c.toString('utf8'); if (out.includes('\n')) resolve(); }));
+  const sql = postgres(api.db.url, { onnotice: () => {}, max: 2 });
+  clients.push(sql);
+  // Until the receiver listens, its connection is refused and the worker retries (10 ms, doubling).
+  const w = new WebhookWorker(sql, api.manifest, [{ name: 'search', url: `http://127.0.0.1:${port}/`, secret: SECRET }], SETTINGS, { log: () => {}, everyMs: 60_000 });
+  await w.start((channel, onNotify) => sql.listen(channel, onNotify));
+  try {
+    dataOf(await api.post('/notes', { id: 'ex1', heading: 'Example' }), 201);
+    await printed;
+    assert.is(out, 'notes.created ex1 1 {"id":"ex1","heading":"Example","version":1}\n');
+  } finally {
+    await w.stop(1000);
+    killGroup(child);
+  }
+  const [row] = await deliveries('search', 'ex1');
+  assert.is(row!.status, 'delivered', 'it answered 204');
 });
 
 test('start-up: every missing address variable and secret is named', () => {
