@@ -55,11 +55,14 @@ $$;
 -- Copies the log rows past each webhook's position, `lim` at most per webhook, below the bound (every writer below it
 -- has ended, so those rows are final), into deliveries when the webhook takes their entity and action, and moves the
 -- position past every row read. One gateway copies for a webhook at a time (the others skip its locked row), and a
--- change is copied once per webhook (UNIQUE). `more`: some webhook read `lim` rows, so there may be more.
-CREATE OR REPLACE FUNCTION lib.webhook_enqueue(lim integer, OUT copied integer, OUT more boolean)
+-- change is copied once per webhook (UNIQUE). `more`: some webhook read `lim` rows, so there may be more. `behind`: the
+-- webhooks whose position was below the pruning horizon (no gateway copied for them for EVENTS_RETENTION_SECONDS), which
+-- may have missed changes; their position moves on, so each is named once.
+CREATE OR REPLACE FUNCTION lib.webhook_enqueue(lim integer, OUT copied integer, OUT more boolean, OUT behind text[])
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
-  _bound xid8 := (SELECT s.bound FROM lib.changes_state() s);
+  _state record := (SELECT s FROM lib.changes_state() s);
+  _bound xid8 := _state.bound;
   _hook lib.webhooks;
   _read integer;
   _n integer;
@@ -68,7 +71,14 @@ DECLARE
 BEGIN
   copied := 0;
   more := false;
+  behind := '{}';
   FOR _hook IN SELECT * FROM lib.webhooks ORDER BY name FOR UPDATE SKIP LOCKED LOOP
+    IF (_hook.pos_tx, _hook.pos_id) < (_state.pruned_tx, _state.pruned_id) THEN
+      behind := behind || _hook.name;
+      UPDATE lib.webhooks SET pos_tx = _state.pruned_tx, pos_id = _state.pruned_id WHERE name = _hook.name;
+      _hook.pos_tx := _state.pruned_tx;
+      _hook.pos_id := _state.pruned_id;
+    END IF;
     WITH batch AS (
       SELECT c.* FROM lib.changes c
       WHERE (c.tx, c.id) > (_hook.pos_tx, _hook.pos_id) AND c.tx < _bound

@@ -3,6 +3,7 @@
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
 import { pino } from 'pino';
+import type { Sql } from 'postgres';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
 import { docsPagePath } from '../docs.ts';
@@ -46,7 +47,7 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
   // Each webhook's address and secret from the environment, before anything starts: a missing one stops the start.
-  const hooks = webhookTargets(await sql<Array<{ name: string; url: string }>>`select name, url from lib.webhook_list()`, env);
+  const hooks = webhookTargets(await webhookList(sql), env);
   const logger = accessLog(env.LOG_LEVEL ?? 'info');
   const files = new Files({
     sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), log: failureLog(logger), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
@@ -115,6 +116,16 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
   process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
+}
+
+/** The model's webhooks (lib.webhook_list); a database migrated before webhooks existed is refused, saying what to do. */
+async function webhookList(sql: Sql): Promise<Array<{ name: string; url: string }>> {
+  try {
+    return [...await sql<Array<{ name: string; url: string }>>`select name, url from lib.webhook_list()`];
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42883') throw err; // undefined_function
+    throw new Error('The database has no lib.webhook_list(): run migrate with this version of modelapi first.');
+  }
 }
 
 /**

@@ -100,6 +100,10 @@ export class WebhookWorker {
         this.#enqueueAgain = false;
         for (;;) {
           const [row] = await gated(this.target, (sql) => sql`select * from lib.webhook_enqueue(${ENQUEUE_BATCH})`);
+          for (const name of (row?.behind ?? []) as string[]) {
+            this.o.log('webhook behind the change log', Object.assign(new Error(`${name}: no gateway copied its changes for longer than `
+              + 'EVENTS_RETENTION_SECONDS; changes pruned from the log meanwhile were not sent'), { code: 'E_WEBHOOK_BEHIND' }));
+          }
           if (!row?.more) break;
         }
       } while (this.#enqueueAgain && !this.#stopping);

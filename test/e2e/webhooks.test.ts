@@ -280,6 +280,15 @@ test("README's receiver (examples/webhook-receiver.mjs) verifies the gateway's s
   assert.is(row!.status, 'delivered', 'it answered 204');
 });
 
+test('a webhook whose position fell below the pruning horizon is named once, and moves on', async () => {
+  await api.db.sql`update lib.changes_horizon set (pruned_tx, pruned_id) = (select tx, id from lib.changes order by tx desc, id desc limit 1)`;
+  await api.db.sql`update lib.webhooks set pos_tx = '1', pos_id = 0 where name = 'tags_created'`;
+  const [first] = await api.db.sql`select * from lib.webhook_enqueue(100)`;
+  assert.equal(first!.behind, ['tags_created']);
+  const [second] = await api.db.sql`select * from lib.webhook_enqueue(100)`;
+  assert.equal(second!.behind, []);
+});
+
 test('start-up: every missing address variable and secret is named', () => {
   const rows = [{ name: 'search', url: '${SEARCH_HOOK_URL}' }, { name: 'mail', url: 'https://${MAIL_HOST}/hook' }];
   const err = (() => { try { webhookTargets(rows, { WEBHOOK_MAIL_SECRET: 'plain' }); } catch (e) { return (e as Error).message; } return ''; })();
