@@ -55,7 +55,7 @@ export interface RequestLimits {
   webhookRetrySeconds: number;
   /** Milliseconds before a webhook delivery's first retry; each further one waits twice as long (an hour at most). */
   webhookBackoffMs: number;
-  /** Webhook POSTs one gateway has in flight at once. */
+  /** Webhook POSTs one gateway has in flight at once for each webhook (a hanging receiver holds up only its own). */
   webhookConcurrency: number;
   /** Seconds delivered and failed webhook deliveries stay in lib.webhook_deliveries (for redelivery and inspection). */
   webhookKeepSeconds: number;

@@ -45,6 +45,8 @@ export class WebhookWorker {
   readonly #stop = new AbortController();
   #stopping = false;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Posts in flight by webhook. */
+  readonly #busy = new Map<string, number>();
   #timers: NodeJS.Timeout[] = [];
   /** The wake-up at this gateway's earliest retry, and when that is. */
   #retry: { timer: NodeJS.Timeout; at: number } | undefined;
@@ -95,38 +97,51 @@ export class WebhookWorker {
   /** New log rows into deliveries, batch by batch (one run at a time; a call meanwhile runs it once more after). */
   enqueue(): Promise<void> {
     if (this.#enqueuing) { this.#enqueueAgain = true; return this.#enqueuing; }
-    const run = async () => {
-      do {
-        this.#enqueueAgain = false;
-        for (;;) {
-          const [row] = await gated(this.target, (sql) => sql`select * from lib.webhook_enqueue(${ENQUEUE_BATCH})`);
-          for (const name of (row?.behind ?? []) as string[]) {
-            this.o.log('webhook behind the change log', Object.assign(new Error(`${name}: no gateway copied its changes for longer than `
-              + 'EVENTS_RETENTION_SECONDS; changes pruned from the log meanwhile were not sent'), { code: 'E_WEBHOOK_BEHIND' }));
-          }
-          if (!row?.more) break;
+    return this.#enqueuing = this.#single(() => { this.#enqueuing = undefined; }, () => this.#enqueueAgain, (v) => { this.#enqueueAgain = v; }, async () => {
+      for (;;) {
+        const [row] = await gated(this.target, (sql) => sql`select * from lib.webhook_enqueue(${ENQUEUE_BATCH})`);
+        for (const name of (row?.behind ?? []) as string[]) {
+          this.o.log('webhook behind the change log', Object.assign(new Error(`${name}: no gateway copied its changes for longer than `
+            + 'EVENTS_RETENTION_SECONDS; changes pruned from the log meanwhile were not sent'), { code: 'E_WEBHOOK_BEHIND' }));
         }
-      } while (this.#enqueueAgain && !this.#stopping);
-    };
-    return this.#enqueuing = run().finally(() => { this.#enqueuing = undefined; });
+        if (!row?.more) break;
+      }
+    });
   }
 
-  /** Takes due deliveries while there is room for more posts in flight (WEBHOOK_CONCURRENCY). */
+  /**
+   * Takes due deliveries of each webhook while it has room for more posts in flight (WEBHOOK_CONCURRENCY per webhook, so
+   * a receiver that hangs holds up its own deliveries only).
+   */
   fill(): Promise<void> {
     if (this.#filling) { this.#fillAgain = true; return this.#filling; }
-    const run = async () => {
-      do {
-        this.#fillAgain = false;
+    return this.#filling = this.#single(() => { this.#filling = undefined; }, () => this.#fillAgain, (v) => { this.#fillAgain = v; }, async () => {
+      for (const name of this.#targets.keys()) {
         while (!this.#stopping) {
-          const room = this.settings.concurrency - this.#inFlight.size;
+          const room = this.settings.concurrency - (this.#busy.get(name) ?? 0);
           if (room <= 0) break;
-          const claimed = await this.#claim(room);
+          const claimed = await this.#claim(name, room);
           for (const d of claimed) this.#send(d);
           if (claimed.length < room) break;
         }
-      } while (this.#fillAgain && !this.#stopping);
-    };
-    return this.#filling = run().finally(() => { this.#filling = undefined; });
+      }
+    });
+  }
+
+  /**
+   * Runs `pass`, and again while a call came meanwhile (`again`); `done` clears the caller's promise in the same step as
+   * the last look at `again`, so no call falls between them unanswered.
+   */
+  async #single(done: () => void, again: () => boolean, setAgain: (v: boolean) => void, pass: () => Promise<void>): Promise<void> {
+    await null; // the caller keeps this promise before anything runs
+    try {
+      do {
+        setAgain(false);
+        await pass();
+      } while (again() && !this.#stopping);
+    } finally {
+      done();
+    }
   }
 
   /** Removes delivered and failed deliveries past WEBHOOK_KEEP_SECONDS. */
@@ -158,11 +173,11 @@ export class WebhookWorker {
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #claim(room: number): Promise<Delivery[]> {
+  async #claim(webhook: string, room: number): Promise<Delivery[]> {
     const now = new Date(this.#clock());
     const lease = this.settings.timeoutMs + LEASE_MARGIN_MS;
     return [...await gated(this.target, (sql) => sql<Delivery[]>`
-      select * from lib.webhook_claim(${[...this.#targets.keys()]}::text[], ${now}, ${room}, ${lease})`)];
+      select * from lib.webhook_claim(${[webhook]}::text[], ${now}, ${room}, ${lease})`)];
   }
 
   #send(d: Delivery): void {
@@ -178,9 +193,11 @@ export class WebhookWorker {
       await this.#record(d, attempt);
     })().catch((err) => this.o.log('webhook outcome not recorded', err)).finally(() => {
       this.#inFlight.delete(job);
+      this.#busy.set(d.webhook, this.#busy.get(d.webhook)! - 1);
       if (!this.#stopping) void this.fill().catch((err) => this.o.log('webhook pass failed', err));
     });
     this.#inFlight.add(job);
+    this.#busy.set(d.webhook, (this.#busy.get(d.webhook) ?? 0) + 1);
   }
 
   async #record(d: Delivery, attempt: Attempt): Promise<void> {

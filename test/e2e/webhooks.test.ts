@@ -68,13 +68,13 @@ const targets = (): WebhookTarget[] =>
   webhookTargets([{ name: 'search', url: '${SEARCH_HOOK_URL}' }], { SEARCH_HOOK_URL: receiver.url, WEBHOOK_SEARCH_SECRET: SECRET });
 
 /** A worker on a connection of its own (as a gateway has), woken by the log's notify; its outcomes kept in order. */
-async function worker(o: { settings?: Partial<WebhookSettings>; clock?: () => number; metrics?: Metrics } = {}) {
+async function worker(o: { settings?: Partial<WebhookSettings>; clock?: () => number; metrics?: Metrics; more?: WebhookTarget[] } = {}) {
   const sql = postgres(api.db.url, { onnotice: () => {}, max: 2 });
   clients.push(sql);
   const outcomes: Array<{ webhook: string; outcome: Outcome }> = [];
   const waiters: Array<() => void> = [];
   const errors: unknown[] = [];
-  const w = new WebhookWorker(sql, api.manifest, targets(), { ...SETTINGS, ...o.settings }, {
+  const w = new WebhookWorker(sql, api.manifest, [...targets(), ...o.more ?? []], { ...SETTINGS, ...o.settings }, {
     log: (message, err) => { if (message !== 'webhook delivery failed') errors.push(err); },
 
     counted: (webhook, outcome) => {
@@ -231,28 +231,38 @@ test('two workers on one database: N changes, exactly N deliveries', async () =>
   const posts = receiver.received.slice(before).map((r) => JSON.parse(r.body));
   assert.is(posts.length, N, 'no double send');
   assert.is(new Set(posts.map((p) => p.id)).size, N);
-  assert.ok(a.outcomes.length > 0 && b.outcomes.length > 0, `both sent (${a.outcomes.length} and ${b.outcomes.length})`);
+  assert.is(a.outcomes.length + b.outcomes.length, N, 'one attempt each, by either worker');
   const [left] = await api.db.sql`select count(*)::int as n from lib.webhook_deliveries where webhook = 'search' and status <> 'delivered'`;
   assert.is(left!.n, 0);
   assert.equal([...a.errors, ...b.errors], []);
 });
 
-test('writes return while the receiver holds a POST open', async () => {
-  receiver.answer = (r) => (JSON.parse(r.body).key === 'slow' ? 'hold' : 200);
-  const { w } = await worker({ settings: { concurrency: 1 } });
+test('writes return while the receiver holds a POST open; another webhook is not held up', async () => {
+  let first = true; // the first POST of the record "slow" is held, until the test answers it
+  receiver.answer = (r) => (JSON.parse(r.body).key === 'slow' && first ? (first = false, 'hold') : 200);
+  const tagsCreated = { name: 'tags_created', url: receiver.url, secret: SECRET }; // its deliveries to this receiver too
+  const { w } = await worker({ settings: { concurrency: 1, timeoutMs: 120_000 }, more: [tagsCreated] });
   dataOf(await api.post('/notes', { id: 'slow', heading: 'Held' }), 201);
   await receiver.waitFor(() => receiver.bodiesOf('slow').length === 1);
   const held = receiver.received.find((r) => JSON.parse(r.body).key === 'slow')!;
   // The POST is in flight and unanswered; every write still completes.
   for (let i = 0; i < 5; i++) dataOf(await api.post('/notes', { id: `w${i}`, heading: 'Written' }), 201);
   dataOf(await api.patch('/notes/slow', { heading: 'Changed meanwhile' }));
-  assert.is(w.inFlight, 1);
+  dataOf(await api.post('/tags', { id: 'iso', label: 'other webhook' }), 201);
+  // The other webhook has places of its own: its delivery goes while the first is held.
+  await receiver.waitFor(() => receiver.bodiesOf('iso').length === 1);
+  assert.ok(w.inFlight >= 1);
   assert.not.ok(held.res.writableEnded, 'the receiver still holds the first POST');
   const [queued] = await api.db.sql`select count(*)::int as n from lib.webhook_deliveries where webhook = 'search' and status = 'pending'`;
   assert.ok(queued!.n >= 6, `the writes' deliveries wait their turn (${queued!.n})`);
+  assert.equal(receiver.bodiesOf('w0'), []);
   held.res.writeHead(200).end('ok');
-  await receiver.waitFor(() => receiver.bodiesOf('w4').length === 1 && receiver.bodiesOf('slow').length === 2);
-  await w.stop(1000);
+  // Then the rest: the writes, the patch, and the tag's creation for this webhook too.
+  const sent = (key: string, action: string) => receiver.bodiesOf(key).some((p) => p.action === action && p.type.startsWith(key === 'iso' ? 'tags' : 'notes'));
+  await receiver.waitFor(() => [0, 1, 2, 3, 4].every((i) => sent(`w${i}`, 'created')) && sent('slow', 'updated') && receiver.bodiesOf('iso').length === 2);
+  await w.stop(5000);
+  const [left] = await api.db.sql`select count(*)::int as n from lib.webhook_deliveries where webhook = 'search' and status <> 'delivered'`;
+  assert.is(left!.n, 0);
   receiver.answer = () => 200;
 });
 
