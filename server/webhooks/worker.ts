@@ -82,8 +82,12 @@ export class WebhookWorker {
     every(this.o.everyMs ?? 1000, () => this.wake(), 'webhook pass failed');
     every(SWEEP_EVERY_MS, () => this.sweep(), 'webhook sweep failed');
     if (listen) {
-      const sub = await listen('lib_changes', () => void this.wake().catch((err) => this.o.log('webhook pass failed', err)));
-      this.#unlisten = () => sub.unlisten();
+      try {
+        const sub = await listen('lib_changes', () => void this.wake().catch((err) => this.o.log('webhook pass failed', err)));
+        this.#unlisten = () => sub.unlisten();
+      } catch (err) {
+        this.o.log('webhook listen failed (passes run on the timer only)', err); // a pooler that refuses LISTEN
+      }
     }
     void this.wake().catch((err) => this.o.log('webhook pass failed', err));
   }
