@@ -16,10 +16,11 @@ import { changeVisibilityDdl } from './sql/change-visibility.ts';
 import { changeRecordsDdl } from './sql/change-records.ts';
 import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
+import { webhooksDdl } from './sql/webhooks.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
-const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql'].map(sqlFile).join('\n\n');
+const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql', 'webhooks.sql'].map(sqlFile).join('\n\n');
 
 const HEADER = '-- Do not edit: change the model and run `npm run compile`. Idempotent: safe to run again.';
 
@@ -83,6 +84,7 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     ...perTable('Change log: the changes each caller may see, judged by the read rules (design 9)', (t) => changeVisibilityDdl(model, t, tables)),
     ...perTable('Change log: pages of changes shaped as records, for the gateway\'s streams (design 9)', (t) => changeRecordsDdl(t, tables, roles)),
     whole('Identity: sign-in, refresh tokens and their revocation (api.identity)', identityDdl(model, tables, roles)),
+    whole('Webhooks: the receivers of changes (api.webhooks, design 9)', webhooksDdl(model)),
     ...perTable('Access: existence past the policies, failing rules, refusals (403/404) and pre-flights', (t) => refusalsTableDdl(model, t, tables)),
     ...perTable('Removed from the model', staleDdl),
     whole('Removed from the model', staleTablesDdl(tables)),

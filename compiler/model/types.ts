@@ -27,6 +27,22 @@ export interface Api {
   projects?: { entity: string; members: string };
   identity?: Identity;
   scenarios?: Scenario[];
+  webhooks?: Webhook[];
+}
+
+/** The actions the change log records (lib.changes.action), which a webhook may choose among. */
+export type ChangeAction = 'created' | 'updated' | 'deleted' | 'restored' | 'linked' | 'unlinked';
+
+export const CHANGE_ACTIONS: readonly ChangeAction[] = ['created', 'updated', 'deleted', 'restored', 'linked', 'unlinked'];
+
+/** A receiver of changes (design 9): one signed POST per change of `entities` (all when absent) and `actions`. */
+export interface Webhook {
+  /** [a-z][a-z0-9_]*: its secret is WEBHOOK_<NAME>_SECRET. */
+  name: string;
+  /** The address, `${VARIABLE}` parts read from the gateway's environment at start. */
+  url: string;
+  entities?: string[];
+  actions?: ChangeAction[];
 }
 
 /** The entity that holds users (POST /auth/token): its Email property is the login, its Password the secret. */

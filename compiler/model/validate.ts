@@ -7,6 +7,7 @@ import { CheckContext } from './checks/context.ts';
 import { checkEntities } from './checks/entities.ts';
 import { checkScenarios } from './checks/scenarios.ts';
 import { checkIdentity } from './checks/identity.ts';
+import { checkWebhooks } from './checks/webhooks.ts';
 
 export function validateModel(input: unknown): Model {
   const structural = schemaErrors(input);
@@ -25,6 +26,7 @@ function domainErrors(input: unknown, malformed: boolean): ModelValidationError[
     checkEntities(ctx);
     checkScenarios(ctx);
     checkIdentity(ctx);
+    checkWebhooks(ctx);
   } catch (err) {
     if (!malformed) throw err;
   }

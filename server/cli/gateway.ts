@@ -1,8 +1,9 @@
 // Runs the gateway over a connection that logs in as `authenticator`: the app from the database's
-// manifest, /health, /live, /ready, /metrics, the file outbox, change log retention, limits, and a graceful stop. Shared by
+// manifest, /health, /live, /ready, /metrics, the file outbox, change log retention, webhooks, limits, and a graceful stop. Shared by
 // `npm start` (after it migrated) and `serve` (which changes nothing in the database).
 import type { Server } from 'node:http';
 import { pino } from 'pino';
+import type { Sql } from 'postgres';
 import { createApp } from '../app.ts';
 import { healthRoutes } from '../health.ts';
 import { docsPagePath } from '../docs.ts';
@@ -17,6 +18,8 @@ import type { RequestLimits } from '../request/limits.ts';
 import { Files } from '../files/service.ts';
 import { ChangeLogRetention } from '../events/retention.ts';
 import { ChangeStreams, streamTimings } from '../events/streams.ts';
+import { webhookTargets } from '../webhooks/settings.ts';
+import { WebhookWorker } from '../webhooks/worker.ts';
 import { storageFromEnv } from '../files/storage.ts';
 import { openPools, type Pools } from '../pg/pools.ts';
 import { privateKey } from '../auth/keys.ts';
@@ -44,6 +47,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   metrics.watchPools([pools.primary, ...pools.replicas]);
   metrics.watchOutbox(pools.probe);
   const manifest = await loadManifest(sql);
+  // Each webhook's address and secret from the environment, before anything starts: a missing one stops the start.
+  const hooks = webhookTargets(await webhookList(sql), env);
   const logger = accessLog(env.LOG_LEVEL ?? 'info');
   const files = new Files({
     sql, pool: pools.primary, manifest, storage: storageFromEnv(env, manifest.api.basePath), log: failureLog(logger), ...(env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
@@ -65,6 +70,15 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   files.start();
   const retention = new ChangeLogRetention(pools.primary, limits.eventsRetentionSeconds, failureLog(logger));
   retention.start();
+  const webhooks = hooks.length ? new WebhookWorker(pools.primary, manifest, hooks, {
+    timeoutMs: limits.webhookTimeoutMs, retrySeconds: limits.webhookRetrySeconds, backoffMs: limits.webhookBackoffMs,
+    concurrency: limits.webhookConcurrency, keepSeconds: limits.webhookKeepSeconds,
+  }, { log: failureLog(logger), counted: (webhook, outcome) => metrics.webhookAttempts.inc({ webhook, outcome }) }) : undefined;
+  if (webhooks) {
+    metrics.watchWebhooks(pools.probe);
+    // Its own LISTEN on the change log's channel (a connection of its own); the timer covers a pooler that drops it.
+    await webhooks.start((channel, onNotify) => sql.listen(channel, onNotify));
+  }
   app.route('/', healthRoutes(pools.probe, { docsUrl: manifest.api.docsUrl }));
   app.route('/', metrics.routes(env.METRICS_TOKEN ? { token: env.METRICS_TOKEN, docsUrl: manifest.api.docsUrl } : undefined));
 
@@ -81,7 +95,8 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
       await streams.close();
       const drained = await stopped;
       const unfinished = drain.inFlight;
-      await files.stop(limits.shutdownGraceMs).catch(() => {});
+      // Storage deletions and webhook POSTs in flight finish (up to SHUTDOWN_GRACE_MS); what they leave stays queued.
+      await Promise.all([files.stop(limits.shutdownGraceMs).catch(() => {}), webhooks?.stop(limits.shutdownGraceMs).catch(() => {})]);
       await retention.stop();
       await pools.end(2).catch(() => {});
       await o.onStop?.().catch(() => {});
@@ -109,6 +124,16 @@ export async function runGateway(o: GatewayOptions): Promise<void> {
   });
   process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
   process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
+}
+
+/** The model's webhooks (lib.webhook_list); a database migrated before webhooks existed is refused, saying what to do. */
+async function webhookList(sql: Sql): Promise<Array<{ name: string; url: string }>> {
+  try {
+    return [...await sql<Array<{ name: string; url: string }>>`select name, url from lib.webhook_list()`];
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42883') throw err; // undefined_function
+    throw new Error('The database has no lib.webhook_list(): run migrate with this version of modelapi first.');
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-// Prometheus metrics of the gateway (prom-client): requests by route template and status, their latency,
-// each database pool's connections in use and requests waiting, the file outbox's depth and the change streams; GET /metrics.
+// Prometheus metrics of the gateway (prom-client): requests by route and status, their latency, each pool's connections
+// in use and requests waiting, the file outbox's depth, change streams and webhook deliveries; GET /metrics.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
@@ -79,18 +79,35 @@ export class Metrics {
     new Gauge({
       name: 'files_outbox_pending', help: 'Storage objects queued for deletion in lib.file_outbox.', registers: [this.registry],
       async collect() {
-        const query = sql`select lib.files_pending()::int as n`;
-        let cancelled = false;
-        const timer = setTimeout(() => { cancelled = true; void query.cancel(); }, timeoutMs);
-        try {
-          this.set((await query)[0]!.n as number);
-        } catch {
-          // An unanswered scrape keeps the last value rather than fail /metrics.
-          if (cancelled) await resetRowCount(sql);
-        } finally {
-          clearTimeout(timer);
-        }
+        const rows = await scrapeQuery(sql, sql`select lib.files_pending()::int as n`, timeoutMs);
+        if (rows) this.set(rows[0]!.n as number);
       },
+    });
+  }
+
+  /** Webhook attempts by webhook and outcome (delivered, retried, failed), counted by this gateway. */
+  readonly webhookAttempts = new Counter({
+    name: 'webhook_deliveries_sent_total', help: 'Webhook POSTs this gateway made, by webhook and outcome (delivered, retried, failed).',
+    labelNames: ['webhook', 'outcome'], registers: [this.registry],
+  });
+
+  /** Pending and failed webhook deliveries of each webhook (lib.webhook_deliveries), read from the database at each scrape. */
+  watchWebhooks(sql: Sql, timeoutMs = 1000): void {
+    // One query a scrape: the first gauge collected starts it, the second takes its answer.
+    let shared: ReturnType<typeof scrapeQuery> | undefined;
+    const read = (first: boolean) => {
+      const rows = first || !shared ? scrapeQuery(sql, sql`select webhook, pending::int, failed::int from lib.webhook_counts()`, timeoutMs) : shared;
+      shared = first ? rows : undefined;
+      return rows;
+    };
+    new Gauge({
+      name: 'webhook_deliveries_pending', help: 'Webhook deliveries waiting to be sent or retried, by webhook.', labelNames: ['webhook'], registers: [this.registry],
+      async collect() { for (const r of await read(true) ?? []) this.set({ webhook: r.webhook as string }, r.pending as number); },
+    });
+    new Gauge({
+      name: 'webhook_deliveries_failed', help: 'Webhook deliveries that got no 2xx within WEBHOOK_RETRY_SECONDS (lib.webhook_redeliver sends them again), by webhook.',
+      labelNames: ['webhook'], registers: [this.registry],
+      async collect() { for (const r of await read(false) ?? []) this.set({ webhook: r.webhook as string }, r.failed as number); },
     });
   }
 
@@ -111,5 +128,19 @@ export class Metrics {
       for (const run of this.#beforeScrape) run();
       return c.body(await this.registry.metrics(), 200, { 'Content-Type': this.registry.contentType });
     });
+  }
+}
+
+/** A scrape's query, cancelled after `timeoutMs`: its rows, or undefined (the gauges keep their last values rather than fail /metrics). */
+async function scrapeQuery(sql: Sql, query: ReturnType<Sql>, timeoutMs: number): Promise<ReadonlyArray<Record<string, unknown>> | undefined> {
+  let cancelled = false;
+  const timer = setTimeout(() => { cancelled = true; void query.cancel(); }, timeoutMs);
+  try {
+    return await query as unknown as ReadonlyArray<Record<string, unknown>>;
+  } catch {
+    if (cancelled) await resetRowCount(sql);
+    return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -57,6 +57,16 @@ export interface RequestLimits {
   eventsPollMs: number;
   /** Bytes of events a stream's client may leave unread before the stream is closed (it resumes with Last-Event-ID). */
   eventsBufferBytes: number;
+  /** Milliseconds one webhook POST may take, answer included, before it counts as failed and is retried. */
+  webhookTimeoutMs: number;
+  /** Seconds a webhook delivery is retried for (from its creation or redelivery) before it is marked failed. */
+  webhookRetrySeconds: number;
+  /** Milliseconds before a webhook delivery's first retry; each further one waits twice as long (an hour at most). */
+  webhookBackoffMs: number;
+  /** Webhook POSTs one gateway has in flight at once for each webhook (a hanging receiver holds up only its own). */
+  webhookConcurrency: number;
+  /** Seconds delivered and failed webhook deliveries stay in lib.webhook_deliveries (for redelivery and inspection). */
+  webhookKeepSeconds: number;
   /** Levels of embeds one include path may nest (`site.region` is two; 400 past it). */
   maxEmbedDepth: number;
   /** Records an embedded manyToMany list holds at most (the first by key). */
@@ -97,6 +107,11 @@ export const LIMITS: Record<keyof RequestLimits, { env: string; fallback: number
   eventsHeartbeatMs: { env: 'EVENTS_HEARTBEAT_MS', fallback: 15_000 },
   eventsPollMs: { env: 'EVENTS_POLL_MS', fallback: 1000 },
   eventsBufferBytes: { env: 'EVENTS_BUFFER_BYTES', fallback: 1024 * 1024 },
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', fallback: 10_000 },
+  webhookRetrySeconds: { env: 'WEBHOOK_RETRY_SECONDS', fallback: 24 * 60 * 60 },
+  webhookBackoffMs: { env: 'WEBHOOK_BACKOFF_MS', fallback: 5_000 },
+  webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', fallback: 8 },
+  webhookKeepSeconds: { env: 'WEBHOOK_KEEP_SECONDS', fallback: 7 * 24 * 60 * 60 },
   maxEmbedDepth: { env: 'EMBED_MAX_DEPTH', fallback: EMBED_DEPTH, max: EMBED_DEPTH }, // the SQL holds no more
   maxEmbedRows: { env: 'EMBED_MAX_ROWS', fallback: 100 },
 };

@@ -549,4 +549,19 @@ test('the error message lists every problem with pointer and rule', () => {
   }
 });
 
+test('api.webhooks: known entities and change-log actions, unique names of [a-z][a-z0-9_]*, an http address or ${VARIABLE}', () => {
+  const withHooks = (...webhooks: unknown[]) => ({ ...base(), api: { ...base().api, webhooks } });
+  assert.equal(errorsOf(withHooks(
+    { name: 'search', url: '${SEARCH_HOOK_URL}' },
+    { name: 'mail_2', url: 'https://hooks.example.com/in', entities: ['Item'], actions: ['created', 'deleted', 'unlinked'] },
+  )), []);
+  rejects(withHooks({ name: 'search', url: 'https://x.example.com', entities: ['Item', 'Post'] }), '/api/webhooks/0/entities/1', 'Unknown entity', 'no entity named "Post" (known: Item)');
+  rejects(withHooks({ name: 'search', url: 'https://x.example.com', actions: ['created', 'read'] }), '/api/webhooks/0/actions/1', 'Unknown action',
+    'unknown action "read" (known: created, updated, deleted, restored, linked, unlinked)');
+  rejects(withHooks({ name: 'a', url: 'https://x.example.com' }, { name: 'a', url: 'https://y.example.com' }), '/api/webhooks/1/name', 'Webhooks', 'the webhook name "a" is used twice');
+  rejects(withHooks({ name: 'Search-Index', url: 'https://x.example.com' }), '/api/webhooks/0/name', 'Model schema', 'must match pattern');
+  rejects(withHooks({ name: 'search', url: 'ftp://x.example.com' }), '/api/webhooks/0/url', 'Model schema', 'must match pattern');
+  rejects(withHooks({ name: 'search', url: 'https://x.example.com', secret: 'inline' }), '/api/webhooks/0/secret', 'Unknown key', 'unknown key "secret"');
+});
+
 test.run();

@@ -23,9 +23,9 @@ async function definers(db: TestDatabase, role: string): Promise<string[]> {
   return rows.map((r) => r.f as string);
 }
 
-test('the gateway\'s login runs no definer function but the upload intents and its own bookkeeping (files, idempotency, the change log\'s pruning and its streams\' pages)', async () => {
+test('the gateway\'s login runs no definer function but the upload intents and its own bookkeeping (files, idempotency, the change log\'s pruning, its streams\' pages, webhooks)', async () => {
   for (const db of [billing, publishing]) {
-    const own = (await definers(db, 'authenticator')).filter((f) => !/^api\.upload_(intent|prepare)\(|^lib\.(files_|idempotency_|changes_(prune|state|fresh)\(|[a-z_]+_change_records\()/.test(f));
+    const own = (await definers(db, 'authenticator')).filter((f) => !/^api\.upload_(intent|prepare)\(|^lib\.(files_|idempotency_|changes_(prune|state|fresh)\(|[a-z_]+_change_records\(|webhook_)/.test(f));
     assert.equal(own, [], 'lib.row_exists ran SQL text from its caller as the owner; api.auth_* were open to PUBLIC');
   }
 });

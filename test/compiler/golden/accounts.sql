@@ -1729,6 +1729,10 @@ DROP FUNCTION IF EXISTS lib.identity_claims(text);
 DROP TRIGGER IF EXISTS identity_revoke ON "app"."accounts";
 DROP TRIGGER IF EXISTS identity_revoke ON "app"."labels";
 
+-- Webhooks: the receivers of changes (api.webhooks, design 9) -----------------------------------
+
+DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from the model, with their deliveries
+
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
 CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
