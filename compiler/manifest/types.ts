@@ -51,9 +51,10 @@ export interface SortKey {
 
 /**
  * The version of the calling protocol and engine a compiled database speaks. A gateway serves only a
- * database of its own version (`serve` refuses another); raise it when the api.* protocol changes.
+ * database of its own version (`serve` refuses another); raise it when the api.* protocol changes, or the gateway
+ * needs what only a newer engine has (3: the change log's readers, the streams' pages, webhook delivery state).
  */
-export const ENGINE_VERSION = 2;
+export const ENGINE_VERSION = 3;
 
 export interface Manifest {
   /** ENGINE_VERSION of the compiler that wrote the database (absent before version 2). */

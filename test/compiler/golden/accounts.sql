@@ -1542,7 +1542,7 @@ END $fn$;
 COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
-  "engine": 2,
+  "engine": 3,
   "api": {
     "slug": "accounts",
     "version": "v1",
