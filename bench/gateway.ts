@@ -42,6 +42,10 @@ export async function startServer(args: string[], env: Record<string, string>, p
   const child: ChildProcess = spawn(process.execPath, [...extra, ...(built ? [] : ['--import', 'tsx']), ...args], {
     cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // However the bench ends (an error it did not catch too), its gateway ends with it.
+  const orphaned = () => { child.kill('SIGKILL'); };
+  process.once('exit', orphaned);
+  child.once('exit', () => process.off('exit', orphaned));
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start within 60 s:\n${output}`)), 60_000);

@@ -100,15 +100,18 @@ async function writeLoad(base: string, token: string, ids: string[], secs: numbe
     return result();
   }
   const started = performance.now(), inFlight: Array<Promise<unknown>> = [];
+  // A failure is kept for the end: one left unawaited meanwhile would end the process before its finally stops the gateway.
+  let failure: unknown;
   for (let i = 0; performance.now() < end; i++) {
     const due = started + (i * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const id = ids[i % ids.length]!;
     n = i;
-    inFlight.push(patch(id, performance.now()));
+    inFlight.push(patch(id, performance.now()).catch((err: unknown) => { failure ??= err; }));
   }
   await Promise.all(inFlight);
+  if (failure) throw failure;
   return result();
 }
 

@@ -1,4 +1,4 @@
-// app.<table>_changes(after_tx, after_id, upto_tx, upto_id): the change-log rows of an entity table the caller may see (design 9), each
+// app.<table>_changes(after_tx, after_id, before, lim): the change-log rows of an entity table the caller may see (design 9), each
 // record image judged by the read policy's own conditions (policies.ts), in one statement for a batch of changes.
 import type { Model } from '../model/types.ts';
 import type { TableIR } from '../ir/types.ts';
@@ -10,9 +10,9 @@ import { fn } from './engine/refusals.ts';
 import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from './policies.ts';
 
 export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
-const SIGNATURE = 'xid8, bigint, xid8, bigint';
-/** Signatures it had before. */
-const EARLIER = ['bigint, bigint', 'xid8, bigint, xid8, integer'];
+const SIGNATURE = 'xid8, bigint, xid8, integer';
+/** Signatures it had before, and its own (dropped first: its columns were others in an earlier version). */
+const EARLIER = ['bigint, bigint', 'xid8, bigint, xid8, bigint', SIGNATURE];
 
 /**
  * The function of an entity table, with its manyToMany relations' links (none for join and sub-resource tables). Definer, to read lib.changes: it returns
@@ -44,7 +44,7 @@ export function changeVisibilityDdl(model: Model, t: TableIR, tables: TableIR[])
   const image = joins.length ? `CASE WHEN c.table_name = ${literal(t.name)} THEN c.image ELSE ${owner} END` : 'c.image';
   return [
     drop,
-    `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)`,
+    `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, before xid8, lim integer)`,
     `RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)`,
     // Its plan is made once per connection (generic): planning the scenarios' conditions anew for every page cost
     // more than reading it (about 3 ms against well under one for a few dozen rows).
@@ -59,13 +59,14 @@ export function changeVisibilityDdl(model: Model, t: TableIR, tables: TableIR[])
     '  RETURN QUERY',
     '    SELECT c.id, c.tx, c.action, c.record_key, c.image',
     `    FROM (SELECT c.id, c.tx, c.action, c.record_key, ${image} AS image FROM lib.changes c`,
-    `      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN (${[t.name, ...joins].map(literal).join(', ')})) c`,
+    `      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN (${[t.name, ...joins].map(literal).join(', ')})`,
+    '      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page',
     '    WHERE c.image IS NOT NULL AND EXISTS (',
     `        SELECT FROM jsonb_populate_record(NULL::${rel}, ${judged})  -- the record as that change wrote it (a link: its owner now)`,
     `        WHERE ${conditions.join('\n          AND ')})`,
     '    ORDER BY c.tx, c.id;',
     "  PERFORM set_config('request.action', coalesce(_was, ''), true);",
     'END $fn$;',
-    `COMMENT ON FUNCTION ${name}(${SIGNATURE}) IS ${literal(`Changes of app.${t.name} (and its links) past a position (tx, id), up to another, that the caller may list (design 9).`)};`,
+    `COMMENT ON FUNCTION ${name}(${SIGNATURE}) IS ${literal(`Of the first lim changes of app.${t.name} (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).`)};`,
   ].join('\n');
 }

@@ -3275,12 +3275,12 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -3895,15 +3895,15 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -5865,7 +5865,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."project_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'project' THEN
     PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
@@ -5877,9 +5877,9 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -6534,7 +6534,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."post_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'post' THEN
     PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
@@ -6549,9 +6549,9 @@ BEGIN
     END IF;
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -7005,12 +7005,12 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -7398,8 +7398,9 @@ DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -7412,7 +7413,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('users')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -7423,15 +7425,17 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.users (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."projects_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."projects_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."projects_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."projects_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -7444,7 +7448,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'projects' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."projects" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('projects', 'projects_members')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('projects', 'projects_members')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -7454,15 +7459,17 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.projects (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.projects (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."posts_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."posts_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."posts_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."posts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -7475,7 +7482,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'posts' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."posts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('posts', 'posts_tags')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('posts', 'posts_tags')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image - ARRAY['id', 'title', 'body', 'version', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -7487,15 +7495,17 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.posts (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.posts (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."comments_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."comments_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."comments_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."comments_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -7508,7 +7518,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('comments')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('comments')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image - ARRAY['id', 'post_id', 'body', 'created_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -7520,11 +7531,12 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.comments (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.comments (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."tags_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."tags_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."tags_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."tags_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -7537,7 +7549,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('tags')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tags')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image - ARRAY['slug', 'label', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -7547,7 +7560,7 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.tags (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.tags (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 

@@ -257,12 +257,13 @@ export class ChangeStreams {
     let after = from, live = groups;
     try {
       while (live.length) {
-        const [row] = await gated(this.o.pool, (sql) => sql`
-          select ${sql.unsafe(fn)}(${String(after.tx)}::xid8, ${String(after.id)}::bigint, ${String(before)}::xid8, ${lim})::text as page`);
+        // The page shaped once, and what each group may see of it, side by side: both read the same first `lim` rows.
+        const [[row], seen] = await Promise.all([
+          gated(this.o.pool, (sql) => sql`
+            select ${sql.unsafe(fn)}(${String(after.tx)}::xid8, ${String(after.id)}::bigint, ${String(before)}::xid8, ${lim})::text as page`),
+          this.#visibleToAll(live, this.#pageArgs(after, before, lim)),
+        ]);
         const page = parseResult(String(row!.page)) as Page; // numbers a double cannot hold stay exact
-        if (!page.read || !page.last) return;
-        const upto = parsePosition(page.last, 'the log');
-        const seen = await this.#visibleToAll(live, after, upto);
         live = seen.filter((g) => g.visible).map((g) => g.members);
         const now = Date.now();
         await Promise.all(seen.map(async ({ members, visible }) => {
@@ -276,8 +277,8 @@ export class ChangeStreams {
             if (n) this.o.observer?.sent(lags.slice(-n));
           }
         }));
-        if (page.read < lim) return;
-        after = upto;
+        if (page.read < lim || !page.last) return;
+        after = parsePosition(page.last, 'the log');
       }
     } catch (err) {
       this.o.log('change stream read failed; its streams are closed and will resume', err);
@@ -286,15 +287,15 @@ export class ChangeStreams {
   }
 
   /**
-   * What each group's caller may see of (after, upto], in one statement for all the groups (api.dispatch as each of
+   * What each group's caller may see of a page, in one statement for all the groups (api.dispatch as each of
    * them in turn, as a batch runs its operations); when it fails, group by group, so one group's failure ends only
    * its own streams.
    */
-  async #visibleToAll(groups: Subscriber[][], after: Position, upto: Position): Promise<Array<{ members: Subscriber[]; visible?: Set<string> }>> {
+  async #visibleToAll(groups: Subscriber[][], page: Record<string, unknown>): Promise<Array<{ members: Subscriber[]; visible?: Set<string> }>> {
     if (groups.length > 1) {
       const calls = groups.map((members, i) => {
         const { identity, ip, fn, args } = members[0]!.call;
-        return { i, role: identity.role, claims: identity.claims, ip, fn, args: this.#pageArgs(args, after, upto) };
+        return { i, role: identity.role, claims: identity.claims, ip, fn, args: { ...args, ...page } };
       });
       try {
         const rows = await gated(this.o.pool, (sql) => sql.unsafe(`select x.i, api.dispatch(x.role, x.claims, x.ip, x.fn, x.args)::text as r
@@ -305,20 +306,21 @@ export class ChangeStreams {
       }
     }
     return Promise.all(groups.map(async (members) => {
-      const visible = await this.#visible(members, after, upto);
+      const visible = await this.#visible(members, page);
       return visible ? { members, visible } : { members };
     }));
   }
 
-  #pageArgs(args: Record<string, unknown>, after: Position, upto: Position): Record<string, unknown> {
-    return { ...args, after_tx: String(after.tx), after_id: String(after.id), upto_tx: String(upto.tx), upto_id: String(upto.id) };
+  /** What a page is, as api.<table>_stream takes it: the rows past `after`, of transactions below `before`, `lim` at most. */
+  #pageArgs(after: Position, before: bigint, lim: number): Record<string, unknown> {
+    return { after_tx: String(after.tx), after_id: String(after.id), before: String(before), limit: lim };
   }
 
-  /** The positions in (after, upto] the group's caller may see, or undefined when asking failed (its streams are ended). */
-  async #visible(members: Subscriber[], after: Position, upto: Position): Promise<Set<string> | undefined> {
+  /** The positions of the page the group's caller may see, or undefined when asking failed (its streams are ended). */
+  async #visible(members: Subscriber[], page: Record<string, unknown>): Promise<Set<string> | undefined> {
     const lead = members[0]!;
     try {
-      const result = await dispatch(this.o.pool, { ...lead.call, args: this.#pageArgs(lead.call.args, after, upto) }) as { data: string[] };
+      const result = await dispatch(this.o.pool, { ...lead.call, args: { ...lead.call.args, ...page } }) as { data: string[] };
       return new Set(result.data);
     } catch (err) {
       this.o.log('change stream visibility failed; its streams are closed and will resume', err);

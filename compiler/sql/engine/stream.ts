@@ -6,20 +6,20 @@ import { head, parentCheck } from './records.ts';
 import { embedScenarios } from './embed.ts';
 
 /**
- * Without `upto_tx` it only checks, as a list would: the caller may list, the parent is there and readable, the
- * filters are sound. With it: the positions (`<tx>-<id>`) past (after_tx, after_id) up to (upto_tx, upto_id) whose
- * change the caller may see; the records themselves come shaped from lib.<table>_change_records, once for all.
+ * Without `before` it only checks, as a list would: the caller may list, the parent is there and readable, the
+ * filters are sound. With it: of the first `limit` log rows past (after_tx, after_id) of transactions below `before`
+ * (the page lib.<table>_change_records shapes, once for all), the positions (`<tx>-<id>`) the caller may see.
  */
 export function stream(s: Shape): string {
   const h = head(s, 'list');
   const fields = `lib.fields(${literal(s.name)})`;
-  const rows = `${qname('app', pgName(s.name, 'changes'))}(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c`;
+  const rows = `${qname('app', pgName(s.name, 'changes'))}(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c`;
   return plpgsql(qname('api', pgName(s.name, 'stream')), [['args', 'jsonb']], 'json',
     [...h.declare.filter((l) => !l.startsWith('_key')), '_where text;', '_sql text;', '_visible json;'], [
       parentCheck(s),
       `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
       ...(s.parent ? [`IF _parent IS NOT NULL THEN _where := ${literal(`${keyEquals(`t.${ident(s.parent.column)}`, s.parent.type, '$2')} AND `)} || _where; END IF;`] : []),
-      "IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;",
+      "IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;",
       'PERFORM lib.statement_params(args, _parent, 0, 0);',
       ...embedScenarios(s, "coalesce(args -> 'joined', '{}'::jsonb)"),
       // A stream without filters reads no record back from its image.

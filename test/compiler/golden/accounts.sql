@@ -843,15 +843,15 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1455,12 +1455,12 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1625,8 +1625,9 @@ DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."accounts_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."accounts_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."accounts_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1639,7 +1640,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'accounts' THEN c.image ELSE (SELECT to_jsonb(o) - ARRAY['password']::text[] FROM "app"."accounts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('accounts', 'accounts_labels')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('accounts', 'accounts_labels')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1649,19 +1651,22 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.accounts (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.accounts (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."labels_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."labels_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."labels_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."labels_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1674,7 +1679,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('labels')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('labels')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image - ARRAY['slug', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1683,7 +1689,7 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.labels (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.labels (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 

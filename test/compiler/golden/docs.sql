@@ -568,12 +568,12 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1328,15 +1328,15 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."folder_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1479,8 +1479,9 @@ DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."folders_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."folders_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."folders_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."folders_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1493,7 +1494,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('folders')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('folders')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image - ARRAY['id', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1502,11 +1504,12 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.folders (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.folders (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."docs_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."docs_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."docs_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."docs_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1519,7 +1522,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('docs')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('docs')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1529,7 +1533,7 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.docs (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.docs (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 

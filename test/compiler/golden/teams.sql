@@ -601,12 +601,12 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1100,15 +1100,15 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1681,7 +1681,7 @@ BEGIN
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."team_id" = $2 AND ' || _where; END IF;
-  IF NOT args ? 'upto_tx' THEN RETURN json_build_object('data', '[]'::json); END IF;
+  IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'team' THEN
     PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
@@ -1690,9 +1690,9 @@ BEGIN
     END IF;
   END IF;
   IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c$q$;
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'upto_tx')::xid8, ($1 ->> 'upto_id')::bigint) c
+    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
       CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t WHERE $q$ || _where;
   END IF;
   _visible := lib.query_generic(_sql, NULL::json);
@@ -1874,8 +1874,9 @@ DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 -- Change log: the changes each caller may see, judged by the read rules (design 9) --------------
 
 DROP FUNCTION IF EXISTS "app"."users_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."users_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."users_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1888,18 +1889,20 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('users')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE false)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.users (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."teams_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."teams_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."teams_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1912,7 +1915,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'teams' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."teams" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('teams', 'teams_members')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('teams', 'teams_members')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1921,15 +1925,17 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.teams (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.teams (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
-DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, bigint);
+DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
+DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."tasks_changes"(bigint, bigint);
+DROP FUNCTION IF EXISTS "app"."tasks_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."tasks_changes"(xid8, bigint, xid8, integer);
-CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, upto_tx xid8, upto_id bigint)
+CREATE OR REPLACE FUNCTION "app"."tasks_changes"(after_tx xid8, after_id bigint, before xid8, lim integer)
 RETURNS TABLE (id bigint, tx xid8, action text, record_key text, image jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -1942,7 +1948,8 @@ BEGIN
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
     FROM (SELECT c.id, c.tx, c.action, c.record_key, c.image AS image FROM lib.changes c
-      WHERE (c.tx, c.id) > (after_tx, after_id) AND (c.tx, c.id) <= (upto_tx, upto_id) AND c.table_name IN ('tasks')) c
+      WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tasks')
+      ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
         SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
@@ -1951,7 +1958,7 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, bigint) IS 'Changes of app.tasks (and its links) past a position (tx, id), up to another, that the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.tasks (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
