@@ -10,7 +10,7 @@ import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from '../pol
 import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { head, keyCheck, parentCheck } from './records.ts';
-import { jsonObject, keyEquals, plpgsql, recordWhere, type Shape } from './shape.ts';
+import { jsonObject, keyCastable, keyEquals, plpgsql, recordWhere, type Shape } from './shape.ts';
 
 /** The table's row in lib.changes_keep: a history's keep (NULL: for ever), else 0 (the log's retention alone). */
 export function historyKeepDdl(t: TableIR): string {
@@ -55,6 +55,7 @@ function versionsDdl(s: Shape, model: Model): string {
   const mine = `c.table_name = ${literal(s.name)} AND c.record_key = _key AND c.id >= _since`;
   const name = fn(s, 'versions');
   const signature = `${name}${VERSIONS_PARAMS}`;
+  const castable = keyCastable(s, '_key');
   return [
     `CREATE OR REPLACE FUNCTION ${name}(_key text, _parent text, _version text, _limit integer, _offset bigint,`,
     '  OUT readable boolean, OUT total bigint, OUT entries json)',
@@ -64,6 +65,7 @@ function versionsDdl(s: Shape, model: Model): string {
     "  _was text := current_setting('request.action', true);",
     '  _since bigint;',
     'BEGIN',
+    ...(castable ? [`  IF NOT ${castable} THEN readable := false; RETURN; END IF;`] : []),
     "  PERFORM set_config('request.action', 'read', true);  -- the rules of a read, whatever the session set",
     `  readable := _winner IS NOT NULL AND EXISTS (SELECT FROM ${s.rel} WHERE ${conditions.join('\n    AND ')});`,
     "  PERFORM set_config('request.action', coalesce(_was, ''), true);",
