@@ -7,6 +7,7 @@ import { testApi } from '../harness/fixtures.ts';
 import { dataOf, expectStatus } from './support/http.ts';
 import { assertProblem } from './support/problem.ts';
 import { startApi, type RunningApi } from './support/server.ts';
+import { download, upload } from '../files/support.ts';
 
 let pub: RunningApi;
 let own: RunningApi;
@@ -121,6 +122,28 @@ test('going back: a PUT of an old version\'s data with If-Match of the current E
   assert.equal(writable(dataOf(back)), writable(old), 'the record holds version 1\'s data again');
   const newest = dataOf(await pub.get('/posts/h1/history/5'));
   assert.equal([newest.action, newest.data.title], ['updated', 'One']);
+});
+
+test('files: a link while a record holds the file; once replaced and deleted, {id, name, mime} without one; going back keeps only a held file', async () => {
+  const first = await upload(pub, { name: 'first.png' });
+  const created = dataOf(await pub.post('/posts', { id: 'h-file', project_id: project, title: 'Covered', cover: first.ref }), 201);
+  const v1 = dataOf(await pub.get('/posts/h-file/history/1')).data;
+  assert.equal(Object.keys(v1.cover).sort(), ['id', 'mime', 'name', 'url']);
+  assert.is((await download(v1.cover.url)).status, 200, 'a signed link, as a GET gives');
+  const second = await upload(pub, { name: 'second.png' });
+  dataOf(await pub.patch('/posts/h-file', { cover: second.ref }));
+  await pub.files.drain();
+  const [newest, oldest] = dataOf(await pub.get('/posts/h-file/history'));
+  assert.equal(newest.data.cover.name, 'second.png');
+  assert.ok(newest.data.cover.url, 'the held file is a link');
+  assert.equal(oldest.data.cover, { id: created.cover.id, name: 'first.png', mime: 'image/png' }, 'the replaced file: no link');
+  // Going back: a file goes as its id; the one the record no longer holds cannot come back.
+  const body = (data: any) => ({ ...writable(data), cover: data.cover?.id ?? null });
+  const gone = await pub.put('/posts/h-file', body(oldest.data), { headers: { 'If-Match': '"2"' } });
+  assertProblem(gone, 422, pub.docsUrl, { code: 'E_FILE_NOT_UPLOADED' });
+  const kept = dataOf(await pub.put('/posts/h-file', { ...body(oldest.data), cover: newest.data.cover.id }, { headers: { 'If-Match': '"2"' } }));
+  assert.is(kept.cover.name, 'second.png');
+  assert.equal(pub.serverErrors, []);
 });
 
 test('history: false and an entity without a Version keep none: the path is no route (404)', async () => {
