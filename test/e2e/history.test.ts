@@ -182,6 +182,22 @@ test('pruning: keepDays keeps a history past the log\'s retention, a history wit
   assert.equal(own.serverErrors, []);
 });
 
+test('in a batch: a history read after a write in the same transaction holds that write; HEAD answers as GET', async () => {
+  dataOf(await own.post('/notes', { id: 'b1', text: 'one' }), 201);
+  const batch = await own.post('/batch', { operations: [
+    { method: 'PATCH', path: '/notes/b1', body: { text: 'two' } },
+    { method: 'GET', path: '/notes/b1/history' },
+    { method: 'GET', path: '/notes/b1/history/2' },
+  ] });
+  expectStatus(batch, 200);
+  const [, list, one] = batch.body.results;
+  assert.equal(list.body.data.map((v: any) => `${v.version} ${v.data.text}`), ['2 two', '1 one']);
+  assert.is(one.body.data.action, 'updated');
+  const head = await own.call('HEAD', '/notes/b1/history');
+  assert.is(head.status, 200);
+  assert.is(head.text, '');
+});
+
 test('a key used again after a permanent delete starts a new history', async () => {
   dataOf(await own.post('/notes', { id: 'again', text: 'first life' }), 201);
   dataOf(await own.patch('/notes/again', { text: 'first life, edited' }));
