@@ -52,7 +52,9 @@ function versionsDdl(s: Shape, model: Model): string {
     ...(s.soft ? [LIVE_ROW] : []),
     ...(model.api.strategy !== 'RBAC' ? [ORGANIZATION_ROW] : []),
   ];
-  const mine = `c.table_name = ${literal(s.name)} AND c.record_key = _key AND c.id >= _since`;
+  // Under the organization strategies a key is unique within an organization only: the caller's organization's rows.
+  const record = `c.table_name = ${literal(s.name)} AND c.record_key = _key${s.org ? " AND c.image ->> 'organization_id' = (SELECT auth.org())" : ''}`;
+  const mine = `${record} AND c.id >= _since`;
   const name = fn(s, 'versions');
   const signature = `${name}${VERSIONS_PARAMS}`;
   const castable = keyCastable(s, '_key');
@@ -70,7 +72,7 @@ function versionsDdl(s: Shape, model: Model): string {
     `  readable := _winner IS NOT NULL AND EXISTS (SELECT FROM ${s.rel} WHERE ${conditions.join('\n    AND ')});`,
     "  PERFORM set_config('request.action', coalesce(_was, ''), true);",
     '  IF NOT readable THEN RETURN; END IF;',
-    `  SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE c.table_name = ${literal(s.name)} AND c.record_key = _key AND c.action = 'created';`,
+    `  SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE ${record} AND c.action = 'created';`,
     '  IF _version IS NOT NULL THEN',
     `    SELECT json_agg(${entryJson(s)}) INTO entries`,
     `    FROM (SELECT * FROM lib.changes c WHERE ${mine} AND c.etag = _version ORDER BY c.id LIMIT 1) c`,
