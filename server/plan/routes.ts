@@ -68,7 +68,9 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, segments: 
   }
   if (sub === 'restore' && target === undefined && resource.functions.restore) addAt(where, 'restore', { id });
   // Record history: the model refuses a relation or child collection of that name on an entity that keeps it.
-  if (sub === HISTORY_SEGMENT && resource.functions.history) return addAt(where, target === undefined ? 'history' : 'historyVersion', { id, ...(target === undefined ? {} : { target }) });
+  if (sub === HISTORY_SEGMENT && resource.functions.history) {
+    return target === undefined ? addAt(where, 'history', { id }) : addAt(where, 'historyVersion', { id, target });
+  }
   const def = Object.hasOwn(resource.relations, sub) ? resource.relations[sub] : undefined;
   if (!def) return;
   const relation = { name: sub, def };
