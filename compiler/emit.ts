@@ -12,6 +12,7 @@ import { apiDdl, refusalsTableDdl, tableApiDdl } from './sql/functions.ts';
 import { stakeholdersDdl, tableAccessDdl } from './sql/policies.ts';
 import { fileTriggersDdl } from './sql/files.ts';
 import { changesTriggerDdl } from './sql/changes.ts';
+import { historyKeepDdl, staleKeepDdl } from './sql/engine/history.ts';
 import { changeVisibilityDdl } from './sql/change-visibility.ts';
 import { changeRecordsDdl } from './sql/change-records.ts';
 import { queryLanguageSql } from './sql/query.ts';
@@ -75,6 +76,8 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     ...perTable('Write rules', (t) => [triggerDdl(t, roles, target),
       ...(t.kind === 'subresource' ? [touchOwnerDdl(t, owner(t).name, keyOf(owner(t)))] : [])].join('\n\n')),
     ...perTable('Change log: each written row appended to lib.changes (design 9)', changesTriggerDdl),
+    ...perTable('Change log: how long each table\'s rows are kept (record history, design 9)', historyKeepDdl),
+    whole('Change log: how long each table\'s rows are kept (record history, design 9)', staleKeepDdl(tables)),
     ...perTable('Files: claim of file references, outbox of replaced and deleted files', fileTriggersDdl),
     ...perTable('Privileges of the request roles', (t) => grantDdl(t, roles)),
     ...perTable('API functions: compiled per table and action, filter fields, the manifest', (t) => tableApiDdl(model, t, tables)),

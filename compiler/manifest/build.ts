@@ -11,6 +11,7 @@ import { docsFacts, keySchema, readSchema, wireProperties } from './read.ts';
 import { wireName } from '../model/names.ts';
 import { pgName } from '../sql/ident.ts';
 import { acceptedFileTypes } from '../model/mime.ts';
+import { historyOf } from '../model/history.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -92,6 +93,7 @@ export function buildManifest(model: Model): Manifest {
       functions: {
         list: fn('list'), search: fn('search'), read: fn('read'), create: fn('create'), replace: fn('replace'),
         patch: fn('patch'), delete: fn('delete'), ...(e.softDelete ? { restore: fn('restore') } : {}), stream: fn('stream'),
+        ...(historyOf(e) ? { history: fn('history') } : {}),
       },
       schemas: {
         create: bodySchema(wireProperties(e.properties), 'create'), replace: bodySchema(wireProperties(e.properties), 'replace'),

@@ -20,6 +20,8 @@
 //   restore       {id, parent?}                            -> Single
 //   stream        {filter?, parent?, after_tx, after_id, before, limit} -> {data: Event[], last: "tx-id", read: number}
 //                 (without `before`: only the list's checks -> {data: []})
+//   history       {id, parent?, version?, page, per_page}  -> {data: Entry[], meta} | {data: Entry} with version
+//                 (Entry: {version, etag, action, at, by, data}; 404 for no such version)
 //   relation list {id, page, per_page}                     -> {data: Row[] (each with `edge`), meta}
 //   link          {id, target: string, body: object}        -> {data: Row (the edge), created: boolean}
 //   unlink        {id, target: string}                     -> {}
@@ -103,6 +105,8 @@ export interface ResourceManifest {
     delete: string; restore?: string;
     /** The change stream's page (design 9): GET of the list URL with Accept: text/event-stream. */
     stream: string;
+    /** Record history (design 9): the versions of a record, or one of them; only for entities that keep history. */
+    history?: string;
   };
   /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway; `read`
    *  describes a returned record (for the generated API specifications, not checked at run time). */

@@ -61,6 +61,8 @@ export interface Entity {
   description?: string;
   parent?: { entity: string; property: string };
   softDelete?: boolean;
+  /** Record history (compiler/model/history.ts): on by default with a Version property; false, or bounded in days. */
+  history?: boolean | { keepDays: number };
   properties: Record<string, Property>;
   relations?: Record<string, Relation>;
   scenarios?: Scenario[];

@@ -8,6 +8,7 @@ import { searchSchema, whereSchema } from './query.ts';
 import { hoistParameters } from './hoist.ts';
 import { hoistRequestBodies } from './bodies.ts';
 import { relationParts } from './relations.ts';
+import { historyParts } from './history.ts';
 import { entitySchemas } from './schemas.ts';
 import { UPLOAD_PATH, uploadPath, uploadSchemas } from './upload.ts';
 import { BATCH_PATH, batchPath, batchSchemas } from './batch.ts';
@@ -26,6 +27,9 @@ export function buildOpenApi(manifest: Manifest): Schema {
       [`${r.entity}Search`]: searchSchema(r.properties, `${r.entity}Where`),
     });
     Object.assign(paths, entityPaths(manifest, r));
+    const history = historyParts(manifest, r);
+    Object.assign(schemas, history.schemas);
+    Object.assign(paths, history.paths);
     for (const [name, rel] of Object.entries(r.relations)) {
       const parts = relationParts(manifest, r, name, rel);
       Object.assign(schemas, parts.schemas);

@@ -3,8 +3,11 @@
 // the response (server/response), the compiled api.* functions and the OpenAPI and RAML generators.
 import type { ActionName } from '../model/types.ts';
 
-/** Where an operation lives: /c, /c/search, /c/bulk, /c/{id}, /c/{id}/restore, /c/{id}/{relation}, /c/{id}/{relation}/{target}. */
-export type PathShape = 'collection' | 'search' | 'bulk' | 'item' | 'restore' | 'relation' | 'relationTarget';
+/**
+ * Where an operation lives: /c, /c/search, /c/bulk, /c/{id}, /c/{id}/restore, /c/{id}/{relation}, /c/{id}/{relation}/{target},
+ * /c/{id}/history, /c/{id}/history/{version}.
+ */
+export type PathShape = 'collection' | 'search' | 'bulk' | 'item' | 'restore' | 'relation' | 'relationTarget' | 'history' | 'historyVersion';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type BodyKind = 'none' | 'optional' | 'required';
 
@@ -53,6 +56,9 @@ export const OPERATIONS = {
   unlink: { method: 'DELETE', path: 'relationTarget', relation: 'manyToMany', access: 'unlink', body: 'none', query: {}, status: 204, keyed: true },
   subRead: { method: 'GET', path: 'relation', relation: 'oneToOne', access: 'read', body: 'none', query: { projection: true }, status: 200, reads: true, keyed: true },
   subReplace: { method: 'PUT', path: 'relation', relation: 'oneToOne', access: 'update', body: 'required', query: { projection: true }, status: 200, keyed: true },
+  // Record history (design 9): judged as a read of the record, for entities that keep history.
+  history: { method: 'GET', path: 'history', access: 'read', body: 'none', query: { paging: true }, status: 200, reads: true },
+  historyVersion: { method: 'GET', path: 'historyVersion', access: 'read', body: 'none', query: {}, status: 200, reads: true, keyed: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;

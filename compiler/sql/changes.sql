@@ -14,7 +14,11 @@ CREATE TABLE IF NOT EXISTS lib.changes (
 );
 COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
-CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+-- Pruning reads each table's oldest rows under that table's own keep (lib.changes_keep); replaces an index on (at).
+CREATE INDEX IF NOT EXISTS changes_table_at ON lib.changes (table_name, at);
+DROP INDEX IF EXISTS lib.changes_at;
+-- A record's history (api.<table>_history): its rows, newest first.
+CREATE INDEX IF NOT EXISTS changes_record ON lib.changes (table_name, record_key, id);
 -- Readers page in (tx, id) order: every transaction below the oldest one still running has ended, so the rows
 -- below that bound never change again, and a reader's position (tx, id) only moves forward.
 CREATE INDEX IF NOT EXISTS changes_tx ON lib.changes (tx, id);
@@ -81,8 +85,22 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
 
--- Removes log rows older than `retention_seconds`, `batch` at most, in reading order, and moves the horizon; one
--- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
+-- How long each table's log rows are kept, written by the compiler for every table of the model (design 9, record
+-- history): 0, the log's retention alone; an entity's history keepDays (in seconds); NULL, as long as the log lives.
+-- A table the model dropped goes back to 0. Tables logged before this table existed start at 0.
+DO $$ BEGIN
+  IF to_regclass('lib.changes_keep') IS NULL THEN
+    CREATE TABLE lib.changes_keep (table_name text PRIMARY KEY, keep_seconds bigint CHECK (keep_seconds >= 0));
+    INSERT INTO lib.changes_keep (table_name, keep_seconds) SELECT DISTINCT table_name, 0 FROM lib.changes;
+  END IF;
+END $$;
+COMMENT ON TABLE lib.changes_keep IS 'Seconds each table''s change-log rows are kept at least (history keepDays; NULL: for ever, 0: the retention alone).';
+REVOKE ALL ON lib.changes_keep FROM PUBLIC;
+
+-- Removes log rows older than `retention_seconds`, or than their table's keep when longer (lib.changes_keep; none
+-- of a table kept for ever), `batch` at most, in reading order, and moves the horizon past the highest removed; one
+-- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows). Each table's
+-- oldest rows are read from changes_table_at, so rows kept for their history are never walked through.
 CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -93,7 +111,16 @@ BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
   WITH gone AS (
     DELETE FROM lib.changes WHERE id = ANY (ARRAY(
-      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY tx, id LIMIT batch))
+      SELECT old.id
+      FROM lib.changes_keep k
+      CROSS JOIN LATERAL (
+        SELECT c.tx, c.id FROM lib.changes c
+        WHERE c.table_name = k.table_name AND c.at < now() - make_interval(secs => greatest(retention_seconds, k.keep_seconds))
+        ORDER BY c.at, c.tx, c.id
+        LIMIT batch) old
+      WHERE k.keep_seconds IS NOT NULL
+      ORDER BY old.tx, old.id
+      LIMIT batch))
     RETURNING tx, id
   ) SELECT count(*) OVER (), g.tx, g.id INTO _n, _tx, _id FROM gone g ORDER BY g.tx DESC, g.id DESC LIMIT 1;
   IF _n > 0 THEN

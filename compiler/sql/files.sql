@@ -137,6 +137,15 @@ BEGIN
   PERFORM set_config('request.outbox', 'queued', true);
 END $$;
 
+-- A stored block as a record's history shows it (app.<table>_versions, a definer, calls it as the owner): as it is
+-- while some record still holds its file (its upload is attached there), else without its location, so the gateway
+-- signs no link to a deleted object.
+CREATE OR REPLACE FUNCTION lib.held_file(block jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN block ? 'location' AND NOT EXISTS (SELECT FROM lib.uploads u WHERE u.location = block ->> 'location')
+    THEN block - 'location' ELSE block END
+$$;
+REVOKE EXECUTE ON FUNCTION lib.held_file(jsonb) FROM PUBLIC;
+
 -- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,
 -- and sweep intents never attached (their tmp/ object; a reserved copy target goes on its own). What the
 -- database's clock says is due always is; the worker's clock may run ahead of it (tests skip backoff so).

@@ -7,6 +7,8 @@ import { literal, pgName, qname } from './ident.ts';
 import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
 import { stream } from './engine/stream.ts';
+import { historyFunctions } from './engine/history.ts';
+import { historyOf } from '../model/history.ts';
 import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/relations.ts';
 import { refusalsDdl } from './engine/refusals.ts';
 import { identityFunctionNames } from './identity.ts';
@@ -48,10 +50,10 @@ function fieldsDdl(s: Shape): string {
 }
 
 /** [function suffix, definition] of every api.* function of a table. */
-function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[]): Array<[string, string]> {
+function tableFunctions(model: Model, t: TableIR, shapes: Map<string, Shape>, tables: TableIR[]): Array<[string, string]> {
   const s = shapes.get(t.name)!;
   const owner = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!.name)!;
-  if (t.kind === 'entity') return [...recordFunctions(s), ['stream', stream(s)]];
+  if (t.kind === 'entity') return [...recordFunctions(s), ['stream', stream(s)], ...historyFunctions(s, model)];
   if (t.kind === 'subresource') return subresourceFunctions(s, owner);
   const r = t.relation!;
   const target = shapes.get(tables.find((o) => o.kind === 'entity' && o.entityName === r.target)!.name)!;
@@ -61,7 +63,8 @@ function tableFunctions(t: TableIR, shapes: Map<string, Shape>, tables: TableIR[
 
 export function functionNames(tables: TableIR[]): string[] {
   const suffixes = (t: TableIR) => t.kind === 'join' ? ['list', 'link', 'unlink'] : t.kind === 'subresource' ? ['read', 'replace']
-    : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : []), 'stream'];
+    : ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(t.entity.softDelete ? ['restore'] : []), 'stream',
+      ...(historyOf(t.entity) ? ['history'] : [])];
   return tables.flatMap((t) => suffixes(t).map((a) => pgName(t.name, a)));
 }
 
@@ -128,7 +131,7 @@ export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string
       `INSERT INTO lib.manifest_resources (entity, resource) VALUES (${literal(t.entityName)}, ${literal(JSON.stringify(resource, null, 2))}::jsonb)`
       + '\n  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;');
   }
-  for (const [, ddl] of tableFunctions(t, shapes, tables)) out.push(ddl);
+  for (const [, ddl] of tableFunctions(model, t, shapes, tables)) out.push(ddl);
   return out.join('\n\n');
 }
 

@@ -1317,6 +1317,15 @@ BEGIN
   PERFORM set_config('request.outbox', 'queued', true);
 END $$;
 
+-- A stored block as a record's history shows it (app.<table>_versions, a definer, calls it as the owner): as it is
+-- while some record still holds its file (its upload is attached there), else without its location, so the gateway
+-- signs no link to a deleted object.
+CREATE OR REPLACE FUNCTION lib.held_file(block jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN block ? 'location' AND NOT EXISTS (SELECT FROM lib.uploads u WHERE u.location = block ->> 'location')
+    THEN block - 'location' ELSE block END
+$$;
+REVOKE EXECUTE ON FUNCTION lib.held_file(jsonb) FROM PUBLIC;
+
 -- For the gateway's worker (its login role only): take due deletions, put failed ones back with backoff,
 -- and sweep intents never attached (their tmp/ object; a reserved copy target goes on its own). What the
 -- database's clock says is due always is; the worker's clock may run ahead of it (tests skip backoff so).
@@ -1540,7 +1549,11 @@ CREATE TABLE IF NOT EXISTS lib.changes (
 );
 COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
 COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
-CREATE INDEX IF NOT EXISTS changes_at ON lib.changes (at);
+-- Pruning reads each table's oldest rows under that table's own keep (lib.changes_keep); replaces an index on (at).
+CREATE INDEX IF NOT EXISTS changes_table_at ON lib.changes (table_name, at);
+DROP INDEX IF EXISTS lib.changes_at;
+-- A record's history (api.<table>_history): its rows, newest first.
+CREATE INDEX IF NOT EXISTS changes_record ON lib.changes (table_name, record_key, id);
 -- Readers page in (tx, id) order: every transaction below the oldest one still running has ended, so the rows
 -- below that bound never change again, and a reader's position (tx, id) only moves forward.
 CREATE INDEX IF NOT EXISTS changes_tx ON lib.changes (tx, id);
@@ -1607,8 +1620,22 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION lib.log_change() IS 'Appends the changed row to lib.changes and wakes the gateways on commit (design 9).';
 
--- Removes log rows older than `retention_seconds`, `batch` at most, in reading order, and moves the horizon; one
--- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows).
+-- How long each table's log rows are kept, written by the compiler for every table of the model (design 9, record
+-- history): 0, the log's retention alone; an entity's history keepDays (in seconds); NULL, as long as the log lives.
+-- A table the model dropped goes back to 0. Tables logged before this table existed start at 0.
+DO $$ BEGIN
+  IF to_regclass('lib.changes_keep') IS NULL THEN
+    CREATE TABLE lib.changes_keep (table_name text PRIMARY KEY, keep_seconds bigint CHECK (keep_seconds >= 0));
+    INSERT INTO lib.changes_keep (table_name, keep_seconds) SELECT DISTINCT table_name, 0 FROM lib.changes;
+  END IF;
+END $$;
+COMMENT ON TABLE lib.changes_keep IS 'Seconds each table''s change-log rows are kept at least (history keepDays; NULL: for ever, 0: the retention alone).';
+REVOKE ALL ON lib.changes_keep FROM PUBLIC;
+
+-- Removes log rows older than `retention_seconds`, or than their table's keep when longer (lib.changes_keep; none
+-- of a table kept for ever), `batch` at most, in reading order, and moves the horizon past the highest removed; one
+-- gateway prunes at a time (the others skip), and writes never wait on it (they only insert new rows). Each table's
+-- oldest rows are read from changes_table_at, so rows kept for their history are never walked through.
 CREATE OR REPLACE FUNCTION lib.changes_prune(retention_seconds integer, batch integer) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -1619,7 +1646,16 @@ BEGIN
   IF NOT pg_try_advisory_xact_lock(hashtextextended('lib.changes_prune', 0)) THEN RETURN 0; END IF;
   WITH gone AS (
     DELETE FROM lib.changes WHERE id = ANY (ARRAY(
-      SELECT id FROM lib.changes WHERE at < now() - make_interval(secs => retention_seconds) ORDER BY tx, id LIMIT batch))
+      SELECT old.id
+      FROM lib.changes_keep k
+      CROSS JOIN LATERAL (
+        SELECT c.tx, c.id FROM lib.changes c
+        WHERE c.table_name = k.table_name AND c.at < now() - make_interval(secs => greatest(retention_seconds, k.keep_seconds))
+        ORDER BY c.at, c.tx, c.id
+        LIMIT batch) old
+      WHERE k.keep_seconds IS NOT NULL
+      ORDER BY old.tx, old.id
+      LIMIT batch))
     RETURNING tx, id
   ) SELECT count(*) OVER (), g.tx, g.id INTO _n, _tx, _id FROM gone g ORDER BY g.tx DESC, g.id DESC LIMIT 1;
   IF _n > 0 THEN
@@ -2386,6 +2422,31 @@ CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."pos
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."comments" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
 
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
+
+-- Change log: how long each table's rows are kept (record history, design 9) --------------------
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('users', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('projects', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('projects_members', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('posts', NULL)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('posts_tags', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('comments', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('tags', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['users', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags']::text[]);
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -3288,6 +3349,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."users_versions"(text, text, text, integer, bigint);  -- no history kept
+
 SELECT meta.drop_if_returns('"api"."users_profile_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_profile_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3911,6 +3974,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_stream"(jsonb) IS 'which changes of Project (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."projects_versions"(text, text, text, integer, bigint);  -- no history kept
+
 SELECT meta.drop_if_returns('"api"."projects_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -4476,7 +4541,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "patch": "posts_patch",
     "delete": "posts_delete",
     "restore": "posts_restore",
-    "stream": "posts_stream"
+    "stream": "posts_stream",
+    "history": "posts_history"
   },
   "schemas": {
     "create": {
@@ -5887,6 +5953,71 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_stream"(jsonb) IS 'which changes of Post (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+CREATE OR REPLACE FUNCTION "app"."posts_versions"(_key text, _parent text, _version text, _limit integer, _offset bigint,
+  OUT readable boolean, OUT total bigint, OUT entries json)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _winner text := "app"."posts_access"('read');
+  _was text := current_setting('request.action', true);
+  _since bigint;
+BEGIN
+  PERFORM set_config('request.action', 'read', true);  -- the rules of a read, whatever the session set
+  readable := _winner IS NOT NULL AND EXISTS (SELECT FROM "app"."posts" WHERE "id" = _key
+    AND (_parent IS NULL OR "project_id"::text = _parent)
+    AND CASE _winner
+        WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
+        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+        WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
+        ELSE false END
+    AND deleted_at IS NULL);
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+  IF NOT readable THEN RETURN; END IF;
+  SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.action = 'created';
+  IF _version IS NOT NULL THEN
+    SELECT json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))) INTO entries
+    FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since AND c.etag = _version ORDER BY c.id LIMIT 1) c
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t;
+    RETURN;
+  END IF;
+  SELECT count(*) INTO total FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since;
+  SELECT coalesce(json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)) ORDER BY c.id DESC), '[]') INTO entries
+  FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since ORDER BY c.id DESC LIMIT _limit OFFSET _offset) c
+  CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t;
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_versions"(text, text, text, integer, bigint) IS 'The versions of Post _key the caller may read now, newest first, from lib.changes (design 9).';
+
+SELECT meta.drop_if_returns('"api"."posts_history"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_history"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('posts', 'read', "app"."posts_access"('read'), 'Post');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _version text := args ->> 'version';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _readable boolean;
+  _total bigint;
+  _entries json;
+BEGIN
+  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
+  PERFORM FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+  IF NOT FOUND THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
+  SELECT v.readable, v.total, v.entries INTO _readable, _total, _entries
+    FROM "app"."posts_versions"(_key, _parent, _version, _per_page, (_page - 1)::bigint * _per_page) v;
+  IF NOT _readable THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
+  IF _version IS NOT NULL THEN
+    IF _entries IS NULL THEN
+      PERFORM lib.refuse('PT404', format('%s "%s" has no version %s (or it is no longer kept)', 'Post', _key, _version), NULL, NULL);
+    END IF;
+    RETURN json_build_object('data', _entries -> 0, 'scenario', ("app"."posts_scenario"(_scenario))[1]);
+  END IF;
+  RETURN json_build_object('data', _entries, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page),
+    'scenario', ("app"."posts_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."posts_history"(jsonb) IS 'history of a Post: its versions newest first, or one version (design 9), for whoever may read it';
+
 SELECT meta.drop_if_returns('"api"."posts_tags_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -6559,6 +6690,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_stream"(jsonb) IS 'which changes of Comment (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."comments_versions"(text, text, text, integer, bigint);  -- no history kept
+
 INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
   "pk": "slug",
   "columns": {
@@ -7018,6 +7151,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_stream"(jsonb) IS 'which changes of Tag (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."tags_versions"(text, text, text, integer, bigint);  -- no history kept
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'comments', 'tags']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project', 'Post', 'Comment', 'Tag']::text[]);
@@ -7046,7 +7181,7 @@ BEGIN
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
   IF fn COLLATE "C" < 'projects_members_list' THEN
-    IF fn COLLATE "C" < 'posts_patch' THEN
+    IF fn COLLATE "C" < 'posts_list' THEN
       IF fn COLLATE "C" < 'comments_read' THEN
         CASE fn
           WHEN 'auth_logout' THEN _result := "api"."auth_logout"(args);
@@ -7066,24 +7201,25 @@ BEGIN
           WHEN 'comments_stream' THEN _result := "api"."comments_stream"(args);
           WHEN 'posts_create' THEN _result := "api"."posts_create"(args);
           WHEN 'posts_delete' THEN _result := "api"."posts_delete"(args);
-          WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
+          WHEN 'posts_history' THEN _result := "api"."posts_history"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       END IF;
     ELSE
-      IF fn COLLATE "C" < 'posts_tags_list' THEN
+      IF fn COLLATE "C" < 'posts_tags_link' THEN
         CASE fn
+          WHEN 'posts_list' THEN _result := "api"."posts_list"(args);
           WHEN 'posts_patch' THEN _result := "api"."posts_patch"(args);
           WHEN 'posts_read' THEN _result := "api"."posts_read"(args);
           WHEN 'posts_replace' THEN _result := "api"."posts_replace"(args);
           WHEN 'posts_restore' THEN _result := "api"."posts_restore"(args);
           WHEN 'posts_search' THEN _result := "api"."posts_search"(args);
           WHEN 'posts_stream' THEN _result := "api"."posts_stream"(args);
-          WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
           ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
         END CASE;
       ELSE
         CASE fn
+          WHEN 'posts_tags_link' THEN _result := "api"."posts_tags_link"(args);
           WHEN 'posts_tags_list' THEN _result := "api"."posts_tags_list"(args);
           WHEN 'posts_tags_unlink' THEN _result := "api"."posts_tags_unlink"(args);
           WHEN 'projects_create' THEN _result := "api"."projects_create"(args);
@@ -7168,7 +7304,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_stream', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_stream', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'comments_stream', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'tags_stream', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_stream', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_stream', 'posts_history', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'comments_stream', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'tags_stream', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 

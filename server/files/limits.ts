@@ -49,6 +49,11 @@ export interface FileTree { files: Record<string, FileSpec>; below: Record<strin
 
 /** The rows an endpoint returns, with the embeds a request asked for (`args.embed`), as a FileTree. */
 export function returnedFileTree(manifest: Manifest, e: Endpoint, embed: EmbedTree | undefined): FileTree {
+  // A record's history: each version entry holds the record in its `data` (a file no record holds any more comes
+  // without its location from SQL, lib.held_file, so no link is signed for it).
+  if (e.action === 'history' || e.action === 'historyVersion') {
+    return { files: {}, below: { data: { files: filesOf(e.resource.properties, 'out'), below: {} } } };
+  }
   return { files: returnedFiles(manifest, e), below: embed ? embeddedFiles(manifest, e.resource, embed) : {} };
 }
 

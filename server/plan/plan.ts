@@ -118,6 +118,8 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent, ...ifMatch });
     }
     case 'unlink': return plan(rel?.kind === 'manyToMany' ? rel.functions.unlink : undefined, { id: e.id, target: e.target, ...parent, ...ifMatch });
+    case 'history': return plan(r.functions.history, { id: e.id, ...parent, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
+    case 'historyVersion': return plan(r.functions.history, { id: e.id, version: e.target, ...parent });
     case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent, ...preconditions });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;

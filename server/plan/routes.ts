@@ -2,6 +2,7 @@
 // chain, items, restore, relations and link targets. The result maps each allowed method to an endpoint.
 import type { Manifest, RelationManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
 import { OPERATIONS, operationsAt, type Method, type OperationName, type PathShape } from '../../compiler/query/operations.ts';
+import { HISTORY_SEGMENT } from '../../compiler/model/history.ts';
 
 export type Action = OperationName;
 
@@ -13,6 +14,7 @@ export interface Endpoint {
   /** The parent's own ancestors on a deeper path, outermost first (`/projects/1/posts/2/comments`: projects 1). */
   ancestors?: Array<{ resource: ResourceManifest; id: string }>;
   relation?: { name: string; def: RelationManifest };
+  /** A link's target key; on historyVersion, the version asked for. */
   target?: string;
 }
 
@@ -65,6 +67,10 @@ function collectionRoutes(out: Endpoints, resource: ResourceManifest, segments: 
     return addAt(where, 'item', { id });
   }
   if (sub === 'restore' && target === undefined && resource.functions.restore) addAt(where, 'restore', { id });
+  // Record history: the model refuses a relation or child collection of that name on an entity that keeps it.
+  if (sub === HISTORY_SEGMENT && resource.functions.history) {
+    return target === undefined ? addAt(where, 'history', { id }) : addAt(where, 'historyVersion', { id, target });
+  }
   const def = Object.hasOwn(resource.relations, sub) ? resource.relations[sub] : undefined;
   if (!def) return;
   const relation = { name: sub, def };
@@ -112,6 +118,8 @@ function makeTemplate(e: Endpoint): string {
     case 'restore': return `${base}/{id}/restore`;
     case 'relation': return `${base}/{id}/${e.relation!.name}`;
     case 'relationTarget': return `${base}/{id}/${e.relation!.name}/{target_id}`;
+    case 'history': return `${base}/{id}/history`;
+    case 'historyVersion': return `${base}/{id}/history/{version}`;
   }
 }
 

@@ -27,7 +27,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
     return json(status, { data: results.map((r) => project(r.data)) }, result, headers);
   }
   switch (action) {
-    case 'list': case 'search': case 'relationList': {
+    case 'list': case 'search': case 'relationList': case 'history': {
       const { data, meta } = result as Listing;
       if (action === 'list') headers.Vary = 'Accept'; // the same URL is the change stream (text/event-stream)
       if (data instanceof DataBytes) return around(status, data, `,"meta":${responseText(meta, result)}}`, headers);

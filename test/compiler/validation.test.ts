@@ -193,6 +193,35 @@ test('a child collection whose path below its parent\'s record is a route of the
   assert.equal(errorsOf(m), [], 'without soft delete there is no restore route');
 });
 
+test('history: true or {keepDays} needs a Version; keepDays a whole number of days; no relation or child collection may take …/{id}/history', () => {
+  const m = base();
+  m.entities.Item.history = true;
+  rejects(m, '/entities/Item/history', 'History', 'it needs a property with the Version module');
+  m.entities.Item.history = { keepDays: 30 };
+  rejects(m, '/entities/Item/history', 'History', 'it needs a property with the Version module');
+  m.entities.Item.history = false;
+  assert.equal(errorsOf(m), [], 'false is fine without a Version');
+  m.entities.Item.properties.version = { type: 'Number', modules: { Version: {} } };
+  for (const bad of [{ keepDays: 0 }, { keepDays: 1.5 }, { keepDays: '7' }, { days: 7 }, 'yes']) {
+    m.entities.Item.history = bad;
+    assert.ok(errorsOf(m).some((e) => e.pointer.startsWith('/entities/Item/history')), `refused by the schema: ${JSON.stringify(bad)}`);
+  }
+  m.entities.Item.history = { keepDays: 30 };
+  assert.equal(errorsOf(m), []);
+  delete m.entities.Item.history;
+  m.entities.Item.relations = { history: { kind: 'oneToOne', properties: { note: { type: 'String' } } } };
+  rejects(m, '/entities/Item/relations/history', 'Name Collision', 'is the record\'s history; rename the relation or set "history": false');
+  m.entities.Item.history = false;
+  assert.equal(errorsOf(m), [], 'without history the relation takes the path');
+  delete m.entities.Item.relations;
+  delete m.entities.Item.history;
+  m.entities.Log = {
+    collection: 'history', parent: { entity: 'Item', property: 'item_id' },
+    properties: { id: { type: 'String', primary: true }, item_id: { type: 'String', references: 'Item' } },
+  };
+  rejects(m, '/entities/Log/collection', 'Name Collision', 'collection "history" under Item, which keeps history');
+});
+
 test('a relation, parent or projects without its entity is the schema\'s one error, not also an unknown entity "undefined"', () => {
   const m = base();
   m.entities.Item.relations = { links: { kind: 'manyToMany' } };

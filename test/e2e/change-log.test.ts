@@ -15,6 +15,7 @@ test.before(async () => {
       Note: {
         collection: 'notes',
         softDelete: true,
+        history: false, // its rows follow the log's retention alone (test/e2e/history.test.ts: kept histories)
         properties: {
           id: { type: 'String', primary: true },
           title: { type: 'String' },

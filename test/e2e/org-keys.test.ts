@@ -129,4 +129,16 @@ test('the sign-in entity\'s people stay one across organizations: an email signs
   }
 });
 
+test('record history: each organization sees its own record\'s versions under a shared key', async () => {
+  dataOf(await api.patch('/invoices/INV-0001', { note: 'o1 again' }, org.o1!));
+  for (const o of ['o1', 'o2']) {
+    const versions = dataOf(await api.get('/customers/ACME/invoices/INV-0001/history', org[o]));
+    assert.equal(versions.at(-1).action, 'created');
+    assert.ok(versions.every((v: { data: { note: string } }) => v.data.note.startsWith(o)), `${o}: only its own record's versions`);
+  }
+  assert.is(dataOf(await api.get('/invoices/INV-0001/history?per_page=1', org.o1!))[0].data.note, 'o1 again');
+  const o2 = dataOf(await api.get('/invoices/INV-0001/history', org.o2!));
+  expectStatus(await api.get(`/invoices/INV-0001/history/${o2[0].version + 1}`, org.o2!), 404);
+});
+
 test.run();

@@ -49,6 +49,17 @@ test('nested collections pass the parent chain, to any depth', () => {
   assert.equal(match('tags/x/posts'), {}, 'not a parent');
 });
 
+test('record history: …/{id}/history and …/{id}/history/{version}, under nested paths too; none without a Version', () => {
+  assert.equal(match('posts/p1/history'), { GET: 'Post.history' });
+  assert.equal(match('posts/p1/history/3'), { GET: 'Post.historyVersion' });
+  assert.equal(matchRoute(index, ['posts', 'p1', 'history', '3']).get('GET')?.target, '3');
+  assert.equal(match('projects/x/posts/p1/history'), { GET: 'Post.history<x' });
+  assert.equal(match('projects/x/posts/p1/history/3'), { GET: 'Post.historyVersion<x' });
+  assert.equal(match('posts/p1/history/3/x'), {});
+  assert.equal(match('tags/t1/history'), {}, 'Tag has no Version');
+  assert.equal(match('projects/x/history'), {});
+});
+
 test('relations by name: manyToMany list/link/unlink, oneToOne read/replace', () => {
   assert.equal(match('posts/p1/tags'), { GET: 'Post.relationList' });
   assert.equal(match('posts/p1/tags/t1'), { PUT: 'Post.link', DELETE: 'Post.unlink' });

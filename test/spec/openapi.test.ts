@@ -35,8 +35,10 @@ test('every described operation is a route of the gateway, and every action of e
       assert.ok(endpoint, `${method} ${path} is routed`);
       seen.add(`${endpoint!.resource.entity}.${endpoint!.action}${endpoint!.relation ? `.${endpoint!.relation.name}` : ''}`);
     }
+    assert.ok(Object.values(manifest.resources).some((r) => r.functions.history), 'some entity keeps history (a Version property)');
     for (const r of Object.values(manifest.resources)) {
-      const actions = ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(r.softDelete ? ['restore'] : [])];
+      const actions = ['list', 'search', 'read', 'create', 'replace', 'patch', 'delete', ...(r.softDelete ? ['restore'] : []),
+        ...(r.functions.history ? ['history', 'historyVersion'] : [])];
       for (const a of actions) assert.ok(seen.has(`${r.entity}.${a}`), `${r.entity} ${a} is described`);
       for (const [name, rel] of Object.entries(r.relations)) {
         const relActions = rel.kind === 'manyToMany' ? ['relationList', 'link', 'unlink'] : ['subRead', 'subReplace'];

@@ -94,6 +94,20 @@ test('relations: link, list linked records, unlink; sub-resource read and replac
   sameKeys(linked.edge, 'ProjectMembersEdge');
 });
 
+test('record history: a page of versions, one version, under the parent too; 404 for a version never made', async () => {
+  const project = check(await api.post('/projects', { name: 'Hist' }), 'POST', '/projects').data.id;
+  check(await api.post('/posts', { id: 'h1', project_id: project, title: 'One', meta: { a: 1 } }), 'POST', '/posts');
+  check(await api.patch('/posts/h1', { title: 'Two' }), 'PATCH', '/posts/{id}');
+  const page = check(await api.get('/posts/h1/history?per_page=5'), 'GET', '/posts/{id}/history');
+  assert.is(page.data.length, 2);
+  sameKeys(page.data[0].data, 'Post', ['internal_note'], embedsOf('Post'));
+  check(await api.get(`/projects/${project}/posts/h1/history`), 'GET', '/projects/{project_id}/posts/{id}/history');
+  check(await api.get('/posts/h1/history/1'), 'GET', '/posts/{id}/history/{version}');
+  check(await api.get(`/projects/${project}/posts/h1/history/2`), 'GET', '/projects/{project_id}/posts/{id}/history/{version}');
+  check(await api.get('/posts/h1/history/7'), 'GET', '/posts/{id}/history/{version}');
+  assert.match(v.check('PostVersion', { version: 1, etag: '1', action: 'moved', at: 'x', by: null, data: {} }), 'must be', 'the entry is checked');
+});
+
 /** The properties of a schema that `include` embeds (marked x-embed). */
 const embedsOf = (schema: string) => Object.entries(v.doc.components.schemas[schema].properties as Record<string, { 'x-embed'?: boolean }>)
   .filter(([, p]) => p['x-embed']).map(([k]) => k);

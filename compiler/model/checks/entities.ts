@@ -5,6 +5,7 @@ import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
 import { checkProperty } from './properties.ts';
 import { keyColumnName, tableName, relationTableName } from '../names.ts';
+import { checkHistory } from '../history.ts';
 
 export function checkEntities(ctx: CheckContext): void {
   const { model } = ctx;
@@ -18,6 +19,7 @@ export function checkEntities(ctx: CheckContext): void {
     const at = ptr('entities', name);
     claim(tableName(entity), `${at}/collection`);
     checkEntity(ctx, name, entity, at);
+    checkHistory(ctx, name, entity);
     for (const rel of Object.keys(entity.relations ?? {})) claim(relationTableName(entity, rel), ptr('entities', name, 'relations', rel));
   }
   checkParentCycles(ctx, model);

@@ -169,6 +169,19 @@ DROP TRIGGER IF EXISTS changes ON "app"."accounts_settings";  -- logged as its o
 
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
 
+-- Change log: how long each table's rows are kept (record history, design 9) --------------------
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('accounts', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('accounts_labels', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('labels', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['accounts', 'accounts_labels', 'labels']::text[]);
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."accounts";
@@ -859,6 +872,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_stream"(jsonb) IS 'which changes of Account (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."accounts_versions"(text, text, text, integer, bigint);  -- no history kept
+
 SELECT meta.drop_if_returns('"api"."accounts_labels_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1467,6 +1482,8 @@ BEGIN
   RETURN json_build_object('data', _visible);
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_stream"(jsonb) IS 'which changes of Label (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+
+DROP FUNCTION IF EXISTS "app"."labels_versions"(text, text, text, integer, bigint);  -- no history kept
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
 

@@ -106,6 +106,16 @@ CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."fol
 
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
 
+-- Change log: how long each table's rows are kept (record history, design 9) --------------------
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('folders', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('docs', NULL)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['folders', 'docs']::text[]);
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."folders";
@@ -581,6 +591,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_stream"(jsonb) IS 'which changes of Folder (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+DROP FUNCTION IF EXISTS "app"."folders_versions"(text, text, text, integer, bigint);  -- no history kept
+
 INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
   "pk": "id",
   "columns": {
@@ -766,7 +778,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "patch": "docs_patch",
     "delete": "docs_delete",
     "restore": "docs_restore",
-    "stream": "docs_stream"
+    "stream": "docs_stream",
+    "history": "docs_history"
   },
   "schemas": {
     "create": {
@@ -1344,6 +1357,72 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_stream"(jsonb) IS 'which changes of Doc (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
+CREATE OR REPLACE FUNCTION "app"."docs_versions"(_key text, _parent text, _version text, _limit integer, _offset bigint,
+  OUT readable boolean, OUT total bigint, OUT entries json)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  _winner text := "app"."docs_access"('read');
+  _was text := current_setting('request.action', true);
+  _since bigint;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN readable := false; RETURN; END IF;
+  PERFORM set_config('request.action', 'read', true);  -- the rules of a read, whatever the session set
+  readable := _winner IS NOT NULL AND EXISTS (SELECT FROM "app"."docs" WHERE "id" = _key::bigint
+    AND (_parent IS NULL OR "folder_id"::text = _parent)
+    AND CASE _winner
+        WHEN 'Editors read all' THEN (SELECT auth.roles() && ARRAY['editor']::text[])
+        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        ELSE false END
+    AND deleted_at IS NULL);
+  PERFORM set_config('request.action', coalesce(_was, ''), true);
+  IF NOT readable THEN RETURN; END IF;
+  SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.action = 'created';
+  IF _version IS NOT NULL THEN
+    SELECT json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))) INTO entries
+    FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since AND c.etag = _version ORDER BY c.id LIMIT 1) c
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t;
+    RETURN;
+  END IF;
+  SELECT count(*) INTO total FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since;
+  SELECT coalesce(json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)) ORDER BY c.id DESC), '[]') INTO entries
+  FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since ORDER BY c.id DESC LIMIT _limit OFFSET _offset) c
+  CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t;
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_versions"(text, text, text, integer, bigint) IS 'The versions of Doc _key the caller may read now, newest first, from lib.changes (design 9).';
+
+SELECT meta.drop_if_returns('"api"."docs_history"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_history"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+DECLARE
+  _scenario text := lib.enter('docs', 'read', "app"."docs_access"('read'), 'Doc');
+  _key text := args ->> 'id';
+  _parent text := args ->> 'parent';
+  _version text := args ->> 'version';
+  _page int := lib.page(args);
+  _per_page int := lib.per_page(args);
+  _readable boolean;
+  _total bigint;
+  _entries json;
+BEGIN
+  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
+  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
+  PERFORM FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+  IF NOT FOUND THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
+  SELECT v.readable, v.total, v.entries INTO _readable, _total, _entries
+    FROM "app"."docs_versions"(_key, _parent, _version, _per_page, (_page - 1)::bigint * _per_page) v;
+  IF NOT _readable THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
+  IF _version IS NOT NULL THEN
+    IF _entries IS NULL THEN
+      PERFORM lib.refuse('PT404', format('%s "%s" has no version %s (or it is no longer kept)', 'Doc', _key, _version), NULL, NULL);
+    END IF;
+    RETURN json_build_object('data', _entries -> 0, 'scenario', ("app"."docs_scenario"(_scenario))[1]);
+  END IF;
+  RETURN json_build_object('data', _entries, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page),
+    'scenario', ("app"."docs_scenario"(_scenario))[1]);
+END $fn$;
+COMMENT ON FUNCTION "api"."docs_history"(jsonb) IS 'history of a Doc: its versions newest first, or one version (design 9), for whoever may read it';
+
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['folders', 'docs']::text[]);
 
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Folder', 'Doc']::text[]);
@@ -1365,38 +1444,39 @@ BEGIN
       set_config('request.scenario.docs', '', true);
   END IF;
   _set := set_config('request.dispatched', 'yes', true);
-  IF fn COLLATE "C" < 'folders_delete' THEN
-    IF fn COLLATE "C" < 'docs_replace' THEN
+  IF fn COLLATE "C" < 'folders_create' THEN
+    IF fn COLLATE "C" < 'docs_read' THEN
       CASE fn
         WHEN 'docs_create' THEN _result := "api"."docs_create"(args);
         WHEN 'docs_delete' THEN _result := "api"."docs_delete"(args);
+        WHEN 'docs_history' THEN _result := "api"."docs_history"(args);
         WHEN 'docs_list' THEN _result := "api"."docs_list"(args);
         WHEN 'docs_patch' THEN _result := "api"."docs_patch"(args);
-        WHEN 'docs_read' THEN _result := "api"."docs_read"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     ELSE
       CASE fn
+        WHEN 'docs_read' THEN _result := "api"."docs_read"(args);
         WHEN 'docs_replace' THEN _result := "api"."docs_replace"(args);
         WHEN 'docs_restore' THEN _result := "api"."docs_restore"(args);
         WHEN 'docs_search' THEN _result := "api"."docs_search"(args);
         WHEN 'docs_stream' THEN _result := "api"."docs_stream"(args);
-        WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     END IF;
   ELSE
-    IF fn COLLATE "C" < 'folders_search' THEN
+    IF fn COLLATE "C" < 'folders_replace' THEN
       CASE fn
+        WHEN 'folders_create' THEN _result := "api"."folders_create"(args);
         WHEN 'folders_delete' THEN _result := "api"."folders_delete"(args);
         WHEN 'folders_list' THEN _result := "api"."folders_list"(args);
         WHEN 'folders_patch' THEN _result := "api"."folders_patch"(args);
         WHEN 'folders_read' THEN _result := "api"."folders_read"(args);
-        WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
         ELSE PERFORM lib.refuse('PT404', format('no API function %s', fn), NULL, NULL);
       END CASE;
     ELSE
       CASE fn
+        WHEN 'folders_replace' THEN _result := "api"."folders_replace"(args);
         WHEN 'folders_search' THEN _result := "api"."folders_search"(args);
         WHEN 'folders_stream' THEN _result := "api"."folders_stream"(args);
         WHEN 'upload_intent' THEN _result := "api"."upload_intent"(args);
@@ -1425,7 +1505,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'folders_stream', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore', 'docs_stream']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'folders_stream', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore', 'docs_stream', 'docs_history']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 

@@ -44,6 +44,13 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" F
 
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
 
+-- Change log: how long each table's rows are kept (record history, design 9) --------------------
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('notes', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['notes']::text[]);
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."notes";
@@ -602,6 +609,8 @@ BEGIN
   RETURN json_build_object('data', _visible);
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_stream"(jsonb) IS 'which changes of Note (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+
+DROP FUNCTION IF EXISTS "app"."notes_versions"(text, text, text, integer, bigint);  -- no history kept
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['notes']::text[]);
 

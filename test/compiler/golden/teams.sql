@@ -162,6 +162,22 @@ CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tea
 
 CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
 
+-- Change log: how long each table's rows are kept (record history, design 9) --------------------
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('users', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('teams', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('teams_members', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('tasks', 0)
+  ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
+
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['users', 'teams', 'teams_members', 'tasks']::text[]);
+
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
 DROP TRIGGER IF EXISTS files ON "app"."users";
@@ -613,6 +629,8 @@ BEGIN
   RETURN json_build_object('data', _visible);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+
+DROP FUNCTION IF EXISTS "app"."users_versions"(text, text, text, integer, bigint);  -- no history kept
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
   "pk": "id",
@@ -1115,6 +1133,8 @@ BEGIN
   RETURN json_build_object('data', _visible);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_stream"(jsonb) IS 'which changes of Team (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+
+DROP FUNCTION IF EXISTS "app"."teams_versions"(text, text, text, integer, bigint);  -- no history kept
 
 SELECT meta.drop_if_returns('"api"."teams_members_list"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_members_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1699,6 +1719,8 @@ BEGIN
   RETURN json_build_object('data', _visible);
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_stream"(jsonb) IS 'which changes of Task (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+
+DROP FUNCTION IF EXISTS "app"."tasks_versions"(text, text, text, integer, bigint);  -- no history kept
 
 DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[]);
 
