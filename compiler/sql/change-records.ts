@@ -5,7 +5,7 @@ import { DEFINER, literal, pgName, qname } from './ident.ts';
 import { roleSql, type RoleNames } from './roles.ts';
 import { rowJsonText, shapeOf } from './engine/shape.ts';
 
-/** The function's name (the gateway reads it from the manifest). */
+/** The function's name, from the table's (the gateway's hub names it so too). */
 export const changeRecordsFunction = (table: string) => qname('lib', pgName(table, 'change_records'));
 
 /**

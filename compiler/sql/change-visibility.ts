@@ -22,7 +22,7 @@ const EARLIER = ['bigint, bigint', 'xid8, bigint, xid8, bigint', SIGNATURE];
 export function changeVisibilityDdl(model: Model, t: TableIR, tables: TableIR[]): string {
   const name = changesFunction(t);
   const drop = EARLIER.map((sig) => `DROP FUNCTION IF EXISTS ${name}(${sig});`).join('\n');
-  if (t.kind !== 'entity') return `${drop}\nDROP FUNCTION IF EXISTS ${name}(${SIGNATURE});`;
+  if (t.kind !== 'entity') return drop;
   const ctx: RuleContext = { model, entityName: t.entityName, entity: t.entity };
   const merged = mergedScenarios(model, t.entity);
   // Volatile, for the action it sets: a session that set request.action itself ('update') must not widen what it sees.

@@ -3338,12 +3338,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -3963,12 +3959,8 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -5942,12 +5934,8 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'tags' THEN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -6679,12 +6667,8 @@ BEGIN
       PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -7140,12 +7124,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -7566,7 +7546,6 @@ COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Of th
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
-DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."projects_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."projects_changes"(xid8, bigint, xid8, bigint);
@@ -7599,7 +7578,6 @@ COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer) IS 'Of
 
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, bigint);
-DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."posts_changes"(bigint, bigint);
@@ -7635,7 +7613,6 @@ COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer) IS 'Of th
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, bigint);
-DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."comments_changes"(bigint, bigint);

@@ -1,5 +1,5 @@
-// The gateway's change-stream hub (design 9): one LISTEN connection wakes it, and each pass reads the change log once
-// per group of streams sharing a claim set, filters and parent (one statement), then writes the group's events out.
+// The gateway's change-stream hub (design 9): one LISTEN connection wakes it; each pass reads a page of a table's changes
+// once, shaped, beside one statement for what each group of streams may see of it, then writes each group's events.
 import type { Sql } from 'postgres';
 import { dispatch, type Call } from '../query/dispatch.ts';
 import { argsText, parseResult } from '../query/json.ts';
@@ -8,7 +8,7 @@ import { isAfter, parsePosition, startOf, type Position } from './position.ts';
 import { ApiError } from '../problem/types.ts';
 import type { RequestLimits } from '../request/limits.ts';
 
-/** One change as api.<table>_stream returns it: its position, action, record key, ETag, time and record image. */
+/** One change of a page (lib.<table>_change_records): its position, action, record key, ETag, time and record shaped. */
 export interface StreamEvent { id: string; action: string; key: string; etag: string | null; at: string; data: unknown }
 
 /** An event as written to a stream: its position, and its bytes (`id:`, `event:`, `data:`), encoded once for its group. */
@@ -16,7 +16,7 @@ export interface Frame { position: Position; bytes: Uint8Array }
 
 /** One open stream, as the hub sees it (server/events/route.ts makes them). */
 export interface Subscriber {
-  /** Streams with the same key share one statement per pass: same function, claims, filters, parent and projection. */
+  /** Streams with the same key are asked about once per page: same function, claims, filters, parent and projection. */
   readonly group: string;
   /** api.<table>_stream as this stream's caller; each pass adds the page's bounds to its arguments. */
   readonly call: Call;
@@ -58,13 +58,12 @@ export interface StreamOptions {
   pollMs: number;
   /** Milliseconds between heartbeat comments on every stream. */
   heartbeatMs: number;
-  /** Log rows one statement reads at most (a page; a group reads page after page). */
-  pageRows?: number;
   observer?: StreamObserver;
 }
 
 interface Page { data: StreamEvent[]; last: string | null; read: number }
 
+/** Log rows one page holds at most (a long catch-up reads page after page). */
 const PAGE_ROWS = 500;
 
 /** The hub's timings from the limits (EVENTS_POLL_MS, EVENTS_HEARTBEAT_MS). */
@@ -161,11 +160,6 @@ export class ChangeStreams {
     });
   }
 
-  /** Waits for the pass under way (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.#pass) await this.#pass;
-  }
-
   /** Ends every stream (their clients resume elsewhere with Last-Event-ID), stops listening and polling. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -189,9 +183,9 @@ export class ChangeStreams {
         // onlisten runs at every (re)connection too: what was written while it was down is read at once.
         return this.o.listener.listen(String(row!.channel), () => this.wake(), () => this.wake());
       })();
-      this.#listening.catch(() => { this.#listening = undefined; });
-      this.#timer = setInterval(() => { if (this.open) this.wake(); }, this.o.pollMs).unref();
-      this.#beat = setInterval(() => { for (const sub of this.#all()) sub.heartbeat(); }, this.o.heartbeatMs).unref();
+      this.#listening.catch(() => { this.#listening = undefined; }); // the next stream tries again; the poll goes on
+      this.#timer ??= setInterval(() => { if (this.open) this.wake(); }, this.o.pollMs).unref();
+      this.#beat ??= setInterval(() => { for (const sub of this.#all()) sub.heartbeat(); }, this.o.heartbeatMs).unref();
     }
     return this.#listening;
   }
@@ -252,7 +246,7 @@ export class ChangeStreams {
    * resume with Last-Event-ID), so none silently misses an event.
    */
   async #read(groups: Subscriber[][], from: Position, before: bigint): Promise<void> {
-    const lim = this.o.pageRows ?? PAGE_ROWS;
+    const lim = PAGE_ROWS;
     const fn = groups[0]![0]!.records;
     let after = from, live = groups;
     try {

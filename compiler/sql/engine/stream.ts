@@ -23,12 +23,8 @@ export function stream(s: Shape): string {
       'PERFORM lib.statement_params(args, _parent, 0, 0);',
       ...embedScenarios(s, "coalesce(args -> 'joined', '{}'::jsonb)"),
       // A stream without filters reads no record back from its image.
-      "IF _where = 'true' THEN",
-      `  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM ${rows}$q$;`,
-      'ELSE',
-      `  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM ${rows}`,
-      `    CROSS JOIN LATERAL jsonb_populate_record(NULL::${s.rel}, c.image) t WHERE $q$ || _where;`,
-      'END IF;',
+      `_sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM ${rows}$q$`,
+      `  || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::${s.rel}, c.image) t WHERE $q$ || _where END;`,
       '_visible := lib.query_generic(_sql, NULL::json);',
       "RETURN json_build_object('data', _visible);",
     ], `which changes of ${s.entity} (and its links) past a position the caller may list, narrowed by the list's filters and parent (design 9)`);

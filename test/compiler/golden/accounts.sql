@@ -861,12 +861,8 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1472,12 +1468,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1673,11 +1665,9 @@ COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer) IS 'Of
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
-DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, bigint);
-DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."accounts_settings_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."labels_changes"(bigint, bigint);

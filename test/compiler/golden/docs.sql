@@ -580,12 +580,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1346,12 +1342,8 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;

@@ -599,12 +599,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."notes_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."notes_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."notes", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."notes_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."notes", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;

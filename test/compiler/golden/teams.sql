@@ -619,12 +619,8 @@ BEGIN
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1123,12 +1119,8 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1709,12 +1701,8 @@ BEGIN
       PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  IF _where = 'true' THEN
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c
-      CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t WHERE $q$ || _where;
-  END IF;
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+    || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
@@ -1951,7 +1939,6 @@ COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer) IS 'Of th
 
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, bigint);
-DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, integer);
 
 DROP FUNCTION IF EXISTS "app"."tasks_changes"(bigint, bigint);
