@@ -18,6 +18,7 @@ import { changeRecordsDdl } from './sql/change-records.ts';
 import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
 import { webhooksDdl } from './sql/webhooks.ts';
+import { earlierFunctionsDdl, renameDdl, renamedTables } from './sql/renames.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
@@ -67,7 +68,9 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
   };
   const owner = (t: TableIR) => tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
   const access = 'Access scenarios: PRE_FETCH functions and row-level security policies';
-  return [
+  const renames = renameDdl(model, tables);
+  const parts: Part[] = [
+    ...perTable('Renamed in the model (renamedFrom): tables and columns keep their rows and values', (t) => renames.get(t.name) ?? ''),
     ...perTable('Constraints and indexes the model no longer has, or has changed', replacedDdl),
     ...perTable('Tables and columns', tableDdl),
     ...perTable('Primary keys, unique and check constraints', (t) => constraintDdl(t, ['primary', 'unique', 'check'])),
@@ -92,7 +95,16 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
     ...perTable('Removed from the model', staleDdl),
     whole('Removed from the model', staleTablesDdl(tables)),
   ];
+  // A renamed table's functions under its earlier name go once nothing calls them (its triggers call the new ones).
+  for (const [table, earlier] of renamedTables(model, tables)) {
+    const sql = parts.filter((p) => p.table === table).map((p) => p.sql).join('\n');
+    parts.splice(parts.length - 1, 0, { section: 'Removed from the model', table, sql: earlierFunctionsDdl(table, earlier, sql) });
+  }
+  return parts;
 }
+
+/** A section's heading in a script: a comment line ruled to a common width. */
+export const sectionHeading = (section: string) => `-- ${section} ${'-'.repeat(Math.max(4, 94 - section.length))}`;
 
 /** The parts as a script, section by section (the headings as comments). */
 export function renderParts(parts: Part[]): string {
@@ -100,7 +112,7 @@ export function renderParts(parts: Part[]): string {
   let current: string | undefined;
   for (const p of parts) {
     if (!p.sql) continue;
-    if (p.section !== current) out.push(`-- ${p.section} ${'-'.repeat(Math.max(4, 94 - p.section.length))}`);
+    if (p.section !== current) out.push(sectionHeading(p.section));
     current = p.section;
     out.push(p.sql);
   }

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { commit, type Settings } from 'graphile-migrate';
 import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
-import { committedState, engineDelta, modelDelta, NOTHING_CHANGED } from '../compiler/delta.ts';
+import { committed, engineDelta, modelDelta, NOTHING_CHANGED } from '../compiler/delta.ts';
 import { emitMigration } from '../compiler/emit.ts';
 import type { Model } from '../compiler/model/types.ts';
 import type { RoleNames } from '../compiler/sql/roles.ts';
@@ -56,10 +56,10 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
   await withAdminClient(o.databaseUrl, (sql) => assertSupportedServer(sql));
   const folder = resolve(o.folder);
   mkdirSync(join(folder, 'committed'), { recursive: true });
-  const state = committedState(folder);
+  const before = committed(folder);
   const opts = { roles: o.roles };
-  const engine = engineDelta(state, opts);
-  const model = modelDelta(o.model, o.full ? new Map() : state, false, opts);
+  const engine = engineDelta(before.state, opts);
+  const model = modelDelta(o.model, o.full ? { state: new Map(), documents: new Map() } : before, false, opts);
   if (!engine.sql && !model.sql) return [];
   const shapes = await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model, opts));
   // Checked before anything is written: the commit runs on this database, which must be where the chain is.
@@ -70,7 +70,7 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
     const tables = all.filter((l) => /^[-+] relation /.test(l));
     throw new DevelopmentDatabaseError((tables.length ? tables : all).slice(0, 20));
   }
-  const before = new Set(committedFiles(folder));
+  const files = new Set(committedFiles(folder));
   const settings: Settings = {
     connectionString: o.databaseUrl, shadowConnectionString: o.shadowUrl, rootConnectionString: o.rootUrl,
     migrationsFolder: folder, logger: collectingLogger([]),
@@ -87,7 +87,7 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
     clearAllPools();
     writeFileSync(join(folder, 'current.sql'), NOTHING_CHANGED);
   }
-  return committedFiles(folder).filter((f) => !before.has(f));
+  return committedFiles(folder).filter((f) => !files.has(f));
 }
 
 const committedFiles = (folder: string) => readdirSync(join(folder, 'committed')).filter((f) => f.endsWith('.sql')).sort();

@@ -67,6 +67,8 @@ export interface Entity {
   relations?: Record<string, Relation>;
   scenarios?: Scenario[];
   actions?: Partial<Record<ActionName, ActionSettings>>;
+  /** The entity's earlier name, or name and collection (compiler/model/renames.ts): its tables are renamed. */
+  renamedFrom?: string | { entity?: string; collection?: string };
 }
 
 export interface ActionSettings {
@@ -103,6 +105,8 @@ export interface Property {
   index?: JsonIndex;
   modules?: Modules;
   web?: WebBinding;
+  /** The property's earlier name (compiler/model/renames.ts): its column is renamed, its values kept. */
+  renamedFrom?: string;
 }
 
 export interface WebBinding {

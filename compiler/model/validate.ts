@@ -8,6 +8,7 @@ import { checkEntities } from './checks/entities.ts';
 import { checkScenarios } from './checks/scenarios.ts';
 import { checkIdentity } from './checks/identity.ts';
 import { checkWebhooks } from './checks/webhooks.ts';
+import { checkRenames } from './renames.ts';
 
 export function validateModel(input: unknown): Model {
   const structural = schemaErrors(input);
@@ -27,6 +28,7 @@ function domainErrors(input: unknown, malformed: boolean): ModelValidationError[
     checkScenarios(ctx);
     checkIdentity(ctx);
     checkWebhooks(ctx);
+    checkRenames(ctx);
   } catch (err) {
     if (!malformed) throw err;
   }

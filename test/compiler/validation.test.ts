@@ -102,6 +102,25 @@ test('api.identity: the user entity needs one unique Email and one Password prop
   assert.ok(errorsOf(extra).some((e) => e.pointer.startsWith('/api/identity')), 'unknown keys are refused by the schema');
 });
 
+test('renamedFrom names something the model no longer has, once', () => {
+  const m = base();
+  m.entities.Item.properties.title = { type: 'String', renamedFrom: 'name' };
+  rejects(m, `${P}/title/renamedFrom`, 'Rename', 'still has a property named "name"');
+  const twice = base();
+  twice.entities.Item.properties.a = { type: 'String', renamedFrom: 'old' };
+  twice.entities.Item.properties.b = { type: 'String', renamedFrom: 'old' };
+  rejects(twice, `${P}/b/renamedFrom`, 'Rename', 'renamed from "old" too');
+  const entity = base();
+  entity.entities.Other = { ...entity.entities.Item, collection: 'others', renamedFrom: 'Item' };
+  rejects(entity, '/entities/Other/renamedFrom', 'Rename', 'still has an entity named "Item"');
+  const ok = base();
+  ok.entities.Product = { ...ok.entities.Item, renamedFrom: { entity: 'Item', collection: 'goods' } };
+  delete ok.entities.Item;
+  ok.entities.Product.properties.label = { ...ok.entities.Product.properties.name, renamedFrom: 'name' };
+  delete ok.entities.Product.properties.name;
+  assert.equal(errorsOf(ok), []);
+});
+
 test('readOnly together with immutable', () => {
   const m = base();
   m.entities.Item.properties.name.readOnly = true;

@@ -104,10 +104,15 @@ test('unsafe: shortening a long String that holds longer text', async () => {
 test('unsafe: removing a property or an entity that holds data', async () => {
   const m: any = clone(v1);
   delete m.entities.Item.properties.note;
-  await refused(m, 'Refused: app.items.note is no longer in the model but 2 rows hold a value', 'DROP COLUMN');
+  await refused(m, 'Refused: app.items.note is no longer in the model but 2 rows hold a value', 'DROP COLUMN', '"renamedFrom": "note"');
   const e: any = clone(v1);
   delete e.entities.Item;
-  await refused(e, 'Refused: table app.items is no longer in the model but holds 3 rows');
+  await refused(e, 'Refused: table app.items is no longer in the model but holds 3 rows', '"renamedFrom": {"entity"');
+  // A rename without renamedFrom: the property under its new name looks added, the old one removed.
+  const r: any = clone(v1);
+  r.entities.Item.properties.remark = r.entities.Item.properties.note;
+  delete r.entities.Item.properties.note;
+  await refused(r, 'no longer in the model', '"renamedFrom": "note"');
 });
 
 test('unsafe: a new required property without a default on a table with rows', async () => {

@@ -52,23 +52,29 @@ test('the first commit: the engine as its own migration, then the model', async 
   assert.match(committed('000001-engine.sql'), /^-- unit engine [0-9a-f]{16}$/m);
   assert.not.match(committed('000001-engine.sql'), 'CREATE TABLE IF NOT EXISTS "app"');
   assert.not.match(committed('000002-baseline.sql'), 'FUNCTION lib.merge_patch', 'the model migration holds no engine');
-  assert.match(committed('000002-baseline.sql'), /^-- unit table:customers [0-9a-f]{16}$/m);
+  assert.match(committed('000002-baseline.sql'), /^-- unit customers column email [0-9a-f]{16}$/m);
+  assert.match(committed('000002-baseline.sql'), /^-- The whole model: 2 entities, \d+ properties/m);
   assert.is(readFileSync(join(folder, 'current.sql'), 'utf8'), NOTHING_CHANGED);
   const [row] = await dev.sql`select count(*)::int as n from graphile_migrate.migrations`;
   assert.is(row!.n, 2, 'graphile-migrate ran both on the development database');
 });
 
-test('a model change is a small script of the changed table only; nothing changed, nothing committed', async () => {
+test('a model change is a small script of the change only; nothing changed, nothing committed', async () => {
   const run = await npmRun('commit', ['--model', join(dir, 'note.model.json'), '--migrations', folder, '-m', 'invoice note'], env(), 120_000);
   assert.is(run.code, 0, run.stderr);
   assert.equal(files().slice(2), ['000003-invoice-note.sql']);
   const delta = committed('000003-invoice-note.sql');
-  assert.match(delta, "SELECT meta.ensure_column('invoices', 'note'");
+  // The change itself, as a person would write it, under a summary in the model's terms.
+  assert.match(delta, /^--   added property Invoice\.note$/m);
+  assert.match(delta, 'ALTER TABLE "app"."invoices" ADD COLUMN IF NOT EXISTS "note" character varying(255);');
   assert.not.match(delta, 'api.customers_read', 'the customers are unchanged');
+  assert.not.match(delta, 'meta.ensure_column', 'the columns the invoices had are not asserted again');
   assert.not.match(delta, '-- unit engine');
-  const size = (f: string) => statSync(join(folder, 'committed', f)).size;
-  assert.ok(size('000003-invoice-note.sql') < size('000002-baseline.sql') * 0.7, `${size('000003-invoice-note.sql')} of ${size('000002-baseline.sql')} bytes`);
-  assert.equal(delta.match(/^-- unit \S+/gm), ['-- unit table:invoices']);
+  const lines = delta.split('\n').length, baseline = committed('000002-baseline.sql').split('\n').length;
+  assert.ok(lines < 600 && lines * 4 < baseline, `${lines} lines (the baseline: ${baseline})`);
+  assert.match(delta, /^UPDATE lib\.manifest_resources SET resource = lib\.merge_patch\(resource, '\{$/m, 'the manifest entry as a patch');
+  assert.ok(delta.match(/^-- unit invoices \S+/gm)!.length > 0);
+  assert.not.match(delta, /^-- unit customers /m);
   const again = await npmRun('commit', ['--model', join(dir, 'note.model.json'), '--migrations', folder], env(), 120_000);
   assert.is(again.code, 0, again.stderr);
   assert.match(again.stdout, 'Nothing to commit');
@@ -115,13 +121,13 @@ test("graphile-migrate's own commit works with DATABASE_URL, SHADOW_DATABASE_URL
   writeFileSync(join(dir, '.gmrc'), JSON.stringify({ migrationsFolder: './migrations' }));
   const compiled = await npmRun('compile', ['--model', join(dir, 'phone.model.json'), '--out', folder], {});
   assert.is(compiled.code, 0, compiled.stderr);
-  assert.match(readFileSync(join(folder, 'current.sql'), 'utf8'), /^-- unit table:customers /m);
+  assert.match(readFileSync(join(folder, 'current.sql'), 'utf8'), /^-- unit customers column phone /m);
   const cli = join(root, 'node_modules/graphile-migrate/dist/cli.js');
   const run = await runProcess(process.execPath, [cli, 'commit', '--message', 'customer phone'],
     { DATABASE_URL: dev.url, SHADOW_DATABASE_URL: withDatabase(dev.url, `${dev.name}_shadow`), ROOT_DATABASE_URL: adminUrl() }, 120_000, dir);
   assert.is(run.code, 0, run.stdout + run.stderr);
   assert.equal(files().slice(3), ['000004-customer-phone.sql']);
-  assert.match(committed('000004-customer-phone.sql'), "ensure_column('customers', 'phone'");
+  assert.match(committed('000004-customer-phone.sql'), 'ALTER TABLE "app"."customers" ADD COLUMN IF NOT EXISTS "phone"');
   const [row] = await dev.sql`select count(*)::int as n from information_schema.columns where table_name = 'customers' and column_name = 'phone'`;
   assert.is(row!.n, 1);
 });
