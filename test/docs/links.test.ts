@@ -65,17 +65,20 @@ export function anchors(text: string): Set<string> {
   return all;
 }
 
-/** The link targets of a document: inline links and images, and reference definitions. */
+/** The link targets of a document: inline links and images (their text may span lines), and reference definitions. */
 export function links(text: string): { line: number; target: string }[] {
+  const lines: string[] = [];
+  for (const { line, text: l } of prose(text)) lines[line - 1] = l;
+  const body = Array.from(lines, (l) => l ?? '').join('\n'); // fenced lines blank, so offsets keep their line
+  const lineAt = (offset: number) => body.slice(0, offset).split('\n').length;
   const out: { line: number; target: string }[] = [];
-  for (const { line, text: l } of prose(text)) {
-    for (const m of l.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>]*>|[^\s)]+)(?:\s+"[^"]*")?\s*\)/g)) {
-      out.push({ line, target: (m[1] ?? '').replace(/^<|>$/g, '') });
-    }
-    const def = /^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)/.exec(l);
-    if (def?.[1]) out.push({ line, target: def[1].replace(/^<|>$/g, '') });
+  for (const m of body.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)(?:\s+"[^"\n]*")?\s*\)/g)) {
+    out.push({ line: lineAt(m.index + m[0].indexOf('](')), target: (m[1] ?? '').replace(/^<|>$/g, '') });
   }
-  return out;
+  for (const m of body.matchAll(/^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm)) {
+    out.push({ line: lineAt(m.index), target: (m[1] ?? '').replace(/^<|>$/g, '') });
+  }
+  return out.sort((a, b) => a.line - b.line);
 }
 
 /** What is wrong with a link of `file` (relative to the repository), or undefined when it resolves. */
@@ -115,7 +118,8 @@ test("GitHub's slugs", () => {
 
 test('the checker finds what is broken', () => {
   const text = '[ok](README.md) [gone](docs/nothing.md) `[code](nowhere.md)` [out](../shared/design.md) [web](https://example.com)\n'
-    + '```\n[fenced](nowhere.md)\n```\n[anchor](docs/http-api.md#no-such-heading) [self](#nothing-here)\n[def]: missing.md\n';
+    + '```\n[fenced](nowhere.md)\n```\n[anchor](docs/http-api.md#no-such-heading) [self](#nothing-here)\n[def]: missing.md\n'
+    + 'a [link over\ntwo lines](docs/gone.md)\n';
   const found = links(text).map(({ target }) => [target, problem('README.md', target)]);
   assert.equal(found, [
     ['README.md', undefined],
@@ -125,6 +129,7 @@ test('the checker finds what is broken', () => {
     ['docs/http-api.md#no-such-heading', `no heading #no-such-heading in ${join('docs', 'http-api.md')}`],
     ['#nothing-here', 'no heading #nothing-here in README.md'],
     ['missing.md', 'no such file: missing.md'],
+    ['docs/gone.md', `no such file: ${join('docs', 'gone.md')}`],
   ]);
 });
 
