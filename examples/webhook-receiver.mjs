@@ -1,4 +1,4 @@
-// A webhook receiver (README "Webhooks"): checks each POST's Standard Webhooks signature with the secret the gateway
+// A webhook receiver (docs/events.md, "Webhooks"): checks each POST's Standard Webhooks signature with the secret the gateway
 // signs with, then prints the change. Run: WEBHOOK_SECRET=whsec_… node examples/webhook-receiver.mjs (port 4000).
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';

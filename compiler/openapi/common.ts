@@ -65,7 +65,7 @@ const problemSchemas: Record<string, Schema> = {
   },
 };
 
-/** [status, component name, codes, when]: the problems of the README's error table. */
+/** [status, component name, codes, when]: the problems of the error table (docs/http-api.md, "Errors"). */
 const PROBLEMS: Array<[string, string, string, string]> = [
   ['400', 'BadRequest', 'E_BAD_REQUEST', 'Malformed JSON, unknown property, filter, operator, sort key or projection, a readOnly property supplied, an immutable property or the key changed, a bad parameter.'],
   ['401', 'Unauthenticated', 'E_UNAUTHENTICATED', 'A bad, expired or unsigned bearer token (or an anonymous caller no scenario admits).'],

@@ -13,7 +13,7 @@ const USAGE = `Usage: npm run serve   (node dist/server/cli/serve.js)
 
 Serves a database that migrate brought up to a model, with the gateway's own login only: no compiling, no DDL, no
 role changes, nothing written. Needs GATEWAY_DATABASE_URL (or DATABASE_URL), JWT_SECRET (or JWT_PRIVATE_KEY or
-JWKS_URL) and, with the local file driver, FILES_SECRET; every other setting is in README.md, "Environment variables".`;
+JWKS_URL) and, with the local file driver, FILES_SECRET; every other setting is in docs/deployment.md, "Environment variables".`;
 
 async function main(): Promise<void> {
   commandLine(USAGE, {});

@@ -16,7 +16,7 @@ const START_USAGE = `Usage: npm start [-- --migrations <dir>]
 
 Compiles the model (MODEL, default examples/publishing.model.json) into <dir>/current.sql, brings the database
 (DATABASE_URL, else an embedded PostgreSQL under .data/) up to it, and serves the API on PORT (default 3000).
-Every setting is an environment variable: see README.md, "Environment variables".`;
+Every setting is an environment variable: see docs/deployment.md, "Environment variables".`;
 
 async function main(): Promise<void> {
   const values = commandLine(START_USAGE, { migrations: { type: 'string' } });

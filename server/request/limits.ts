@@ -1,6 +1,6 @@
 // The limits a request is held to, in one place: their defaults, the environment variables that change
 // them, and their reading at start. Each is checked before any database work but the time limits and a batch's
-// answer size, counted as its operations answer (README: "Limits").
+// answer size, counted as its operations answer (docs/limits.md).
 import { readFileSync } from 'node:fs';
 import { EMBED_DEPTH } from '../../compiler/query/embeds.ts';
 

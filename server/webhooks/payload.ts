@@ -1,4 +1,4 @@
-// The JSON body of a webhook POST (README "Webhooks"), built from a delivery's copy of its log row: the record image
+// The JSON body of a webhook POST (docs/events.md, "Webhooks"), built from a delivery's copy of its log row: the record image
 // as the API shows a record (wire names, no writeOnly columns or system columns, files without their storage place).
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
 
