@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emitEngine, emitMigration, modelParts, sectionHeading, type EmitOptions, type Part } from './emit.ts';
+import { emitEngine, emitMigration, modelParts, REPLACED_SECTION, sectionHeading, type EmitOptions, type Part } from './emit.ts';
 import { splitStatements, subjectOf } from './migrations/statements.ts';
 import { modelUnits, summarize } from './migrations/summary.ts';
 import { asPatch, committedDocuments, type Documents } from './migrations/documents.ts';
@@ -72,7 +72,8 @@ export function engineDelta(state: State, opts: EmitOptions = {}): Delta {
 interface Piece extends Part { unit: string }
 
 /** Short names for the sections, so that a statement no rule names still has a unit that reads well. */
-const sectionUnit = (section: string) => section.toLowerCase().replace(/\(.*?\)|:.*$/g, '').replace(/[^a-z]+/g, ' ').trim().split(' ').slice(0, 3).join('-');
+const sectionUnit = (section: string) => section.toLowerCase().replace(/\(.*?\)|:.*$/g, '').replace(/[^a-z]+/g, ' ').trim().split(' ')
+  .filter((w) => !['of', 'the', 'and', 'a', 'from', 'to', 'each', 'has', 'no', 'longer', 'or'].includes(w)).slice(0, 3).join('-');
 
 /** The model's SQL as statements, each in its unit: `<table or model> <what it is about>`. */
 function piecesOf(model: Model, opts: EmitOptions): Piece[] {
@@ -112,7 +113,7 @@ export function modelDelta(model: Model, { state, documents }: Committed, withEn
   // A table whose columns change or whose constraints and indexes are replaced runs whole, as the whole script does.
   const existed = (table: string) => [...state.keys()].some((u) => u.startsWith(`${table} `));
   const reshaped = new Set(pieces.filter((p) => p.table && changed.has(p.unit) && state.has(p.unit)
-    && (/ column /.test(p.unit) || p.unit.endsWith(' constraints-and-indexes'))).map((p) => p.table));
+    && (/ column /.test(p.unit) || p.section === REPLACED_SECTION)).map((p) => p.table));
   for (const p of pieces) if (reshaped.has(p.table)) changed.add(p.unit);
   const chosen = pieces.filter((p) => changed.has(p.unit)).map((p) => {
     const add = p.table && existed(p.table) && !state.has(p.unit) ? addColumn(p.sql) : undefined;

@@ -54,6 +54,9 @@ export function emitEngine(opts: EmitOptions = {}): string {
  */
 export interface Part { section: string; table: string; sql: string }
 
+/** The section that drops a table's changed and removed constraints and indexes before its columns change. */
+export const REPLACED_SECTION = 'Constraints and indexes the model no longer has, or has changed';
+
 /** The sections, in the order the script runs them, each with its pieces. */
 export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
   const roles = opts.roles ?? DEFAULT_ROLES;
@@ -71,7 +74,7 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
   const renames = renameDdl(model, tables);
   const parts: Part[] = [
     ...perTable('Renamed in the model (renamedFrom): tables and columns keep their rows and values', (t) => renames.get(t.name) ?? ''),
-    ...perTable('Constraints and indexes the model no longer has, or has changed', replacedDdl),
+    ...perTable(REPLACED_SECTION, replacedDdl),
     ...perTable('Tables and columns', tableDdl),
     ...perTable('Primary keys, unique and check constraints', (t) => constraintDdl(t, ['primary', 'unique', 'check'])),
     ...perTable('Foreign keys', (t) => constraintDdl(t, ['foreign'])),
