@@ -179,7 +179,8 @@ BEGIN
       END IF;
       IF n > 0 THEN
         RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col || meta.about(rel), n
-          USING HINT = 'Give the property a defaultValue, or add it as optional, fill it, then make it required.';
+          USING HINT = 'Give the property a defaultValue, or add it as optional, fill it, then make it required. If it is an '
+            || 'existing property under a new name, say so in the model: "renamedFrom": "<its earlier name>".';
       END IF;
     END IF;
     EXECUTE format('ALTER TABLE %s ADD COLUMN %I %s%s%s%s', rel, col, typ,
@@ -380,7 +381,8 @@ BEGIN
         USING HINT = format('Keep an organization strategy; if one shared space is what you want: ALTER TABLE %s DROP COLUMN organization_id;', rel);
     ELSIF n > 0 THEN
       RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname || meta.about(rel), n
-        USING HINT = format('Put the property back; if it was renamed, rename the column (ALTER TABLE %s RENAME COLUMN %I TO …;); or drop the data yourself: ALTER TABLE %s DROP COLUMN %I;', rel, r.attname, rel, r.attname);
+        USING HINT = format('Put the property back; if it was renamed, say so on its new name in the model ("renamedFrom": %s), '
+          || 'and the migration renames the column; or drop the data yourself: ALTER TABLE %s DROP COLUMN %I;', to_json(r.attname), rel, r.attname);
     END IF;
     EXECUTE format('ALTER TABLE %s DROP COLUMN %I', rel, r.attname);
   END LOOP;
@@ -398,10 +400,56 @@ BEGIN
     EXECUTE format('SELECT count(*) FROM app.%I', r.relname) INTO n;
     IF n > 0 THEN
       RAISE EXCEPTION 'Refused: table app.% is no longer in the model but holds % rows', r.relname || meta.about(format('app.%I', r.relname)::regclass), n
-        USING HINT = format('Put the entity back; if it (or its collection) was renamed, rename the table (ALTER TABLE app.%I RENAME TO …;); or drop the data yourself: DROP TABLE app.%I;', r.relname, r.relname);
+        USING HINT = format('Put the entity back; if it (or its collection) was renamed, say so on the entity in the model '
+          || '("renamedFrom": {"entity": "<its earlier name>", "collection": %s}), and the migration renames the table; '
+          || 'or drop the data yourself: DROP TABLE app.%I;', to_json(r.relname), r.relname);
     END IF;
     EXECUTE format('DROP TABLE app.%I CASCADE', r.relname);
   END LOOP;
+END $$;
+
+-- Renames said in the model (renamedFrom). Each applies once: while the earlier name exists and the new one does
+-- not. Rows keep their values, and the change log (history, streams, webhooks) follows the new names.
+CREATE OR REPLACE FUNCTION meta.rename_table(old text, new text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  IF to_regclass(format('app.%I', old)) IS NULL OR to_regclass(format('app.%I', new)) IS NOT NULL THEN RETURN; END IF;
+  EXECUTE format('ALTER TABLE app.%I RENAME TO %I', old, new);
+  -- Constraints and indexes named after the table take its new name (a key's index goes with its constraint).
+  FOR r IN SELECT conname FROM pg_constraint WHERE conrelid = format('app.%I', new)::regclass AND starts_with(conname, old || '_') LOOP
+    EXECUTE format('ALTER TABLE app.%I RENAME CONSTRAINT %I TO %I', new, r.conname, new || substr(r.conname, length(old) + 1));
+  END LOOP;
+  FOR r IN SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+    WHERE x.indrelid = format('app.%I', new)::regclass AND starts_with(c.relname, old || '_') LOOP
+    EXECUTE format('ALTER INDEX app.%I RENAME TO %I', r.relname, new || substr(r.relname, length(old) + 1));
+  END LOOP;
+  UPDATE lib.changes SET table_name = new WHERE table_name = old;
+  DELETE FROM lib.changes_keep WHERE table_name = old;
+  DELETE FROM lib.fields WHERE tbl = old;
+END $$;
+
+CREATE OR REPLACE FUNCTION meta.rename_column(tbl text, old text, new text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  rel regclass := to_regclass(format('app.%I', tbl));
+BEGIN
+  IF rel IS NULL OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = rel AND attname = old AND NOT attisdropped)
+    OR EXISTS (SELECT FROM pg_attribute WHERE attrelid = rel AND attname = new AND NOT attisdropped) THEN
+    RETURN;
+  END IF;
+  EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', rel, old, new);
+  -- PostgreSQL 18 names a NOT NULL constraint after its column: it takes the new name.
+  IF EXISTS (SELECT FROM pg_constraint WHERE conrelid = rel AND conname = format('%s_%s_not_null', tbl, old)) THEN
+    EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', rel, format('%s_%s_not_null', tbl, old), format('%s_%s_not_null', tbl, new));
+  END IF;
+  UPDATE lib.changes SET image = (image - old) || jsonb_build_object(new, image -> old)
+  WHERE table_name = tbl AND image ? old;
+END $$;
+
+-- An entity's name in the change log (lib.changes.entity), after a rename.
+CREATE OR REPLACE FUNCTION meta.rename_entity(old text, new text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE lib.changes SET entity = new WHERE entity = old;
 END $$;
 
 -- Drops function `sig` when it returns another type than `returns`, so that CREATE OR REPLACE can follow.
