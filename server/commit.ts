@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { commit, type Settings } from 'graphile-migrate';
 import { clearAllPools } from 'graphile-migrate/dist/pgReal.js';
+import { isNoTransactionDefined } from 'graphile-migrate/dist/header.js';
 import { committed, engineDelta, modelDelta, NOTHING_CHANGED } from '../compiler/delta.ts';
 import { emitMigration } from '../compiler/emit.ts';
 import type { Model } from '../compiler/model/types.ts';
@@ -61,7 +62,9 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
   const engine = engineDelta(before.state, opts);
   const model = modelDelta(o.model, o.full ? { state: new Map(), documents: new Map() } : before, false, opts);
   if (!engine.sql && !model.sql) return [];
-  const shapes = await prove(o.rootUrl, folder, [engine.sql, model.sql].filter(Boolean), emitMigration(o.model, opts));
+  const steps: [string, string][] = [[engine.sql, 'engine'], ...(model.concurrent ?? []).map((c) => [c.sql, `index ${c.name}`] as [string, string]),
+    [model.sql, o.message ?? 'model']];
+  const shapes = await prove(o.rootUrl, folder, steps.map(([sql]) => sql).filter(Boolean), emitMigration(o.model, opts));
   // Checked before anything is written: the commit runs on this database, which must be where the chain is.
   const dev = await withAdminClient(o.databaseUrl, schemaShape);
   if (shapeDifference(shapes.committed, dev, 1).length && shapeDifference(shapes.whole, dev, 1).length) {
@@ -76,7 +79,7 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
     migrationsFolder: folder, logger: collectingLogger([]),
   };
   try {
-    for (const [sql, message] of [[engine.sql, 'engine'], [model.sql, o.message ?? 'model']] as const) {
+    for (const [sql, message] of steps) {
       if (!sql) continue;
       writeFileSync(join(folder, 'current.sql'), sql);
       await commit(settings, message);
@@ -109,7 +112,8 @@ async function prove(rootUrl: string, folder: string, scripts: string[], whole: 
     return withAdminClient(withDatabase(rootUrl, database), async (sql) => {
       const shapes: string[][] = [];
       for (const step of steps) {
-        for (const body of step) await sql.begin((tx) => tx.unsafe(body));
+        // A `--! no-transaction` script (an index built concurrently) runs as graphile-migrate runs it: on its own.
+        for (const body of step) await (isNoTransactionDefined(body) ? sql.unsafe(body) : sql.begin((tx) => tx.unsafe(body)));
         shapes.push(await schemaShape(sql));
       }
       return shapes;

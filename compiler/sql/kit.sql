@@ -309,6 +309,13 @@ DECLARE
 BEGIN
   IF idx IS NOT NULL THEN
     IF meta.managed(obj_description(idx, 'pg_class')) ->> 'fingerprint' = fp THEN RETURN; END IF;
+    -- Built beforehand under the model's name without blocking writes (CREATE INDEX CONCURRENTLY, in a committed
+    -- migration of its own or by hand): taken over when valid and on the table, not built again.
+    IF meta.managed(obj_description(idx, 'pg_class')) IS NULL
+      AND EXISTS (SELECT FROM pg_index WHERE indexrelid = idx AND indisvalid AND indrelid = format('app.%I', tbl)::regclass) THEN
+      EXECUTE format('COMMENT ON INDEX app.%I IS %L', name, (info || jsonb_build_object('fingerprint', fp))::text);
+      RETURN;
+    END IF;
     EXECUTE format('DROP INDEX app.%I', name);
   END IF;
   EXECUTE def;

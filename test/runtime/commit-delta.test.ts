@@ -1,6 +1,7 @@
 // Renames said in the model (renamedFrom) travel in committed migrations: a property holding data and an entity
 // holding rows are renamed on a second database migrated to the earlier commit, every value kept, the API
-// answering under the new names; an added optional property commits as a small delta that applies over rows.
+// answering under the new names; an added optional property commits as a small delta that applies over rows; a
+// new index of a table that exists is built concurrently, in a migration of its own.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +40,10 @@ v3.entities.Book.properties.author_id.references = 'Writer';
 const v4 = structuredClone(v3) as any;
 v4.entities.Book.properties.isbn = { type: 'String' };
 
+// Then an index on a table with rows.
+const v5 = structuredClone(v4) as any;
+v5.entities.Book.properties.pages.indexed = true;
+
 const files = () => readdirSync(join(folder, 'committed')).filter((f) => f.endsWith('.sql')).sort();
 const last = () => readFileSync(join(folder, 'committed', files().at(-1)!), 'utf8');
 const commit = (model: unknown, message: string) => commitModel({
@@ -51,7 +56,7 @@ const call = async (db: TestDatabase, fn: string, args: unknown) =>
 
 test.before(async () => {
   [dev, other] = await Promise.all([freshDatabase(), freshDatabase()]);
-  dir = mkdtempSync(join(tmpdir(), 'commit-renames-'));
+  dir = mkdtempSync(join(tmpdir(), 'commit-delta-'));
   folder = join(dir, 'migrations');
 });
 test.after(async () => {
@@ -113,6 +118,23 @@ test('an added optional property commits as a small delta that applies over rows
   await migrateOther();
   const [row] = await other.sql`select count(*)::int as n, count(isbn)::int as isbn from app.books`;
   assert.equal([row!.n, row!.isbn], [2, 0]);
+});
+
+test('a new index of a table with rows: built concurrently in a migration of its own, then taken over by the model', async () => {
+  const before = files();
+  await commit(v5, 'pages index');
+  const added = files().filter((f) => !before.includes(f));
+  assert.equal(added.length, 2, added.join(', '));
+  const index = readFileSync(join(folder, 'committed', added[0]!), 'utf8');
+  assert.match(added[0]!, /-index-books_pages_idx\.sql$/);
+  assert.match(index, /^--! no-transaction$/m);
+  assert.match(index, 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "books_pages_idx" ON "app"."books"');
+  assert.match(last(), "SELECT meta.ensure_index('books', 'books_pages_idx'");
+  assert.not.match(last(), 'meta.ensure_column', 'an added index reshapes no column');
+  await migrateOther();
+  const [row] = await other.sql`select x.indisvalid as valid, obj_description(x.indexrelid, 'pg_class')::jsonb ->> 'rule' as rule
+    from pg_index x where x.indexrelid = 'app.books_pages_idx'::regclass`;
+  assert.equal([row!.valid, row!.rule], [true, 'indexed']);
 });
 
 test.run();
