@@ -1,7 +1,7 @@
 // The storage drivers' one small interface (signed PUT and GET addresses, head, copy, delete) and the
 // choice of driver from the environment: `local` (default, under .data/files) or `s3` (any S3-compatible).
 import { join } from 'node:path';
-import { projectRoot } from '../pg/resolve.ts';
+import { projectRoot } from '../pg/root.ts';
 import { persistentSecret } from '../pg/secret.ts';
 import { LocalStorage } from './local.ts';
 import { S3Storage } from './s3.ts';

@@ -7,7 +7,7 @@ import type { Manifest } from '../../compiler/manifest/types.ts';
 import { createApp } from '../../server/app.ts';
 import { healthRoutes } from '../../server/health.ts';
 import { openPools, type Pools } from '../../server/pg/pools.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 import { loadManifest } from '../../server/query/manifest.ts';
 import { DEFAULT_LIMITS, limitsFromEnv, type RequestLimits } from '../../server/request/limits.ts';
 import { Files } from '../../server/files/service.ts';
