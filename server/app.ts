@@ -14,12 +14,12 @@ import { rateLimit } from './http/rate-limit.ts';
 import { BodyValidators } from './plan/validate.ts';
 import { failureLog, type FailureLog } from './problem/log.ts';
 import { renderProblem } from './problem/render.ts';
-import { requestProblem } from './problem/request.ts';
+import { requestProblem } from './stages/problem.ts';
 import { ApiError, methodNotAllowed, notFound } from './problem/types.ts';
 import { dispatch, dispatchGuarded, keptAnswer } from './query/dispatch.ts';
 import { idempotencyKey, idempotencyOf } from './request/idempotency.ts';
 import { resultRow } from './request/wire.ts';
-import { canonicalText, responseText } from './query/json.ts';
+import { canonicalText, responseText } from './codec/json.ts';
 import { batchRunner, type BatchDeps } from './batch/run.ts';
 import { endpointAt } from './plan/endpoint.ts';
 import { readJsonObject } from './request/body.ts';
@@ -30,11 +30,12 @@ import { ANONYMOUS, createVerifier, identify, type Identity } from './request/au
 import { DEFAULT_LIMITS, type RequestLimits } from './request/limits.ts';
 import { callerIp, callerKey, compileTrust } from './request/caller.ts';
 import { sentPath } from './request/path.ts';
-import { recipientOf } from './http/recipient.ts';
+import { recipientOf } from './request/recipient.ts';
 import { refuseAnyQuery } from './request/query.ts';
 import { respond } from './response/respond.ts';
 import { docsRoutes } from './docs.ts';
 import type { Files } from './files/service.ts';
+import { fileRoutes } from './files/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { secretKey, type SigningKey } from './auth/keys.ts';
 import { DEFAULT_AUTH_SETTINGS, type AuthSettings } from './auth/settings.ts';
@@ -224,7 +225,7 @@ export function createApp(opts: AppOptions): Hono {
   }
   app.route('/', docsRoutes(manifest)); // GET openapi.json, api.raml, docs: before the API's catch-all
   if (opts.files) {
-    app.route('/', opts.files.routes({ // POST .well-known/upload; the local driver's signed addresses
+    app.route('/', fileRoutes(opts.files, { // POST .well-known/upload; the local driver's signed addresses
       identify: identified,
       ip: (c) => callerIp(c, trust),
       fail: (c, err) => fail(c, err, new URL(c.req.url)),

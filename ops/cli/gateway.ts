@@ -20,7 +20,7 @@ import { ChangeLogRetention } from '../../server/events/retention.ts';
 import { ChangeStreams, streamTimings } from '../../server/events/streams.ts';
 import { webhookTargets } from '../../server/webhooks/settings.ts';
 import { WebhookWorker } from '../../server/webhooks/worker.ts';
-import { storageFromEnv } from '../../server/files/storage.ts';
+import { storageFromEnv } from '../../server/files/drivers.ts';
 import { openPools, type Pools } from '../../server/pg/pools.ts';
 import { privateKey } from '../../server/auth/keys.ts';
 import { authSettingsFromEnv } from '../../server/auth/settings.ts';

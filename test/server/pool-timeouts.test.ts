@@ -11,7 +11,7 @@ import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 import { loadManifest } from '../../server/query/manifest.ts';
 import { DEFAULT_LIMITS, limitsFromEnv, type RequestLimits } from '../../server/request/limits.ts';
 import { Files } from '../../server/files/service.ts';
-import { storageFromEnv } from '../../server/files/storage.ts';
+import { storageFromEnv } from '../../server/files/drivers.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
