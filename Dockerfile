@@ -23,4 +23,4 @@ RUN mkdir -p /app/files && chown node /app/files
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s CMD ["sh", "scripts/image.sh", "healthcheck"]
-CMD ["node", "dist/server/cli/serve.js"]
+CMD ["node", "dist/ops/cli/serve.js"]

@@ -1,10 +1,10 @@
 // Starts the gateway for the benchmark as production runs it (built by `npm run build`, served by
-// `node dist/server/cli/serve.js`), as a child process with its own event loop, against the bench database.
+// `node dist/ops/cli/serve.js`), as a child process with its own event loop, against the bench database.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { projectRoot } from '../server/pg/resolve.ts';
-import { gatewayUrl, SET_PASSWORD_ENV } from '../server/pg/gateway-role.ts';
+import { projectRoot } from '../ops/pg/resolve.ts';
+import { gatewayUrl, SET_PASSWORD_ENV } from '../ops/pg/gateway-role.ts';
 
 export interface Gateway {
   base: string;
@@ -28,7 +28,7 @@ export async function startGateway(databaseUrl: string, port: number, jwtSecret:
   // The bench database is the bench's own (installBenchDatabase): its authenticator's password is set as npm start sets it.
   const login = await gatewayUrl(databaseUrl, { ...process.env, [SET_PASSWORD_ENV]: 'true' });
   const settings = { GATEWAY_DATABASE_URL: login, PORT: String(port), JWT_SECRET: jwtSecret, FILES_SECRET: randomBytes(32).toString('hex') };
-  return startServer(['dist/server/cli/serve.js'], { ...env, ...settings }, port);
+  return startServer(['dist/ops/cli/serve.js'], { ...env, ...settings }, port);
 }
 
 /**

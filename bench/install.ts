@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { compileFile } from '../compiler/index.ts';
 import { roleNamesFromEnv } from '../compiler/sql/roles.ts';
-import { migrateDatabase } from '../server/migrate.ts';
+import { migrateDatabase } from '../ops/migrate.ts';
 
 /** Creates `bench_<time>` on the admin connection's server, installs the publishing example, returns its URL. */
 export async function installBenchDatabase(adminUrl: string): Promise<string> {

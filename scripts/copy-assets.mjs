@@ -12,4 +12,4 @@ cpSync('compiler/model.schema.json', `${out}/compiler/model.schema.json`);
 const scalar = join(dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), 'browser/standalone.js');
 mkdirSync(`${out}/server/assets`, { recursive: true });
 cpSync(scalar, `${out}/server/assets/scalar-api-reference.js`); // server/docs.ts: SCALAR_ASSET
-console.log(`Built into ${out}/: node ${out}/server/cli/serve.js serves a migrated database.`);
+console.log(`Built into ${out}/: node ${out}/ops/cli/serve.js serves a migrated database.`);

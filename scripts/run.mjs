@@ -1,12 +1,12 @@
-// Runs one command line of the project in this process (`node scripts/run.mjs server/cli/migrate [args]`): from
+// Runs one command line of the project in this process (`node scripts/run.mjs ops/cli/migrate [args]`): from
 // the TypeScript sources through tsx where tsx is installed, else from the build in dist/ (npm ci --omit=dev).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = new URL('../', import.meta.url);
 const name = process.argv[2];
-if (!name || !/^(compiler|server\/cli)\/[a-z-]+$/.test(name)) {
-  console.error('usage: node scripts/run.mjs <compiler/cli | server/cli/NAME> [arguments]');
+if (!name || !/^(compiler|ops\/cli)\/[a-z-]+$/.test(name)) {
+  console.error('usage: node scripts/run.mjs <compiler/cli | ops/cli/NAME> [arguments]');
   process.exit(2);
 }
 process.argv.splice(2, 1); // the command sees its own arguments, as when run directly

@@ -3,6 +3,8 @@
 // Requests that come while a probe is out wait for its answer: a flood of them sends one statement at a time.
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
+import { problemBody } from './problem/render.ts';
+import { ApiError } from './problem/types.ts';
 
 export interface HealthOptions {
   /** How long the database may take to answer before the service counts as unavailable. */
@@ -24,13 +26,9 @@ export function healthRoutes(sql: Sql, opts: HealthOptions = {}): Hono {
       await withTimeout(probe(), opts.timeoutMs ?? 3000);
       return c.json({ status: 'ok' });
     } catch {
-      const problem = {
-        type: opts.docsUrl ? `${opts.docsUrl}/errors/unavailable` : 'about:blank',
-        title: 'Service Unavailable',
-        status: 503,
-        code: 'E_UNAVAILABLE',
-        detail: 'The database is not answering.', // never the driver's message: it may name hosts
-      };
+      // Never the driver's message: it may name hosts.
+      const problem = problemBody(new ApiError('unavailable', 'The database is not answering.'), { docsUrl: opts.docsUrl ?? '' });
+      if (!opts.docsUrl) problem.type = 'about:blank';
       return c.body(JSON.stringify(problem), 503, { 'Content-Type': 'application/problem+json' });
     }
   });

@@ -6,8 +6,8 @@ import { crashReport, onlySuites, suitesOf, uvuTarget } from './harness/target.t
 import { fileURLToPath } from 'node:url';
 import { startTestCluster, startThrowawayEmbedded, type TestCluster } from './harness/cluster.ts';
 import { COMPAT_SLICE, compatMajors } from './harness/majors.ts';
-import { withAdminClient } from '../server/pg/admin.ts';
-import { serverVersion } from '../server/pg/version.ts';
+import { withAdminClient } from '../ops/pg/admin.ts';
+import { serverVersion } from '../ops/pg/version.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const LINGER_MS = 15_000; // after uvu's totals, how long the child may take to exit on its own

@@ -2,7 +2,7 @@
 // MAX_BATCH_RESPONSE_BYTES as it comes (413 at the operation that passes it, before anything more is done with it),
 // written into the batch's answer as it is, and parsed only when a later operation refers to it ($n…), once.
 import { ApiError } from '../problem/types.ts';
-import { JsonText, parseResult } from '../query/json.ts';
+import { JsonText, parseResult } from '../codec/json.ts';
 import { LIMITS } from '../request/limits.ts';
 
 /** One operation's response: status, its ETag / Location / Last-Modified, and its body's JSON text ('' for none: 204, 304). */

@@ -2,7 +2,7 @@
 // `$<n>.<path>` (n from 1, the path through the earlier response body) stands for the value found there;
 // `$$…` is a literal string starting with `$`. Used in body string values and in path segments and query values.
 import { ApiError, badRequest } from '../problem/types.ts';
-import { isLosslessNumber } from '../query/json.ts';
+import { isLosslessNumber } from '../codec/json.ts';
 import { LIMITS } from '../request/limits.ts';
 
 const REFERENCE = /^\$(\d+)((?:\.[^.]+)*)$/;

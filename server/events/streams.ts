@@ -2,7 +2,7 @@
 // once, shaped, beside one statement for what each group of streams may see of it, then writes each group's events.
 import type { Sql } from 'postgres';
 import { dispatch, type Call } from '../query/dispatch.ts';
-import { argsText, parseResult } from '../query/json.ts';
+import { argsText, parseResult } from '../codec/json.ts';
 import { gated, type Target } from '../pg/pools.ts';
 import { isAfter, parsePosition, startOf, type Position } from './position.ts';
 import { ApiError } from '../problem/types.ts';

@@ -3,7 +3,7 @@
 import { ApiError } from '../problem/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { Call } from '../query/dispatch.ts';
-import { setBodyValue } from '../query/json.ts';
+import { setBodyValue } from '../codec/json.ts';
 import { essence, normalizeType, writtenFiles, type FileSpec } from './limits.ts';
 import { mimeListAccepts } from '../../compiler/model/mime.ts';
 import type { Storage, StoredObject } from './storage.ts';

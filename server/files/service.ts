@@ -1,7 +1,6 @@
 // The gateway's file handling in one object: upload intents, attach before a write (undone when the write
-// fails), signed links in responses, the outbox worker, and the routes (upload intent, local driver).
+// fails), signed links in responses, the outbox worker; routes.ts serves its routes (upload intent, local driver).
 import type { Sql } from 'postgres';
-import type { Hono } from 'hono';
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { dispatch, type Call, type TransactionCall } from '../query/dispatch.ts';
@@ -12,7 +11,6 @@ import type { EmbedTree } from '../plan/embeds.ts';
 import { Outbox, type DrainReport } from './outbox.ts';
 import { LINK_LIFETIME_MS, presentFiles } from './present.ts';
 import { DataBytes } from '../query/result-data.ts';
-import { fileRoutes, type RouteContext } from './routes.ts';
 import type { SignOptions, Storage } from './storage.ts';
 import { DEFAULT_LIMITS } from '../request/limits.ts';
 import { failureLog, type FailureLog } from '../problem/log.ts';
@@ -169,10 +167,6 @@ export class Files {
     const results = plan.each ? (result as { results?: unknown[] } | null)?.results ?? [] : [result];
     await Promise.all(results.map((r) => presentFiles(this.storage, tree, r, sign)));
     return result;
-  }
-
-  routes(ctx: RouteContext): Hono {
-    return fileRoutes(this, ctx);
   }
 
   /** Deletes what is due in the outbox now (tests await it; the worker and writes call it too). */

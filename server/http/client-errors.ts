@@ -5,7 +5,10 @@ import type { Socket } from 'node:net';
 import { problemBody } from '../problem/render.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
-import type { ServerLimits } from './listen.ts';
+import type { RequestLimits } from '../request/limits.ts';
+
+/** The limits the HTTP server itself enforces, before the app sees a request. */
+export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient' | 'maxConnections' | 'maxBodyBytes'>;
 
 /** How long a refused client may go on sending (its bytes are read and dropped) before the socket closes. */
 const LINGER_MS = 5_000;

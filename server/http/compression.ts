@@ -3,11 +3,11 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
 import type { Context, MiddlewareHandler } from 'hono';
-import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/compress';
+import { compress } from 'hono/compress';
 import Negotiator from 'negotiator';
 import { SHAPED } from './observe.ts';
+import { compressible, THRESHOLD } from '../response/compressible.ts';
 
-const THRESHOLD = 1024;
 /**
  * The largest body read into memory for brotli (the documentation page's script is 4.3 MB); a larger one,
  * or a stream that goes on past it, is sent as it comes, gzipped when the client takes gzip.
@@ -16,13 +16,6 @@ const BROTLI_MAX = 8 * 1024 * 1024;
 const VARIES = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
 const brotli = promisify(brotliCompress);
-
-/**
- * Whether a response of this type and length may be sent compressed, and so says `Vary: Accept-Encoding`
- * to every client (whether this one accepts compression or not). An ETagged response never is.
- */
-export const compressible = (type: string | null | undefined, length: number, etagged: boolean): boolean =>
-  !etagged && length >= THRESHOLD && !!type && COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type);
 
 const CODINGS = ['br', 'gzip'] as const;
 

@@ -6,14 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { renderProblem } from '../problem/render.ts';
 import { badRequest } from '../problem/types.ts';
-import { answerClientErrors, answerExpectations } from './client-errors.ts';
+import { answerClientErrors, answerExpectations, type ServerLimits } from './client-errors.ts';
 import { ConnectionCap } from './connections.ts';
-import type { RequestLimits } from '../request/limits.ts';
 
 type Fetch = Parameters<typeof getRequestListener>[0];
 
-/** The limits the HTTP server itself enforces, before the app sees a request. */
-export type ServerLimits = Pick<RequestLimits, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient' | 'maxConnections' | 'maxBodyBytes'>;
 
 export interface ListenOptions {
   port: number;

@@ -55,7 +55,7 @@ export const OBSERVED_MS = 100;
 
 /** Each observing app's flush of what waits, with its log's. */
 const waiting = new Set<() => void>();
-/** Writes and counts every observation waiting now: at exit, and before the shutdown's last line (server/cli/gateway.ts). */
+/** Writes and counts every observation waiting now: at exit, and before the shutdown's last line (ops/cli/gateway.ts). */
 export function flushObservations(): void {
   for (const flush of waiting) flush();
 }

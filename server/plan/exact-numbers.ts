@@ -3,7 +3,7 @@
 import type { PropertyManifest } from '../../compiler/manifest/types.ts';
 import { INT64_EXACT } from '../../compiler/ir/columns.ts';
 import type { FieldError } from '../problem/types.ts';
-import { isLosslessNumber } from '../query/json.ts';
+import { isLosslessNumber } from '../codec/json.ts';
 
 /**
  * `twin` (a body's exact twin) with each number whose fraction a double rounds away (1.0000000000000000001 reads

@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
 import { badRequest, validationFailed, type FieldError } from '../problem/types.ts';
-import { exactOf } from '../query/json.ts';
+import { exactOf } from '../codec/json.ts';
 import { fractionStandIns, int64Overflows } from './exact-numbers.ts';
 import { dateHeld, dateTimeHeld, DATE_TIME_RULE } from '../../compiler/model/temporal.ts';
 import { isDotSegment } from '../request/path.ts';

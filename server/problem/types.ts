@@ -40,7 +40,7 @@ export const PROBLEMS = {
   fileTooLarge: [422, 'E_FILE_TOO_LARGE', 'file-too-large', 'File Too Large'],
   fileTypeNotAllowed: [422, 'E_FILE_TYPE_NOT_ALLOWED', 'file-type-not-allowed', 'File Type Not Allowed'],
   fileNotUploaded: [422, 'E_FILE_NOT_UPLOADED', 'file-not-uploaded', 'File Not Uploaded'],
-  /** Never sent: the access log's and metrics' status of a read whose client hung up (server/http/recipient.ts). */
+  /** Never sent: the access log's and metrics' status of a read whose client hung up (server/request/recipient.ts). */
   clientClosed: [499, 'E_CLIENT_CLOSED', 'client-closed', 'Client Closed Request'],
   internal: [500, 'E_INTERNAL', 'internal-error', 'Internal Server Error'],
   unavailable: [503, 'E_UNAVAILABLE', 'unavailable', 'Service Unavailable'],

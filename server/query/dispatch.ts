@@ -8,26 +8,13 @@ import type { Identity } from '../request/auth.ts';
 import { ApiError } from '../problem/types.ts';
 import { CONNECTION_LOST, DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, QUERY_CANCELED, SERIALIZATION_FAILURE } from '../problem/sqlstate.ts';
 import type { Once } from '../request/idempotency.ts';
-import { argsText, parseResult } from './json.ts';
+import { argsText, parseResult } from '../codec/json.ts';
 import { parseWithData } from './result-data.ts';
 import { callerKey } from '../request/caller.ts';
-import type { Recipient } from '../http/recipient.ts';
 import { onlyRow, resetRowCount } from '../pg/row-count.ts';
+import type { Call } from '../plan/call.ts';
 
-export interface Call {
-  identity: Identity;
-  ip: string | null;
-  fn: string;
-  args: Record<string, unknown>;
-  /** Bulk create: the arguments of each call, run in order by api.dispatch_each in one statement (then `args` is unused). */
-  each?: Array<Record<string, unknown>>;
-  /** Its `data` (a page's rows, a record read or written) stays the bytes PostgreSQL sent (DataBytes: server/query/result-data.ts). */
-  dataAsSent?: boolean;
-  /** A statement on one row by its key (a read, or a write of it): it may share a connection (server/pg/gate.ts). */
-  shares?: 'read' | 'write';
-  /** A list or search whose client may hang up: it is then cancelled, or never sent (499, only ever logged). */
-  recipient?: Recipient;
-}
+export type { Call };
 
 /** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
 export class ElementFailure extends Error {

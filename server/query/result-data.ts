@@ -1,6 +1,6 @@
 // A function's result with its `data` member (a page's rows, a record read or written) kept as the bytes PostgreSQL sent:
 // the members around it are parsed, the data's text goes into the response as it came, never parsed or written again.
-import { adoptExact, parseResult } from './json.ts';
+import { adoptExact, parseResult } from '../codec/json.ts';
 import { DATA_BYTES } from '../../compiler/query/paging.ts';
 
 /** A result's `data` as SQL wrote it: JSON with wire names and every digit, as UTF-8 bytes. */

@@ -2,7 +2,7 @@
 // counted as they stream in and reading stops past the limit (413), and the text must be one object (400),
 // or, where a list is accepted (bulk create), an array of objects.
 import { ApiError, badRequest } from '../problem/types.ts';
-import { exactTwin } from '../query/json.ts';
+import { exactTwin } from '../codec/json.ts';
 import { DEFAULT_LIMITS, LIMITS } from './limits.ts';
 import { duplicateMember, textShape } from './json-text.ts';
 

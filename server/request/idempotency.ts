@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, OPERATIONS, onlyReads, type OperationName } from '../../compiler/query/operations.ts';
 import { badRequest } from '../problem/types.ts';
-import { canonicalText } from '../query/json.ts';
+import { canonicalText } from '../codec/json.ts';
 import type { Identity } from './auth.ts';
 import { CLAIM_TYPES } from './claims.ts';
 import { callerKey } from './caller.ts';

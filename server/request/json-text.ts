@@ -1,7 +1,7 @@
 // What one linear pass over a request body's JSON text tells before or besides JSON.parse: how deep it nests and how
 // many members its objects write, and the first member an object names twice (JSON.parse keeps the last silently).
 
-import { closingQuote } from '../query/exact-parse.ts';
+import { closingQuote } from '../codec/exact-parse.ts';
 
 const QUOTE = 34, BACKSLASH = 92, COLON = 58, COMMA = 44, OPEN_OBJECT = 123, CLOSE_OBJECT = 125, OPEN_ARRAY = 91, CLOSE_ARRAY = 93;
 

@@ -2,7 +2,7 @@
 // to SQL by its column's. Bodies go in with column keys; rows come out of SQL already with wire keys (the
 // compiled functions build them so); errors SQL reports by column are named by the wire.
 import type { PropertyManifest } from '../../compiler/manifest/types.ts';
-import { renameKeys } from '../query/json.ts';
+import { renameKeys } from '../codec/json.ts';
 
 export interface Wire {
   /** Renames a body's wire keys to columns, in place (its exact twin too). */

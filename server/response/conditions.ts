@@ -1,7 +1,7 @@
 // The conditions of a read (GET or HEAD of a record or sub-resource) that answer 304, in RFC 9110 13.2.2's
 // order: If-None-Match, else If-Modified-Since. If-Match and If-Unmodified-Since (412) are judged in SQL,
 // by the read itself as by every write (lib.precondition_check).
-import { parseHttpDate } from '../http/date.ts';
+import { parseHttpDate } from '../codec/date.ts';
 
 /** Whether the read answers 304 Not Modified. `etag` is the quoted strong tag (`"3"`), `modified` the record's Last-Modified. */
 export function notModified(headers: Headers, etag: string | undefined, modified: Date | undefined): boolean {

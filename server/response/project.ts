@@ -1,7 +1,7 @@
 // Projections: include keeps only the named paths, exclude removes them; dot paths prune nested JSON
 // (arrays on the way are pruned element by element). Applied to `data`, each row for lists.
 import type { Projection } from '../request/listing.ts';
-import { isLosslessNumber } from '../query/json.ts';
+import { isLosslessNumber } from '../codec/json.ts';
 
 type Tree = Map<string, Tree | true>;
 

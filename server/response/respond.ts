@@ -4,9 +4,9 @@
 import type { Plan } from '../plan/plan.ts';
 import { projector } from './project.ts';
 import { OPERATIONS } from '../../compiler/query/operations.ts';
-import { responseText } from '../query/json.ts';
+import { responseText } from '../codec/json.ts';
 import { DataBytes } from '../query/result-data.ts';
-import { compressible } from '../http/compression.ts';
+import { compressible } from './compressible.ts';
 import { notModified } from './conditions.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }

@@ -1,4 +1,4 @@
-// Batches attaching files on the gateway's own pools (openPools, Files on the primary as server/cli/gateway.ts
+// Batches attaching files on the gateway's own pools (openPools, Files on the primary as ops/cli/gateway.ts
 // wires them): a batch holds a connection for its transaction, and its attach must not wait for a second one.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createApp } from '../../server/app.ts';
 import { Files } from '../../server/files/service.ts';
 import { LocalStorage } from '../../server/files/local.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 import { openPools, type Pools } from '../../server/pg/pools.ts';
 import { DEFAULT_LIMITS } from '../../server/request/limits.ts';
 import { JWT_SECRET, startApi, type RunningApi } from '../e2e/support/server.ts';

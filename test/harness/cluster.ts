@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbedded } from '../../server/pg/embedded.ts';
+import { startEmbedded } from '../../ops/pg/embedded.ts';
 import { freePort } from './net.ts';
 import { DEFAULT_MAJOR, embeddedPackage } from './majors.ts';
 

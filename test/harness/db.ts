@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import type { Compiled } from '../../compiler/index.ts';
-import { migrateDatabase, type MigrateResult } from '../../server/migrate.ts';
-import { dropDatabase, quoteIdent, withAdminClient, withDatabase } from '../../server/pg/admin.ts';
+import { migrateDatabase, type MigrateResult } from '../../ops/migrate.ts';
+import { dropDatabase, quoteIdent, withAdminClient, withDatabase } from '../../ops/pg/admin.ts';
 
 export interface TestDatabase {
   name: string;

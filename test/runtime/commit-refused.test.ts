@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateModel } from '../../compiler/model/validate.ts';
-import { commitModel, DevelopmentDatabaseError } from '../../server/commit.ts';
-import { dropDatabase, withDatabase } from '../../server/pg/admin.ts';
-import { schemaShape } from '../../server/pg/schema-shape.ts';
+import { commitModel, DevelopmentDatabaseError } from '../../ops/commit.ts';
+import { dropDatabase, withDatabase } from '../../ops/pg/admin.ts';
+import { schemaShape } from '../../ops/pg/schema-shape.ts';
 import { root } from '../harness/child.ts';
 import { tinyModel } from '../harness/fixtures.ts';
 import { adminUrl, freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { emitMigration } from '../../compiler/emit.ts';
 import { NOTHING_CHANGED } from '../../compiler/delta.ts';
 import { validateModel } from '../../compiler/model/validate.ts';
-import { commitModel, ProofError } from '../../server/commit.ts';
-import { migrateDatabase } from '../../server/migrate.ts';
-import { dropDatabase, quoteIdent, withDatabase } from '../../server/pg/admin.ts';
-import { schemaShape } from '../../server/pg/schema-shape.ts';
+import { commitModel, ProofError } from '../../ops/commit.ts';
+import { migrateDatabase } from '../../ops/migrate.ts';
+import { dropDatabase, quoteIdent, withDatabase } from '../../ops/pg/admin.ts';
+import { schemaShape } from '../../ops/pg/schema-shape.ts';
 import { npmRun, root, runProcess } from '../harness/child.ts';
 import { adminUrl, freshDatabase, installSql, type TestDatabase } from '../harness/db.ts';
 

@@ -8,7 +8,7 @@ import { testApi } from '../harness/fixtures.ts';
 import { startS3, type FakeS3 } from '../files/support.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
 import { dataOf, expectStatus, type Reply } from '../e2e/support/http.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 
 const BUCKET = 'fleet-files';
 const PDF = new TextEncoder().encode('%PDF-1.4\n% two gateways\n%%EOF\n');

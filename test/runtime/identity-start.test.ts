@@ -27,7 +27,7 @@ test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'identity-start-'));
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
-  server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], {
+  server = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'migrations')], {
     DATABASE_URL: db.url, PORT: String(port), MODEL: 'examples/publishing.model.json', LOG_LEVEL: 'silent',
     JWT_SECRET, JWT_PRIVATE_KEY: rsaPem(2048), ACCESS_TOKEN_SECONDS: '120', SIGN_IN_ATTEMPTS_PER_EMAIL: '2',
     JWT_CLAIM_ROLES: 'realm_access.roles', SET_AUTHENTICATOR_PASSWORD: 'true',

@@ -35,9 +35,9 @@ test('the Dockerfile runs scripts/image.sh for its build, runtime and healthchec
   assert.match(dockerfile, 'HEALTHCHECK');
   assert.match(dockerfile, '"scripts/image.sh", "healthcheck"');
   assert.match(dockerfile, /^USER node$/m);
-  assert.match(dockerfile, 'CMD ["node", "dist/server/cli/serve.js"]');
+  assert.match(dockerfile, 'CMD ["node", "dist/ops/cli/serve.js"]');
   const compose = readFileSync(join(root, 'deploy/compose.yaml'), 'utf8');
-  assert.match(compose, 'dist/server/cli/migrate.js');
+  assert.match(compose, 'dist/ops/cli/migrate.js');
   for (const v of ['JWT_SECRET', 'FILES_SECRET', 'AUTHENTICATOR_PASSWORD', 'POSTGRES_PASSWORD']) assert.match(readFileSync(join(root, '.env.example'), 'utf8'), `${v}=`);
 });
 
@@ -65,7 +65,7 @@ test('build, runtime install, migrate job, serve and healthcheck, from the same 
 
   // The migrate job, then the gateway with its own login.
   const env = { DATABASE_URL: db.url, DB_ROLE_PREFIX: prefix, AUTHENTICATOR_PASSWORD: 'image-test-password' };
-  const migrated = spawnSync(process.execPath, ['dist/server/cli/migrate.js', '--model', 'examples/publishing.model.json', '--migrations', join(work, 'migrations')],
+  const migrated = spawnSync(process.execPath, ['dist/ops/cli/migrate.js', '--model', 'examples/publishing.model.json', '--migrations', join(work, 'migrations')],
     { cwd: app, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
   assert.is(migrated.status, 0, migrated.stdout + migrated.stderr);
   const login = new URL(db.url);
@@ -74,7 +74,7 @@ test('build, runtime install, migrate job, serve and healthcheck, from the same 
   const port = String(await freePort());
   let serve: Running | undefined;
   try {
-    serve = await startTs(join(app, 'dist/server/cli/serve.js'), [], {
+    serve = await startTs(join(app, 'dist/ops/cli/serve.js'), [], {
       GATEWAY_DATABASE_URL: login.toString(), JWT_SECRET: 'image-test-secret-0123456789abcdef-0123', FILES_SECRET: 'image-files', PORT: port, LOG_LEVEL: 'silent',
     }, /Health: /, 60_000, []);
     const healthy = sh(app, ['healthcheck'], { PORT: port });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { roleNamesFromEnv } from '../../compiler/sql/roles.ts';
-import { dropDatabase, quoteIdent, withAdminClient, withDatabase } from '../../server/pg/admin.ts';
+import { dropDatabase, quoteIdent, withAdminClient, withDatabase } from '../../ops/pg/admin.ts';
 import { npmRun } from '../harness/child.ts';
 import { adminUrl, dropRoles } from '../harness/db.ts';
 import { tinyModel } from '../harness/fixtures.ts';

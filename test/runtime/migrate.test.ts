@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateHash } from 'graphile-migrate/dist/hash.js';
-import { describeFailure, migrateDatabase, MigrationError } from '../../server/migrate.ts';
+import { describeFailure, migrateDatabase, MigrationError } from '../../ops/migrate.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 
 let db: TestDatabase;

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
 import { dataOf, expectStatus, type Reply } from '../e2e/support/http.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 
 const BASE = '/api/ops/v1';
 const OFFICE = '203.0.113.0/24';

@@ -10,8 +10,8 @@ import { startThrowawayEmbedded, type TestCluster } from '../harness/cluster.ts'
 import { tinyModel } from '../harness/fixtures.ts';
 import { embeddedPg14 } from '../harness/pg14.ts';
 import { freePort } from '../harness/net.ts';
-import { withAdminClient, withDatabase } from '../../server/pg/admin.ts';
-import { SUPPORTED_RANGE } from '../../server/pg/version.ts';
+import { withAdminClient, withDatabase } from '../../ops/pg/admin.ts';
+import { SUPPORTED_RANGE } from '../../ops/pg/version.ts';
 
 let cluster: TestCluster;
 let dir: string;
@@ -69,7 +69,7 @@ test('npm start and npm run commit refuse it the same way', async () => {
 
 test('serve refuses it before it listens', async () => {
   const env = { GATEWAY_DATABASE_URL: url, JWT_SECRET: 'x'.repeat(32), FILES_SECRET: 'f'.repeat(32), PORT: String(await freePort()) };
-  const run = await runProcess(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'], env);
+  const run = await runProcess(process.execPath, ['--import', 'tsx', 'ops/cli/serve.ts'], env);
   assertRefused(run, 'serve');
   assert.not.match(run.stdout, 'Health:');
 });

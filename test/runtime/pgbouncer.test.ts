@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 import { pgbouncerPath, startPgbouncer, type Pooler } from '../harness/pgbouncer.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 
 const bin = pgbouncerPath();
 if (!bin) console.log('pgbouncer.test.ts: SKIPPED, pgbouncer is not on the PATH (Debian: apt-get install pgbouncer)');

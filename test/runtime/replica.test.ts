@@ -9,8 +9,8 @@ import { installModel, type TestDatabase } from '../harness/db.ts';
 import { startReplicatedCluster, type ReplicatedCluster } from '../harness/replica.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
 import { dataOf, expectStatus } from '../e2e/support/http.ts';
-import { quoteIdent, withAdminClient, withDatabase } from '../../server/pg/admin.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { quoteIdent, withAdminClient, withDatabase } from '../../ops/pg/admin.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 
 const NAME = 'replicated';
 let cluster: ReplicatedCluster | undefined;

@@ -13,8 +13,8 @@ import { root, startTs } from '../harness/child.ts';
 import { productionInstall, type Install } from '../harness/production.ts';
 import { freshDatabase, type TestDatabase } from '../harness/db.ts';
 import { freePort } from '../harness/net.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
-import { schemaShape } from '../../server/pg/schema-shape.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
+import { schemaShape } from '../../ops/pg/schema-shape.ts';
 import { ENGINE_VERSION } from '../../compiler/manifest/types.ts';
 
 let install: Install;
@@ -38,14 +38,14 @@ test.after(async () => {
 });
 
 test('the built migrate installs the example; the built serve answers with plain node, no tsx', async () => {
-  const migrated = node('server/cli/migrate.js', { DATABASE_URL: db.url }, ['--migrations', join(root, 'db/migrations')]);
+  const migrated = node('ops/cli/migrate.js', { DATABASE_URL: db.url }, ['--migrations', join(root, 'db/migrations')]);
   assert.is(migrated.status, 0, migrated.stdout + migrated.stderr);
   const port = await freePort();
   const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), JWT_SECRET: SECRET, FILES_SECRET: 'files-secret', PORT: String(port), LOG_LEVEL: 'silent' };
   // What serve must leave as it found it: the schema, and authenticator's password (a new SCRAM salt on any ALTER ROLE).
   const password = async () => (await db.sql`select rolpassword from pg_authid where rolname = 'authenticator'`)[0]?.rolpassword as string;
   const before = { shape: await schemaShape(db.sql), password: await password() };
-  const server = await startTs(join(install.dir, 'dist/server/cli/serve.js'), [], env, /Health: /, 60_000, []);
+  const server = await startTs(join(install.dir, 'dist/ops/cli/serve.js'), [], env, /Health: /, 60_000, []);
   try {
     const base = `http://127.0.0.1:${port}`;
     assert.is((await fetch(`${base}/ready`)).status, 200);
@@ -66,16 +66,16 @@ test('the built migrate installs the example; the built serve answers with plain
 });
 
 test('serve refuses a database that was not migrated, and a start without the secrets it must be given', async () => {
-  const unmigrated = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: empty.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
+  const unmigrated = node('ops/cli/serve.js', { GATEWAY_DATABASE_URL: empty.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
   assert.is(unmigrated.status, 1);
   assert.match(unmigrated.stderr, 'migrate the database');
-  const noSecret = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: '', JWKS_URL: '', PORT: String(await freePort()) });
+  const noSecret = node('ops/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: '', JWKS_URL: '', PORT: String(await freePort()) });
   assert.is(noSecret.status, 1);
   assert.match(noSecret.stderr, 'JWT_SECRET');
-  const noFilesSecret = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: '', PORT: String(await freePort()) });
+  const noFilesSecret = node('ops/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: '', PORT: String(await freePort()) });
   assert.is(noFilesSecret.status, 1);
   assert.match(noFilesSecret.stderr, 'FILES_SECRET', 'the local file driver\'s key is not generated either');
-  const superuser = node('server/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
+  const superuser = node('ops/cli/serve.js', { GATEWAY_DATABASE_URL: db.url, JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) });
   assert.is(superuser.status, 1, superuser.stdout + superuser.stderr);
   assert.match(superuser.stderr, 'a superuser: serve takes the gateway\'s own login (authenticator)');
 });
@@ -84,7 +84,7 @@ test('serve refuses a database migrated by an older engine version, naming both 
   await db.sql`update lib.manifest set manifest = manifest || jsonb_build_object('engine', ${ENGINE_VERSION - 1}::int)`;
   try {
     const env = { GATEWAY_DATABASE_URL: await gatewayUrl(db.url, { SET_AUTHENTICATOR_PASSWORD: 'true' }), JWT_SECRET: SECRET, FILES_SECRET: 'x', PORT: String(await freePort()) };
-    const old = node('server/cli/serve.js', env);
+    const old = node('ops/cli/serve.js', env);
     assert.is(old.status, 1, old.stdout + old.stderr);
     assert.match(old.stderr, `engine version ${ENGINE_VERSION - 1}, this gateway version ${ENGINE_VERSION}`);
     assert.match(old.stderr, 'run migrate');

@@ -41,7 +41,7 @@ test('MODEL=examples/billing.model.json npm start serves billing and leaves git 
   }
   const before = snapshot();
   const port = await freePort();
-  const server = await startTs('server/cli/start.ts', [], { DATABASE_URL: db.url, PORT: String(port), MODEL: 'examples/billing.model.json', LOG_LEVEL: 'silent', SET_AUTHENTICATOR_PASSWORD: 'true' }, /Health: /, 120_000);
+  const server = await startTs('ops/cli/start.ts', [], { DATABASE_URL: db.url, PORT: String(port), MODEL: 'examples/billing.model.json', LOG_LEVEL: 'silent', SET_AUTHENTICATOR_PASSWORD: 'true' }, /Health: /, 120_000);
   try {
     assert.match(server.output(), 'Serving Billing API');
     const res = await fetch(`http://127.0.0.1:${port}/api/billing/v2/openapi.json`);

@@ -30,7 +30,7 @@ test.after(async () => {
 test('compiles, migrates, serves /health and stops on SIGTERM', async () => {
   const port = await freePort();
   const env = { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), SET_AUTHENTICATOR_PASSWORD: 'true' };
-  const server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], env, /Health: /);
+  const server = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'migrations')], env, /Health: /);
   try {
     assert.match(server.output(), `Serving Tiny API at http://localhost:${port}`);
     assert.ok(existsSync(join(dir, 'migrations', 'current.sql')), 'current.sql written to the given folder');
@@ -49,7 +49,7 @@ test('another MODEL without --migrations keeps its script under .data/migrations
   const tracked = readFileSync(join(root, 'db/migrations/current.sql'), 'utf8');
   const model = { ...tiny, api: { ...tiny.api, slug: 'tinystart' } };
   writeFileSync(join(dir, 'own.model.json'), JSON.stringify(model));
-  const server = await startTs('server/cli/start.ts', [], { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'own.model.json'), SET_AUTHENTICATOR_PASSWORD: 'true' }, /Health: /);
+  const server = await startTs('ops/cli/start.ts', [], { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'own.model.json'), SET_AUTHENTICATOR_PASSWORD: 'true' }, /Health: /);
   try {
     assert.ok(existsSync(join(root, '.data/migrations/tinystart/current.sql')), 'the script is kept under .data');
   } finally {
@@ -62,7 +62,7 @@ test('another MODEL without --migrations keeps its script under .data/migrations
 test('SIGTERM lets a request in flight finish (the pool closes after it), then exits 0', async () => {
   const port = await freePort();
   const env = { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), LOCK_TIMEOUT_MS: '20000', SHUTDOWN_GRACE_MS: '15000', LOG_LEVEL: 'silent', SET_AUTHENTICATOR_PASSWORD: 'true' };
-  const server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'drain-migrations')], env, /Health: /);
+  const server = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'drain-migrations')], env, /Health: /);
   const base = `http://127.0.0.1:${port}/api/tiny/v1/notes`;
   const made = await (await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"drain"}' })).json();
   let release!: () => void;
@@ -88,8 +88,8 @@ test('SIGTERM lets a request in flight finish (the pool closes after it), then e
 test('two gateways on one database serve concurrent load side by side: no 5xx (no password rotation at start)', async () => {
   const ports = [await freePort(), await freePort()];
   const env = (port: number) => ({ DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), LOG_LEVEL: 'silent', SET_AUTHENTICATOR_PASSWORD: 'true' });
-  const first = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'two-a')], env(ports[0]!), /Health: /);
-  const second = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'two-b')], env(ports[1]!), /Health: /);
+  const first = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'two-a')], env(ports[0]!), /Health: /);
+  const second = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'two-b')], env(ports[1]!), /Health: /);
   try {
     const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => {
       const base = `http://127.0.0.1:${ports[i % 2]}/api/tiny/v1/notes`;

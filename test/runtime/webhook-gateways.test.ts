@@ -10,7 +10,7 @@ import { runProcess } from '../harness/child.ts';
 import { startServe, type ServedGateway } from '../harness/serve.ts';
 import { dataOf } from '../e2e/support/http.ts';
 import { Receiver } from '../e2e/support/receiver.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const MODEL = {
@@ -70,7 +70,7 @@ test('two gateways: N changes through both, each POSTed exactly once, signed', a
 });
 
 test('a missing secret or address variable stops the start, naming each', async () => {
-  const run = await runProcess(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'],
+  const run = await runProcess(process.execPath, ['--import', 'tsx', 'ops/cli/serve.ts'],
     { ...env, SEARCH_HOOK_URL: '', WEBHOOK_SEARCH_SECRET: '', JWT_SECRET: 'serve-test-secret-0123456789abcdef-0123456789', FILES_SECRET: 'x', PORT: '0' });
   assert.is(run.code, 1);
   assert.match(run.stderr, /Serve failed: Webhooks need:/);

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Answers } from '../../server/batch/answers.ts';
 import { ApiError } from '../../server/problem/types.ts';
-import { isLosslessNumber, responseText } from '../../server/query/json.ts';
+import { isLosslessNumber, responseText } from '../../server/codec/json.ts';
 
 const body = (n: number) => `{"data": {"id": ${n}, "big": 9007199254740993, "text": "${'x'.repeat(100)}"}}`;
 

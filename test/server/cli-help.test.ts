@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../harness/child.ts';
 
-const COMMANDS = ['compiler/cli', 'compiler/spec-cli', 'server/cli/migrate', 'server/cli/commit', 'server/cli/start', 'server/cli/token', 'server/cli/serve'];
+const COMMANDS = ['compiler/cli', 'compiler/spec-cli', 'ops/cli/migrate', 'ops/cli/commit', 'ops/cli/start', 'ops/cli/token', 'ops/cli/serve'];
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
 
 const run = (command: string, args: string[]) => spawnSync(process.execPath, ['scripts/run.mjs', command, ...args], {
@@ -28,7 +28,7 @@ for (const command of COMMANDS) {
 }
 
 test('--version names the project and its version', () => {
-  for (const command of ['server/cli/migrate', 'server/cli/serve']) {
+  for (const command of ['ops/cli/migrate', 'ops/cli/serve']) {
     const v = run(command, ['--version']);
     assert.is(v.status, 0, v.stderr);
     assert.is(v.stdout.trim(), `modelapi ${version}`);

@@ -45,7 +45,7 @@ test('npm run token prints an HS256 JWT carrying the claims', async () => {
 test('npm start serves the API from the manifest and accepts minted tokens', async () => {
   const port = await freePort();
   const env = { DATABASE_URL: db.url, PORT: String(port), MODEL: join(dir, 'tiny.model.json'), JWT_SECRET, SET_AUTHENTICATOR_PASSWORD: 'true' };
-  const server = await startTs('server/cli/start.ts', ['--migrations', join(dir, 'migrations')], env, /Health: /);
+  const server = await startTs('ops/cli/start.ts', ['--migrations', join(dir, 'migrations')], env, /Health: /);
   try {
     assert.match(server.output(), `API: http://localhost:${port}/api/tiny/v1`);
     assert.match(server.output(), 'npm run -s token');

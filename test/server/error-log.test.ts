@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.ts';
 import { Files } from '../../server/files/service.ts';
-import { storageFromEnv } from '../../server/files/storage.ts';
+import { storageFromEnv } from '../../server/files/drivers.ts';
 import { observedTime } from '../../server/http/observe.ts';
 import { errorFields, failureLog } from '../../server/problem/log.ts';
 import { BASE, SECRET, call, startApi, token, type Api } from './setup.ts';

@@ -2,7 +2,7 @@
 // that are none, fields that name no instant, years below 100, and the RFC 850 two-digit year's century.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseHttpDate } from '../../server/http/date.ts';
+import { parseHttpDate } from '../../server/codec/date.ts';
 
 const iso = (text: string, now?: number) => parseHttpDate(text, now)?.toISOString();
 

@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { isSafeNumber } from 'lossless-json';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parseResult, responseText } from '../../server/query/json.ts';
-import { inexactNumbers } from '../../server/query/exact-parse.ts';
+import { parseResult, responseText } from '../../server/codec/json.ts';
+import { inexactNumbers } from '../../server/codec/exact-parse.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

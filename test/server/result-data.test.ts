@@ -3,7 +3,7 @@
 // or array `data` is parsed whole.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isLosslessNumber, responseText } from '../../server/query/json.ts';
+import { isLosslessNumber, responseText } from '../../server/codec/json.ts';
 import { DataBytes, parseWithData } from '../../server/query/result-data.ts';
 import { DATA_BYTES } from '../../compiler/query/paging.ts';
 import { callOf, type Plan } from '../../server/plan/plan.ts';

@@ -2,7 +2,7 @@
 // not invent (HS256 at least 32 bytes), and FILES_SECRET for the local driver; an empty variable is unset.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { serveSettings } from '../../server/cli/serve-settings.ts';
+import { serveSettings } from '../../ops/cli/serve-settings.ts';
 
 const LONG = 'x'.repeat(32);
 const refused = (env: NodeJS.ProcessEnv, says: string) => assert.throws(() => serveSettings(env), (err: Error) => err.message.includes(says));

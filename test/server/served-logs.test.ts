@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, installModel, type TestDatabase } from '../harness/db.ts';
 import { startServe, SERVE_JWT_SECRET, type ServedGateway } from '../harness/serve.ts';
-import { gatewayUrl } from '../../server/pg/gateway-role.ts';
+import { gatewayUrl } from '../../ops/pg/gateway-role.ts';
 import { token } from './setup.ts';
 import { EventClient } from '../e2e/support/events.ts';
 

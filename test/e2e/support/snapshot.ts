@@ -1,7 +1,7 @@
 // A fingerprint of every app.* table (row count and an md5 of its rows in a stable order), taken
 // with the superuser connection, to prove that a batch of refused requests changed no data.
 import type postgres from 'postgres';
-import { quoteIdent } from '../../../server/pg/admin.ts';
+import { quoteIdent } from '../../../ops/pg/admin.ts';
 
 export type Snapshot = Record<string, { rows: number; hash: string }>;
 

@@ -2,7 +2,7 @@
 // when set, else a random one generated once and kept in .data/jwt-secret (0600).
 import { join } from 'node:path';
 import { projectRoot } from '../pg/resolve.ts';
-import { persistentSecret } from '../pg/secret.ts';
+import { persistentSecret } from '../../server/pg/secret.ts';
 
 /** HS256 keys shorter than the hash (32 bytes) are weak; refuse them rather than run with one. */
 export const MIN_SECRET_BYTES = 32;

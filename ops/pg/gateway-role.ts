@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { roleNamesFromEnv } from '../../compiler/sql/roles.ts';
-import { persistentSecret, storedSecret } from './secret.ts';
+import { persistentSecret, storedSecret } from '../../server/pg/secret.ts';
 import { projectRoot } from './resolve.ts';
 import { quoteIdent } from './admin.ts';
 

@@ -1,21 +1,12 @@
 // Finds the database the service uses: DATABASE_URL when set, else a persistent embedded cluster
 // under .data/pg with the `modelapi` database created on first use. Callers stop() it on exit.
-import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { join } from 'node:path';
 import { startEmbedded } from './embedded.ts';
-import { persistentSecret } from './secret.ts';
+import { persistentSecret } from '../../server/pg/secret.ts';
+import { projectRoot } from '../../server/pg/root.ts';
 import { ensureDatabase, withDatabase } from './admin.ts';
 
-/** The folder of the project's package.json: the same from the sources and from the built dist/. */
-export const projectRoot = findRoot(dirname(fileURLToPath(import.meta.url)));
-
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir + sep;
-    if (dirname(dir) === dir) return fileURLToPath(new URL('../../', import.meta.url));
-  }
-}
+export { projectRoot };
 
 export interface ResolvedDatabase {
   /** Connection URL of the database the API lives in. */

@@ -1,15 +1,15 @@
-// `npm run serve` (or `node dist/server/cli/serve.js` after `npm run build`): serves a database that
+// `npm run serve` (or `node dist/ops/cli/serve.js` after `npm run build`): serves a database that
 // `migrate` already brought up to a model, with the gateway's own credentials only: no compiling, no
 // DDL, no role changes, no files written; every secret comes from the environment.
 import { ENGINE_VERSION } from '../../compiler/manifest/types.ts';
-import { loadManifest } from '../query/manifest.ts';
-import { limitsFromEnv } from '../request/limits.ts';
+import { loadManifest } from '../../server/query/manifest.ts';
+import { limitsFromEnv } from '../../server/request/limits.ts';
 import { poolsFromEnv, portFromEnv, runGateway } from './gateway.ts';
 import { serveSettings } from './serve-settings.ts';
 import { commandLine } from '../../compiler/command-line.ts';
 import { assertSupportedServer } from '../pg/version.ts';
 
-const USAGE = `Usage: npm run serve   (node dist/server/cli/serve.js)
+const USAGE = `Usage: npm run serve   (node dist/ops/cli/serve.js)
 
 Serves a database that migrate brought up to a model, with the gateway's own login only: no compiling, no DDL, no
 role changes, nothing written. Needs GATEWAY_DATABASE_URL (or DATABASE_URL), JWT_SECRET (or JWT_PRIVATE_KEY or

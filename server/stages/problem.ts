@@ -4,8 +4,8 @@ import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { ElementFailure } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
-import { problemFromDatabase } from './database.ts';
-import { ApiError, locate } from './types.ts';
+import { problemFromDatabase } from '../problem/database.ts';
+import { ApiError, locate } from '../problem/types.ts';
 
 export function requestProblem(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
   return plan ? wireNames(problemOf(err, plan, identity, manifest), plan) : problemOf(err, plan, identity, manifest);
