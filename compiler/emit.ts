@@ -19,6 +19,7 @@ import { queryLanguageSql } from './sql/query.ts';
 import { identityDdl } from './sql/identity.ts';
 import { webhooksDdl } from './sql/webhooks.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
+import { wrapLong } from './sql/layout.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
 const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql', 'webhooks.sql'].map(sqlFile).join('\n\n');
@@ -44,7 +45,7 @@ export function emitMigration(model: Model, opts: EmitOptions = {}): string {
 
 /** The request engine: the same for every model (schemas, roles, lib.*, the query language). */
 export function emitEngine(opts: EmitOptions = {}): string {
-  return [renameRoles(KIT.trim(), opts.roles ?? DEFAULT_ROLES), queryLanguageSql()].join('\n\n');
+  return wrapLong([renameRoles(KIT.trim(), opts.roles ?? DEFAULT_ROLES), queryLanguageSql()].join('\n\n'));
 }
 
 /**
@@ -102,7 +103,7 @@ export function renderParts(parts: Part[]): string {
     if (!p.sql) continue;
     if (p.section !== current) out.push(`-- ${p.section} ${'-'.repeat(Math.max(4, 94 - p.section.length))}`);
     current = p.section;
-    out.push(p.sql);
+    out.push(wrapLong(p.sql));
   }
   return [...out, ''].join('\n\n');
 }

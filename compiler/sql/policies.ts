@@ -7,6 +7,7 @@ import { hasOrganization } from '../ir/columns.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
+import { clauses } from './layout.ts';
 import { fn } from './engine/refusals.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
 
@@ -82,9 +83,9 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;
       const cond = tree === 'true' ? `(${winner})` : `(${winner} AND ${tree})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
-      const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
-      out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees} ${clause};`,
-        `COMMENT ON POLICY ${ident(name)} ON ${rel} IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`);
+      const clause = command === 'insert' ? [`WITH CHECK ${cond};`] : command === 'update' ? [`USING ${cond}`, 'WITH CHECK (true);'] : [`USING ${cond};`];
+      out.push(clauses(`CREATE POLICY ${ident(name)} ON ${rel}`, [`AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees}`, ...clause]),
+        clauses(`COMMENT ON POLICY ${ident(name)} ON ${rel}`, [`IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`]));
     }
   }
   if (t.entity.softDelete) {
@@ -127,7 +128,7 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
   // pl/pgSQL, not SQL: its query plan is kept for the connection instead of being made on every statement.
   const define = (t: TableIR, body: string[]) => out.push(
-    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE plpgsql STABLE ${DEFINER} AS $fn$`,
+    clauses(`CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)}`, [`LANGUAGE plpgsql STABLE ${DEFINER}`, 'AS $fn$']),
     'BEGIN', '  RETURN QUERY', ...body.map((l) => `    ${l}`).map((l, i, a) => (i === a.length - 1 ? `${l};` : l)), 'END $fn$;',
     `COMMENT ON FUNCTION ${stakeholderKeys(t.name)}() IS ${literal(`matchProjectStakeholder: keys of the ${t.entityName} rows in projects the caller owns or is a member of.`)};`);
   const project = entityTable(projects.entity);

@@ -5,6 +5,7 @@ import { DATA_BYTES, ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
+import { indent, query } from '../layout.ts';
 import { embedMembers, embedScenarios } from './embed.ts';
 import {
   keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList, singleJsonText, withMembers, type Shape,
@@ -65,7 +66,8 @@ export function ownerParentCheck(owner: Shape): string {
 /** After a write matched no row: 403/404 when the record is not visible, 403 when the write's policy rejects it, else 412/409. */
 export function explainMiss(s: Shape, action: string, rows: 'live' | 'any', expected: string): string[] {
   return [
-    `SELECT ${s.version ? `t.${ident(s.version)}::text` : 't._rev::text'}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, rows)};`,
+    query([`SELECT ${s.version ? `t.${ident(s.version)}::text` : 't._rev::text'}, t._modified_at INTO _etag, _modified`, `FROM ${s.rel} t`,
+      `WHERE ${recordWhere(s, rows)};`]),
     `IF NOT FOUND THEN PERFORM ${fn(s, 'refuse')}(${literal(action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
     `PERFORM ${fn(s, 'deny')}(${literal(action)}, _key);`,
     `PERFORM lib.precondition_failed(${literal(s.entity)}, _etag, _modified, args, ${expected});`,
@@ -147,6 +149,10 @@ function list(s: Shape, action: 'list' | 'search'): string {
   ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
 }
 
+/** The record `_key` as a Single into _result (`more`: the embeds' members). */
+const selectSingle = (s: Shape, h: Head, more = '') =>
+  query([`SELECT ${singleJsonText(s, h.scenarioLabel, 't', more)} INTO _result`, `FROM ${s.rel} t`, `WHERE ${recordWhere(s)};`]);
+
 function read(s: Shape): string {
   const h = head(s, 'read');
   return plpgsql(api(s, 'read'), ARGS, 'json', [...h.declare, '_result json;'], [
@@ -156,12 +162,11 @@ function read(s: Shape): string {
     // A read without embeds keeps a plan of its own, as plain as the table's.
     ...(s.embeds.length ? [
       "IF args ? 'embed' THEN",
-      `  SELECT ${singleJsonText(s, h.scenarioLabel, 't', embedMembers(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
-      `    FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      `  ${selectSingle(s, h, embedMembers(s, 't', "args -> 'embed'", 'args'))}`,
       'ELSE',
-      `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      `  ${selectSingle(s, h)}`,
       'END IF;',
-    ] : [`SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
+    ] : [selectSingle(s, h)]),
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
     'RETURN _result;',
@@ -312,17 +317,17 @@ function remove(s: Shape): string {
  */
 function restore(s: Shape): string {
   const h = head(s, 'restore');
-  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`];
+  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL`, `WHERE ${where}`, `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`];
   const etag = s.version ? `t.${ident(s.version)}::text` : 't._rev::text';
   return plpgsql(api(s, 'restore'), ARGS, 'json', [...h.declare, ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
     ...keyCheck(s),
     parentCheck(s),
     ...preconditionAssignments(s),
-    ...restoring(`${recordWhere(s, 'deleted')}\n  AND ${preconditionWhere(s)}`),
+    ...restoring(`${recordWhere(s, 'deleted')}\n${indent(`AND ${preconditionWhere(s)}`)}`),
     'IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN',
     // Was it the preconditions? Restore without them: a row restored so is undone by the 412 (the request's
     // transaction ends with it); a row the policies keep (restore filters, FETCH) is still not found (404).
-    `  SELECT ${etag}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, 'deleted')};`,
+    `  ${query([`SELECT ${etag}, t._modified_at INTO _etag, _modified`, `FROM ${s.rel} t`, `WHERE ${recordWhere(s, 'deleted')};`])}`,
     '  IF FOUND THEN',
     ...restoring(recordWhere(s, 'deleted')).map((l) => `    ${l}`),
     '    IF _result IS NOT NULL THEN',
@@ -332,7 +337,7 @@ function restore(s: Shape): string {
     '  END IF;',
     'END IF;',
     'IF _result IS NULL THEN',
-    `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+    `  ${selectSingle(s, h)}`,
     `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
     // A live record was read, not written: the SELECT policies let a write's lifecycle and attribute rules
     // give way (the write's own policy judges), so the restore scenario judges it here, as its UPDATE would.
