@@ -7,7 +7,7 @@ import { hasOrganization } from '../ir/columns.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
-import { clauses } from './layout.ts';
+import { chain, clauses } from './layout.ts';
 import { fn } from './engine/refusals.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
 
@@ -81,7 +81,7 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
       // One boolean sub-select, once per statement, which the planner weighs as a half (compiler/access/rules.ts).
       const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;
-      const cond = tree === 'true' ? `(${winner})` : `(${winner} AND ${tree})`;
+      const cond = tree === 'true' ? `(${winner})` : `(${chain([winner, tree], 'AND')})`;
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
       const clause = command === 'insert' ? [`WITH CHECK ${cond};`] : command === 'update' ? [`USING ${cond}`, 'WITH CHECK (true);'] : [`USING ${cond};`];
       out.push(clauses(`CREATE POLICY ${ident(name)} ON ${rel}`, [`AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees}`, ...clause]),

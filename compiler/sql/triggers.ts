@@ -6,6 +6,7 @@ import { defaultValueSql, hasOrganization } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
 import type { RoleNames } from './roles.ts';
+import { clauses } from './layout.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -175,6 +176,6 @@ export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string):
     `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = ${row(key)}${org};`,
     '  RETURN NULL;',
     'END $fn$;',
-    `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${touch}();`,
+    clauses(`CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)}`, [`FOR EACH ROW EXECUTE FUNCTION ${touch}();`]),
   ].join('\n');
 }

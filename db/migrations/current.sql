@@ -2571,8 +2571,8 @@ BEGIN
   UPDATE "app"."users" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."user_id" ELSE NEW."user_id" END);
   RETURN NULL;
 END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile"
+  FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
 
 CREATE OR REPLACE FUNCTION "app"."projects_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -2708,28 +2708,28 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tags" FO
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{"password"}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{"password"}');
 
 DROP TRIGGER IF EXISTS changes ON "app"."users_profile";  -- logged as its owner's update
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."projects" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."projects_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'project_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects_members"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'project_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'id', 'entity', 'version', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'id', 'entity', 'version', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."posts_tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'post_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts_tags"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'post_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."comments" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."comments"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tags"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -6946,13 +6946,14 @@ BEGIN
     AND CASE _winner
         WHEN 'Readers'
           THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-            OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-            OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects'
-          THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
-              AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-            OR ((SELECT auth.roles() && ARRAY['author']::text[])
-              AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+  OR ((SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[]))
+        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+  OR ((SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
     AND deleted_at IS NULL);
@@ -8660,19 +8661,21 @@ END $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users see users [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users') AND (SELECT auth.uid() IS NOT NULL));
+  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users')
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users"
   IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
 CREATE POLICY "Users manage themselves [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Users manage themselves [select]" ON "app"."users"
   IS 'Scenario "Users manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."users"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Anyone signs up [select]" ON "app"."users"
@@ -8682,12 +8685,12 @@ COMMENT ON POLICY "Anyone signs up [select]" ON "app"."users" IS 'Scenario "Anyo
 CREATE POLICY "Users manage themselves [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Users manage themselves [insert]" ON "app"."users" IS 'Scenario "Users manage themselves"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."users" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Anyone signs up [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
@@ -8696,24 +8699,24 @@ COMMENT ON POLICY "Anyone signs up [insert]" ON "app"."users" IS 'Scenario "Anyo
 CREATE POLICY "Users manage themselves [update]" ON "app"."users"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
   WITH CHECK (true);
 COMMENT ON POLICY "Users manage themselves [update]" ON "app"."users" IS 'Scenario "Users manage themselves"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."users"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."users" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Users manage themselves [delete]" ON "app"."users"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Users manage themselves [delete]" ON "app"."users" IS 'Scenario "Users manage themselves"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."users"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."users" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
 
@@ -8740,58 +8743,58 @@ COMMENT ON FUNCTION "app"."projects_access"(text) IS 'PRE_FETCH for Project: the
 CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-      AND ((SELECT auth.uid() IS NOT NULL)
-        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
   IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), '
     'link (entity), unlink (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."projects"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
 CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
-      AND (SELECT auth.uid() IS NOT NULL));
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Any signed-in user starts a project [select]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
 CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
-      AND (SELECT auth.uid() IS NOT NULL));
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
 CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders work on their projects [update]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."projects"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
 
@@ -8823,91 +8826,100 @@ COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scena
 CREATE POLICY "Readers [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers')
-      AND (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-        OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-        OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])));
+    AND (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+      OR ((SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])));
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-      AND (((SELECT auth.roles() && ARRAY['editor']::text[])
-          AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-        OR ((SELECT auth.roles() && ARRAY['author']::text[])
-          AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))));
+    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+      OR ((SELECT auth.roles() && ARRAY['author']::text[])
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), '
     'delete (entity), restore (entity), link (entity), unlink (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), '
     'unlink (api)';
 CREATE POLICY "Administrators edit anything [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators edit anything [select]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
 CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
-      AND ((SELECT auth.roles() && ARRAY['reviewer']::text[])
-        AND ((SELECT lib.action() = ANY (ARRAY['update', 'delete', 'restore']::text[]))
+    AND ((SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ((SELECT lib.action() = ANY (ARRAY['update', 'delete', 'restore']::text[]))
           OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
 COMMENT ON POLICY "Reviewers move posts through review [select]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
 CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
-        AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]))
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]))
           OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
 COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
   IS 'Scenario "Authors edit their posts until they are published"; update (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-      AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-        OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
+      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-      AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-        OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
+      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
   WITH CHECK (true);
 COMMENT ON POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."posts"
   IS 'Scenario "Administrators can do anything"; update (api), delete (api), restore (api)';
 CREATE POLICY "Administrators edit anything [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators edit anything [update]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
 CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
-      AND ((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))))
+    AND ((SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))))
   WITH CHECK (true);
 COMMENT ON POLICY "Reviewers move posts through review [update]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
 CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))
-        AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ("author_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
           OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))))
   WITH CHECK (true);
 COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
@@ -8915,14 +8927,16 @@ COMMENT ON POLICY "Authors edit their posts until they are published [update]" O
 CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-      AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-        OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
+      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
 COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
 CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated
   USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
@@ -8946,11 +8960,11 @@ BEGIN
     WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
       WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[])
       THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE
-      WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[])))
-      THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
-      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[])
-      THEN 'Administrators can do anything' END;
+    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL)
+  AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[])))
+    THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
+    WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[])
+    THEN 'Administrators can do anything' END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
@@ -8962,80 +8976,83 @@ COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Sce
 CREATE POLICY "Administrators moderate comments [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators moderate comments [select]" ON "app"."comments"
   IS 'Scenario "Administrators moderate comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Authors manage their comments [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments"
   IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
-      AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
   IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
 CREATE POLICY "Administrators moderate comments [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators moderate comments [insert]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; create (entity)';
 CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [insert]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
-      AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
 COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
   IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
 CREATE POLICY "Administrators moderate comments [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators moderate comments [update]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; update (entity)';
 CREATE POLICY "Authors manage their comments [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))))
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))))
   WITH CHECK (true);
 COMMENT ON POLICY "Authors manage their comments [update]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Administrators moderate comments [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators moderate comments [delete]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; delete (entity)';
 CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
 
@@ -9058,29 +9075,29 @@ COMMENT ON POLICY "Everyone reads tags [select]" ON "app"."tags" IS 'Scenario "E
 CREATE POLICY "Administrators can do anything [select]" ON "app"."tags"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."tags"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), update (api), delete (api)';
 CREATE POLICY "Only editors create tags [select]" ON "app"."tags"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
-      AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Only editors create tags [select]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
 CREATE POLICY "Only editors create tags [insert]" ON "app"."tags"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
-      AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Only editors create tags [insert]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."tags"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
@@ -9110,8 +9127,8 @@ BEGIN
 ]::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
-        WHEN 'Users manage themselves'
-          THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9147,9 +9164,8 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders work on their projects'
-          THEN ((SELECT auth.uid() IS NOT NULL)
-            AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+        WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9191,13 +9207,14 @@ BEGIN
         WHERE CASE _winner
         WHEN 'Readers'
           THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-            OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-            OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects'
-          THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
-              AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-            OR ((SELECT auth.roles() && ARRAY['author']::text[])
-              AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+  OR ((SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[]))
+        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+  OR ((SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
           AND deleted_at IS NULL)
@@ -9235,8 +9252,8 @@ BEGIN
         WHERE CASE _winner
         WHEN 'Everyone reads comments' THEN true
         WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
-        WHEN 'Authors manage their comments'
-          THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
+        WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9702,44 +9719,49 @@ DECLARE
 BEGIN
   IF _scenario = 'Readers' THEN
     SELECT CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-          OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-          OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN ''
-      ELSE concat_ws(', ', CASE
+      OR ((SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN ''
+        ELSE concat_ws(', ', CASE
         WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
-            false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
+          false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
         WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
-          OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
+        OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
         WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
-      FROM "app"."posts" WHERE "id" = _key INTO _failing;
+        FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
-    SELECT CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-          OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN ''
-      ELSE concat_ws(', ', CASE
-        WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
+    SELECT CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[])
+      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      OR ((SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN ''
+          ELSE concat_ws(', ', CASE
+          WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
           OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
-        WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
+          WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
           OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-      FROM "app"."posts" WHERE "id" = _key INTO _failing;
+          FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators edit anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Reviewers move posts through review' THEN
     SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[])
-          AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN ''
-      ELSE concat_ws(', ', CASE
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN ''
+        ELSE concat_ws(', ', CASE
         WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[]))
-          OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
+        OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
         THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Authors edit their posts until they are published' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))
-          AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-            OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL)
+      AND ("author_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN ''
+        ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
         THEN 'matchResourceOwner' END, CASE
         WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-          OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-              OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
+        OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+            OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
         THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;

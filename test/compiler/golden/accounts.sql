@@ -219,8 +219,8 @@ BEGIN
   UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
   RETURN NULL;
 END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings"
+  FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
 
 CREATE OR REPLACE FUNCTION "app"."labels_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -238,16 +238,16 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."labels" 
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."accounts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'id', 'entity', '_rev', '{"password"}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'id', 'entity', '_rev', '{"password"}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."accounts_labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'account_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_labels"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'account_id', 'join', '_rev', '{}');
 
 DROP TRIGGER IF EXISTS changes ON "app"."accounts_settings";  -- logged as its owner's update
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."labels"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -1870,44 +1870,48 @@ COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the
 CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
 COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts"
   IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
     'unlink (entity)';
 CREATE POLICY "Admins [select]" ON "app"."accounts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."accounts"
   IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
 CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Accounts manage themselves [insert]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; create (entity)';
 CREATE POLICY "Admins [insert]" ON "app"."accounts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
-      AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [insert]" ON "app"."accounts" IS 'Scenario "Admins"; create (api)';
 CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
   WITH CHECK (true);
 COMMENT ON POLICY "Accounts manage themselves [update]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; update (entity)';
 CREATE POLICY "Admins [update]" ON "app"."accounts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."accounts" IS 'Scenario "Admins"; update (api)';
 CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
 COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
 CREATE POLICY "Admins [delete]" ON "app"."accounts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 
@@ -1938,7 +1942,8 @@ END $fn$;
 COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Admins [select]" ON "app"."labels"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Everyone reads labels [select]" ON "app"."labels"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
@@ -1946,16 +1951,19 @@ CREATE POLICY "Everyone reads labels [select]" ON "app"."labels"
 COMMENT ON POLICY "Everyone reads labels [select]" ON "app"."labels" IS 'Scenario "Everyone reads labels"; read (action)';
 CREATE POLICY "Admins [insert]" ON "app"."labels"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [insert]" ON "app"."labels" IS 'Scenario "Admins"; create (api)';
 CREATE POLICY "Admins [update]" ON "app"."labels"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
   WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
 CREATE POLICY "Admins [delete]" ON "app"."labels"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
@@ -1984,8 +1992,8 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Accounts manage themselves'
-          THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;

@@ -138,11 +138,11 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."docs" FO
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."folders" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."folders"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -1596,9 +1596,9 @@ BEGIN
     AND (_parent IS NULL OR "folder_id"::text = _parent)
     AND CASE _winner
         WHEN 'Editors read all' THEN (SELECT auth.roles() && ARRAY['editor']::text[])
-        WHEN 'Owners edit drafts'
-          THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-            AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
         ELSE false END
     AND deleted_at IS NULL);
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -1760,21 +1760,25 @@ END $fn$;
 COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users [select]" ON "app"."folders"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
+  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders"
   IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Signed-in users [insert]" ON "app"."folders"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
+  WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [insert]" ON "app"."folders" IS 'Scenario "Signed-in users"; create (entity)';
 CREATE POLICY "Signed-in users [update]" ON "app"."folders"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL))
+  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL))
   WITH CHECK (true);
 COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
 CREATE POLICY "Signed-in users [delete]" ON "app"."folders"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
+  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL));
 COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 
@@ -1793,32 +1797,37 @@ COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenari
 CREATE POLICY "Owners edit drafts [select]" ON "app"."docs"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-        AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs"
   IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Editors read all [select]" ON "app"."docs"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
 COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
 CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid()))
-        AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [insert]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; create (entity)';
 CREATE POLICY "Owners edit drafts [update]" ON "app"."docs"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid()))
-        AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))))
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))))
   WITH CHECK (true);
 COMMENT ON POLICY "Owners edit drafts [update]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid()))
-        AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
 COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
 CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated
   USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
@@ -1880,9 +1889,9 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Owners edit drafts'
-          THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-            AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
         ELSE false END
           AND deleted_at IS NULL)
     ORDER BY c.tx, c.id;
@@ -2049,12 +2058,13 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Owners edit drafts' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid()))
-          AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN ''
+        ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
         THEN 'matchResourceOwner' END, CASE
         WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-          OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
+        OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
         THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Editors read all' THEN
     SELECT '' FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;

@@ -42,8 +42,8 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" F
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 

@@ -225,17 +225,17 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tasks" F
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."teams" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."teams_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams_members"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE
-  OR DELETE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -2236,25 +2236,26 @@ COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scena
 CREATE POLICY "Stakeholders [select]" ON "app"."teams"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+    AND ((SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams"
   IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
     'unlink (entity)';
 CREATE POLICY "Stakeholders [insert]" ON "app"."teams"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [insert]" ON "app"."teams" IS 'Scenario "Stakeholders"; create (entity)';
 CREATE POLICY "Stakeholders [update]" ON "app"."teams"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
 CREATE POLICY "Stakeholders [delete]" ON "app"."teams"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-      AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
 COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 
@@ -2279,26 +2280,29 @@ COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scena
 CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-      AND ((SELECT auth.roles() && ARRAY['reader']::text[])
-        OR ((SELECT auth.uid() IS NOT NULL)
-          AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))));
+    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL)
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))));
 COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks"
   IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
   WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-      AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [insert]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; create (entity)';
 CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-      AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
 CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
   USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-      AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
@@ -2355,9 +2359,8 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders'
-          THEN ((SELECT auth.uid() IS NOT NULL)
-            AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+        WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -2391,10 +2394,9 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders or readers'
-          THEN ((SELECT auth.roles() && ARRAY['reader']::text[])
-            OR ((SELECT auth.uid() IS NOT NULL)
-              AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+        WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[])
+  OR ((SELECT auth.uid() IS NOT NULL)
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -2665,8 +2667,8 @@ DECLARE
 BEGIN
   IF _scenario = 'Stakeholders or readers' THEN
     SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[])
-          OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN ''
-      ELSE concat_ws(', ', CASE
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN ''
+        ELSE concat_ws(', ', CASE
         WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
         THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
   END IF;
