@@ -195,3 +195,9 @@ export function wrapLong(sql: string, width = WIDTH): string {
   }
   return out.join('\n');
 }
+
+/** `IF cond THEN statements END IF;`: on one line when short, else a block with the statements indented. */
+export function ifThen(cond: string, statements: readonly string[], width = 120): string {
+  const flat = `IF ${cond} THEN ${statements.join(' ')} END IF;`;
+  return fits(flat, width) ? flat : [`IF ${cond} THEN`, ...statements.map((st) => indent(st)), 'END IF;'].join('\n');
+}

@@ -2519,28 +2519,39 @@ DECLARE
   _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
     NEW."created_at" := now();  -- CreatedTimestamp
     NEW."updated_at" := now();  -- UpdatedTimestamp
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly');
+    END IF;
     NEW."updated_at" := now();
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
-    IF octet_length(NEW."password") > 72
-      THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    IF octet_length(NEW."password") > 72 THEN
+      PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password');
+    END IF;
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
-    IF _hashes > 10
-      THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password',
-        'Password'); END IF;
+    IF _hashes > 10 THEN
+      PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password');
+    END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
     PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
@@ -2577,14 +2588,21 @@ CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app".
 CREATE OR REPLACE FUNCTION "app"."projects_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
-    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
+    IF NEW."owner_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
     NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -2613,9 +2631,15 @@ DECLARE
     AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly'); END IF;
+    IF NEW."author_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly');
+    END IF;
     IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft', 'in_review']::text[]))
       THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft, in_review', 'status', 'initialStatuses'); END IF;
     NEW."version" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
@@ -2623,15 +2647,21 @@ BEGIN
     NEW."created_at" := now();  -- CreatedTimestamp
     NEW."updated_at" := now();  -- UpdatedTimestamp
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."project_id" IS DISTINCT FROM OLD."project_id"
-      THEN PERFORM lib.refuse('PT400', 'immutable property "project_id" cannot be changed', 'project_id', 'immutable'); END IF;
-    IF NEW."author_id" IS DISTINCT FROM OLD."author_id"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."project_id" IS DISTINCT FROM OLD."project_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "project_id" cannot be changed', 'project_id', 'immutable');
+    END IF;
+    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly');
+    END IF;
     NEW."version" := OLD."version" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
     NEW."updated_at" := now();
   END IF;
@@ -2665,17 +2695,24 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."posts_ta
 CREATE OR REPLACE FUNCTION "app"."comments_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
+    IF NEW."author_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
     NEW."author_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."author_id") END;  -- Owner: the caller
     NEW."created_at" := now();  -- CreatedTimestamp
   ELSE
-    IF NEW."post_id" IS DISTINCT FROM OLD."post_id"
-      THEN PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable'); END IF;
-    IF NEW."author_id" IS DISTINCT FROM OLD."author_id"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
+    IF NEW."post_id" IS DISTINCT FROM OLD."post_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable');
+    END IF;
+    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
   END IF;
   IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id") THEN
     IF "app"."posts_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Post'); END IF;
@@ -2697,7 +2734,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary'); END IF;
+    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN
+      PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -3377,8 +3416,8 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -3403,7 +3442,8 @@ BEGIN
       t."created_at" AS "created_at", t."updated_at" AS "updated_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3416,8 +3456,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -3459,8 +3500,8 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -3485,7 +3526,8 @@ BEGIN
       t."created_at" AS "created_at", t."updated_at" AS "updated_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+      || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3498,8 +3540,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -3557,8 +3600,9 @@ BEGIN
     WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
@@ -3572,13 +3616,17 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   BEGIN
     INSERT INTO "app"."users" AS t ("email", "password", "display_name")
     SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-        CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
-        CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
+      CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT
@@ -3614,7 +3662,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3624,8 +3676,8 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-          "password" = r."password",
-          "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "password" = r."password",
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3643,7 +3695,7 @@ BEGIN
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-          "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3683,7 +3735,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3693,8 +3749,8 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-          "password" = r."password",
-          "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+      "password" = r."password",
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3712,7 +3768,7 @@ BEGIN
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-          "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3814,7 +3870,9 @@ BEGIN
     _key AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
   ) r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _etag, _modified, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('User', _etag, _modified, args);
+  END IF;
   RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource User.profile';
@@ -4154,7 +4212,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."projects"'::regclass, 1000);
+    '"app"."projects"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -4196,7 +4254,8 @@ BEGIN
       t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -4209,8 +4268,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -4256,7 +4316,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."projects"'::regclass, 1000);
+    '"app"."projects"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -4298,7 +4358,8 @@ BEGIN
       t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -4311,8 +4372,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -4390,8 +4452,9 @@ BEGIN
     WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
@@ -4470,7 +4533,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."projects" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -4518,7 +4583,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."projects" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -4547,7 +4614,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."projects" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('delete', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -6176,7 +6245,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-      '"app"."posts"'::regclass, 1000);
+    '"app"."posts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -6253,10 +6322,11 @@ BEGIN
       t."created_at" AS "created_at", t."updated_at" AS "updated_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
-        t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
-        t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
-        t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
+      || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
+              t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
+              t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
+              t._modified_at
+        FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -6269,8 +6339,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -6323,7 +6394,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-      '"app"."posts"'::regclass, 1000);
+    '"app"."posts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -6400,10 +6471,11 @@ BEGIN
       t."created_at" AS "created_at", t."updated_at" AS "updated_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
-        t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
-        t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
-        t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
+      || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
+              t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
+              t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
+              t._modified_at
+        FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -6416,8 +6488,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -6536,8 +6609,9 @@ BEGIN
     WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
@@ -6551,11 +6625,15 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY[
-    'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
-    'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
-    'internal_note', 'version'
-  ]::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'project_id' AND _body ->> 'project_id' IS DISTINCT FROM _parent THEN
@@ -6564,24 +6642,27 @@ BEGIN
     _body := _body || jsonb_build_object('project_id', _parent);
   END IF;
   BEGIN
-    INSERT INTO "app"."posts" AS t ("id", "project_id", "title", "body", "status", "rating", "word_count", "published_on", "reading_slot", "featured",
-        "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note")
+    INSERT INTO "app"."posts" AS t (
+      "id", "project_id", "title", "body", "status", "rating", "word_count", "published_on",
+      "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code",
+      "internal_note"
+    )
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
-        CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
-        CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
-        CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
-        CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
-        CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
-        CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
-        CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
-        CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
-        CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
-        CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
-        CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
-        CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
-        CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
-        CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+      CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
+      CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+      CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
+      CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+      CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
+      CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
+      CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
+      CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
+      CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
+      CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
+      CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
+      CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
+      CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
+      CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
+      CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."posts", _body - 'version') r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT
@@ -6622,11 +6703,15 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY[
-    'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
-    'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
-    'internal_note', 'version'
-  ]::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -6636,20 +6721,20 @@ BEGIN
   _expected := lib.expected_version('version', args -> 'body');
   UPDATE "app"."posts" t SET
     "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
-        "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
-        "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
-        "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
-        "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
-        "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
-        "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
-        "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
-        "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
-        "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
-        "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
-        "meta" = CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
-        "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
-        "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
+    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
+    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
+    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
+    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
+    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
+    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
+    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
+    "meta" = CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
+    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
+    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."posts", _body) r
   WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
@@ -6696,11 +6781,15 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY[
-    'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
-    'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
-    'internal_note', 'version'
-  ]::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -6710,21 +6799,21 @@ BEGIN
   _expected := lib.expected_version('version', args -> 'body');
   UPDATE "app"."posts" t SET
     "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
-        "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-        "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END,
-        "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END,
-        "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE t."rating" END,
-        "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE t."word_count" END,
-        "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE t."published_on" END,
-        "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE t."reading_slot" END,
-        "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE t."featured" END,
-        "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE t."tags_cache" END,
-        "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE t."cover" END,
-        "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE t."attachment" END,
-        "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta')
-          ELSE r."meta" END ELSE t."meta" END,
-        "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE t."legacy_code" END,
-        "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE t."internal_note" END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END,
+    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE t."rating" END,
+    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE t."word_count" END,
+    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE t."published_on" END,
+    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE t."reading_slot" END,
+    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE t."featured" END,
+    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE t."tags_cache" END,
+    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE t."cover" END,
+    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE t."attachment" END,
+    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta') ELSE r."meta" END
+      ELSE t."meta" END,
+    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE t."legacy_code" END,
+    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE t."internal_note" END
   FROM jsonb_populate_record(NULL::"app"."posts", _body) r
   WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
@@ -6886,10 +6975,13 @@ BEGIN
     ) INTO _result
     FROM "app"."posts" t
     WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF _result IS NULL THEN
+      PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."posts_deny"('restore', _key);
-    IF args ? 'if_match' OR args ? 'if_unmodified_since'
-      THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+      PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+    END IF;
   END IF;
   RETURN _result;
 END $fn$;
@@ -7390,7 +7482,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."comments"'::regclass, 1000);
+    '"app"."comments"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -7461,7 +7553,8 @@ BEGIN
       t."created_at" AS "created_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
+      || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at
+        FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -7474,8 +7567,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -7531,7 +7625,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."comments"'::regclass, 1000);
+    '"app"."comments"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -7602,7 +7696,8 @@ BEGIN
       t."created_at" AS "created_at"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
+      || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at
+        FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -7615,8 +7710,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -7733,8 +7829,9 @@ BEGIN
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
@@ -7748,7 +7845,11 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'post_id' AND _body ->> 'post_id' IS DISTINCT FROM _parent THEN
@@ -7759,7 +7860,7 @@ BEGIN
   BEGIN
     INSERT INTO "app"."comments" AS t ("post_id", "body")
     SELECT CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE NULL END,
-        CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+      CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."comments", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT
@@ -7795,7 +7896,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -7805,7 +7910,7 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."comments" t SET
     "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
-        "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."comments", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -7824,7 +7929,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."comments" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -7846,7 +7953,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -7856,7 +7967,7 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."comments" t SET
     "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
-        "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END
+    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END
   FROM jsonb_populate_record(NULL::"app"."comments", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -7875,7 +7986,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."comments" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -7905,7 +8018,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."comments" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('delete', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -8157,15 +8272,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tags"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."label", t._rev, t._modified_at
+        FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -8178,8 +8295,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -8221,15 +8339,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tags"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."label", t._rev, t._modified_at
+        FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -8242,8 +8362,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -8271,8 +8392,9 @@ BEGIN
   FROM "app"."tags" t
   WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';
@@ -8291,7 +8413,7 @@ BEGIN
   BEGIN
     INSERT INTO "app"."tags" AS t ("slug", "label")
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
-        CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
+      CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."tags", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),

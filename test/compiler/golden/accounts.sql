@@ -160,19 +160,24 @@ DECLARE
   _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
-    IF octet_length(NEW."password") > 72
-      THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    IF octet_length(NEW."password") > 72 THEN
+      PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password');
+    END IF;
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
-    IF _hashes > 10
-      THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password',
-        'Password'); END IF;
+    IF _hashes > 10 THEN
+      PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password');
+    END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
     PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
@@ -227,7 +232,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary'); END IF;
+    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN
+      PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -661,7 +668,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."accounts"'::regclass, 1000);
+    '"app"."accounts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -692,8 +699,9 @@ BEGIN
         )::text, 'null') ELSE '' END)
       || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$
         || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t._rev, t._modified_at
+        FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -706,8 +714,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -753,7 +762,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
     $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-      '"app"."accounts"'::regclass, 1000);
+    '"app"."accounts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -784,8 +793,9 @@ BEGIN
         )::text, 'null') ELSE '' END)
       || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$
         || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t._rev, t._modified_at
+        FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -798,8 +808,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -865,8 +876,9 @@ BEGIN
     WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
@@ -885,7 +897,7 @@ BEGIN
   BEGIN
     INSERT INTO "app"."accounts" AS t ("email", "password")
     SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-        CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
+      CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
@@ -928,7 +940,7 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-          "password" = r."password"
+      "password" = r."password"
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -959,7 +971,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."accounts" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -991,7 +1005,7 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-          "password" = r."password"
+      "password" = r."password"
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -1022,7 +1036,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."accounts" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -1051,7 +1067,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."accounts" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('delete', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -1186,7 +1204,9 @@ BEGIN
   -- Never written: every property null.
   _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT _key AS "account_id", NULL::text AS "theme") r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _etag, _modified, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Account', _etag, _modified, args);
+  END IF;
   RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_settings_read"(jsonb) IS 'read the sub-resource Account.settings';
@@ -1222,7 +1242,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."accounts" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, NULL);
   END IF;
@@ -1454,16 +1476,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."labels"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."name", t._rev, t._modified_at
+        FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1476,8 +1499,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -1519,16 +1543,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."labels"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."name", t._rev, t._modified_at
+        FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1541,8 +1566,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -1570,8 +1596,9 @@ BEGIN
   FROM "app"."labels" t
   WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';
@@ -1590,7 +1617,7 @@ BEGIN
   BEGIN
     INSERT INTO "app"."labels" AS t ("slug", "name")
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
-        CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+      CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."labels", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
@@ -1647,7 +1674,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."labels" t
     WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
@@ -1693,7 +1722,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."labels" t
     WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
@@ -1722,7 +1753,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."labels" t
     WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('delete', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;

@@ -96,7 +96,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -111,16 +113,20 @@ DECLARE
     AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    IF NEW."owner_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly');
+    END IF;
     IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft']::text[]))
       THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft', 'status', 'initialStatuses'); END IF;
     NEW."rev" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
     NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
-    IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id"
-      THEN PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable'); END IF;
-    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id"
-      THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable');
+    END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly');
+    END IF;
     NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
   END IF;
   IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id") THEN
@@ -372,16 +378,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."folders"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t._rev, t._modified_at
+        FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -394,8 +401,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -437,16 +445,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."folders"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
     _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
       || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$
-        || _where
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t._rev, t._modified_at
+        FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -459,8 +468,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -488,8 +498,9 @@ BEGIN
   FROM "app"."folders" t
   WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
@@ -508,7 +519,7 @@ BEGIN
   BEGIN
     INSERT INTO "app"."folders" AS t ("id", "name")
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
-        CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+      CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."folders", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
@@ -565,7 +576,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."folders" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -611,7 +624,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."folders" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -640,7 +655,9 @@ BEGIN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified
     FROM "app"."folders" t
     WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('delete', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -1088,7 +1105,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-      '"app"."docs"'::regclass, 1000);
+    '"app"."docs"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -1109,8 +1126,9 @@ BEGIN
       t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
-        t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
+      || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
+              t._modified_at
+        FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1123,8 +1141,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -1171,7 +1190,7 @@ BEGIN
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where,
     $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-      '"app"."docs"'::regclass, 1000);
+    '"app"."docs"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -1192,8 +1211,9 @@ BEGIN
       t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
     ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
-        t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
+      || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
+              t._modified_at
+        FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1206,8 +1226,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -1265,8 +1286,9 @@ BEGIN
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';
@@ -1280,7 +1302,11 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'folder_id' AND _body ->> 'folder_id' IS DISTINCT FROM _parent THEN
@@ -1291,9 +1317,9 @@ BEGIN
   BEGIN
     INSERT INTO "app"."docs" AS t ("folder_id", "title", "data", "status")
     SELECT CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE NULL END,
-        CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
-        CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+      CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+      CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
+      CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
     FROM jsonb_populate_record(NULL::"app"."docs", _body - 'rev') r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT
@@ -1329,7 +1355,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -1340,9 +1370,9 @@ BEGIN
   _expected := lib.expected_version('rev', args -> 'body');
   UPDATE "app"."docs" t SET
     "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
-        "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        "data" = CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
-        "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+    "data" = CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
   FROM jsonb_populate_record(NULL::"app"."docs", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
@@ -1384,7 +1414,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -1395,10 +1429,10 @@ BEGIN
   _expected := lib.expected_version('rev', args -> 'body');
   UPDATE "app"."docs" t SET
     "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
-        "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-        "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data')
-          ELSE r."data" END ELSE t."data" END,
-        "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
+    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data') ELSE r."data" END
+      ELSE t."data" END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END
   FROM jsonb_populate_record(NULL::"app"."docs", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
@@ -1542,10 +1576,13 @@ BEGIN
     ) INTO _result
     FROM "app"."docs" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    IF _result IS NULL THEN
+      PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."docs_deny"('restore', _key);
-    IF args ? 'if_match' OR args ? 'if_unmodified_since'
-      THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+      PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+    END IF;
   END IF;
   RETURN _result;
 END $fn$;

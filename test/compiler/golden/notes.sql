@@ -28,10 +28,14 @@ SELECT meta.ensure_constraint('notes', 'notes_pkey', 'PRIMARY KEY ("id")', '{"pr
 CREATE OR REPLACE FUNCTION "app"."notes_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -349,8 +353,8 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."notes"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -359,7 +363,8 @@ BEGIN
       t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
     ) r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+      || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at
+        FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -372,8 +377,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -415,8 +421,8 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass,
-      1000);
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."notes"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
@@ -425,7 +431,8 @@ BEGIN
       t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
     ) r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
       FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-        || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+      || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at
+        FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -438,8 +445,9 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta
-    || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
@@ -469,8 +477,9 @@ BEGIN
   FROM "app"."notes" t
   WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since'
-    THEN PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';
@@ -489,8 +498,8 @@ BEGIN
   BEGIN
     INSERT INTO "app"."notes" AS t ("title", "pinned", "body_text")
     SELECT CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
-        CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
+      CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
+      CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."notes", _body) r
     RETURNING json_build_object(
       'data', (SELECT row_to_json(r) FROM (SELECT
@@ -534,8 +543,8 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."notes" t SET
     "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-        "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
-        "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
+    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."notes", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -582,8 +591,8 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."notes" t SET
     "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-        "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END,
-        "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE t."body_text" END
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END,
+    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE t."body_text" END
   FROM jsonb_populate_record(NULL::"app"."notes", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
