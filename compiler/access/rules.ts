@@ -5,7 +5,7 @@ import { IDENTITY_RULES, isGroup } from '../model/types.ts';
 import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
 import { ident, literal, pgName, qname, scalarLiteral, textArray } from '../sql/ident.ts';
-import { chain } from '../sql/layout.ts';
+import { group } from '../sql/layout.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -136,7 +136,7 @@ export function treeSql(g: PredicateGroup, ctx: RuleContext, mode: Mode): string
   const parts = g.style === 'and' ? all.filter((p) => p !== 'true') : all;
   if (parts.length === 0) return g.style === 'and' ? 'true' : 'false';
   // A long condition is laid out one operand a line, nested groups indented (compiler/sql/layout.ts).
-  return parts.length === 1 ? parts[0]! : `(${chain(parts, g.style === 'and' ? 'AND' : 'OR')})`;
+  return parts.length === 1 ? parts[0]! : group(parts, g.style === 'and' ? 'AND' : 'OR');
 }
 
 /**

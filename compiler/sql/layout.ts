@@ -201,3 +201,15 @@ export function ifThen(cond: string, statements: readonly string[], width = 120)
   const flat = `IF ${cond} THEN ${statements.join(' ')} END IF;`;
   return fits(flat, width) ? flat : [`IF ${cond} THEN`, ...statements.map((st) => indent(st)), 'END IF;'].join('\n');
 }
+
+/** `CASE arm arm … END` (arms are `WHEN … THEN …` and `ELSE …`): one line when short, else one arm a line. */
+export function caseExpr(arms: readonly string[], width = INLINE): string {
+  const flat = `CASE ${arms.join(' ')} END`;
+  return fits(flat, width) ? flat : `CASE\n${indent(arms.join('\n'))}\nEND`;
+}
+
+/** `(a op b op c)` on one line when short, else the operands one a line between the parentheses, nested groups indented. */
+export function group(parts: readonly string[], op: string, width = INLINE): string {
+  const flat = `(${parts.join(` ${op} `)})`;
+  return fits(flat, width) ? flat : `(\n${indent([parts[0], ...parts.slice(1).map((p) => `${op} ${p}`)].join('\n'))}\n)`;
+}

@@ -2912,9 +2912,11 @@ GRANT INSERT, UPDATE, DELETE ON "app"."projects_members" TO anon, authenticated;
 GRANT SELECT (xmax) ON "app"."projects_members" TO anon, authenticated;
 
 REVOKE ALL ON "app"."posts" FROM anon, authenticated;
-GRANT SELECT ("id", "project_id", "title", "body", "status", "version", "author_id", "rating", "word_count", "published_on", "reading_slot", "featured",
-    "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note", "created_at", "updated_at", "_rev", "_modified_at",
-    "deleted_at") ON "app"."posts" TO anon, authenticated;
+GRANT SELECT (
+  "id", "project_id", "title", "body", "status", "version", "author_id", "rating", "word_count",
+  "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta",
+  "legacy_code", "internal_note", "created_at", "updated_at", "_rev", "_modified_at", "deleted_at"
+) ON "app"."posts" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."posts" TO anon, authenticated;
 
 REVOKE ALL ON "app"."posts_tags" FROM anon, authenticated;
@@ -7036,16 +7038,25 @@ BEGIN
   readable := _winner IS NOT NULL AND EXISTS (SELECT FROM "app"."posts" WHERE "id" = _key
     AND (_parent IS NULL OR "project_id"::text = _parent)
     AND CASE _winner
-        WHEN 'Readers'
-          THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-  OR ((SELECT auth.roles() && ARRAY['editor']::text[])
-    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+        WHEN 'Readers' THEN (
+  ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+  OR (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+  )
   OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
-  OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-  OR ((SELECT auth.roles() && ARRAY['author']::text[])
-    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[])
+)
+        WHEN 'Editors and authors manage posts of their projects' THEN (
+  (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+  OR (
+    (SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
     AND deleted_at IS NULL);
@@ -8772,32 +8783,45 @@ SELECT meta.drop_policies('users');
 CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'list', 'search', 'read' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     WHEN 'create' THEN RETURN 'Anyone signs up';
-    WHEN 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves'
-      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'update', 'delete' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users see users [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users')
-    AND (SELECT auth.uid() IS NOT NULL));
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users"
   IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
 CREATE POLICY "Users manage themselves [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+    )
+  );
 COMMENT ON POLICY "Users manage themselves [select]" ON "app"."users"
   IS 'Scenario "Users manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."users"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."users"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Anyone signs up [select]" ON "app"."users"
@@ -8806,13 +8830,17 @@ CREATE POLICY "Anyone signs up [select]" ON "app"."users"
 COMMENT ON POLICY "Anyone signs up [select]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
 CREATE POLICY "Users manage themselves [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Users manage themselves [insert]" ON "app"."users" IS 'Scenario "Users manage themselves"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."users" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Anyone signs up [insert]" ON "app"."users"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
@@ -8820,31 +8848,40 @@ CREATE POLICY "Anyone signs up [insert]" ON "app"."users"
 COMMENT ON POLICY "Anyone signs up [insert]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
 CREATE POLICY "Users manage themselves [update]" ON "app"."users"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Users manage themselves [update]" ON "app"."users" IS 'Scenario "Users manage themselves"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."users"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."users" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Users manage themselves [delete]" ON "app"."users"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Users manage themselves [delete]" ON "app"."users" IS 'Scenario "Users manage themselves"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."users"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."users" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
 
 ALTER TABLE "app"."users_profile" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users_profile');
-CREATE POLICY "through User [all]" ON "app"."users_profile" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through User [all]" ON "app"."users_profile"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"));
 COMMENT ON POLICY "through User [all]" ON "app"."users_profile" IS 'Rows of User.profile follow the access to their User.';
@@ -8854,75 +8891,103 @@ SELECT meta.drop_policies('projects');
 CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'list', 'search', 'read', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'create' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_access"(text) IS 'PRE_FETCH for Project: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
   IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), '
     'link (entity), unlink (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."projects"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
 CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
-    AND (SELECT auth.uid() IS NOT NULL));
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Any signed-in user starts a project [select]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
 CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
-    AND (SELECT auth.uid() IS NOT NULL));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
 CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders work on their projects [update]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."projects"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
 
 ALTER TABLE "app"."projects_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects_members');
-CREATE POLICY "through Project [all]" ON "app"."projects_members" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through Project [all]" ON "app"."projects_members"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"));
 COMMENT ON POLICY "through Project [all]" ON "app"."projects_members" IS 'Rows of Project.members follow the access to their Project.';
@@ -8934,133 +8999,208 @@ BEGIN
   CASE action
     WHEN 'list', 'search', 'read' THEN RETURN 'Readers';
     WHEN 'create', 'delete', 'restore', 'link', 'unlink' THEN RETURN CASE
-      WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[]))
-      THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'update' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything'
-      WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Authors edit their posts until they are published'
-      WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[]))
-      THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+      WHEN (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        OR (SELECT auth.roles() && ARRAY['author']::text[])
+      ) THEN 'Editors and authors manage posts of their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'update' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything'
+      WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors edit their posts until they are published'
+      WHEN (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        OR (SELECT auth.roles() && ARRAY['author']::text[])
+      ) THEN 'Editors and authors manage posts of their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Readers [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers')
-    AND (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-      OR ((SELECT auth.roles() && ARRAY['editor']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers')
+    AND (
+      ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+      OR (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
       OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
-      OR (SELECT auth.roles() && ARRAY['admin']::text[])));
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])
+    )
+  );
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-      OR ((SELECT auth.roles() && ARRAY['author']::text[])
-        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))));
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      )
+    )
+  );
 COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), '
     'delete (entity), restore (entity), link (entity), unlink (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), '
     'unlink (api)';
 CREATE POLICY "Administrators edit anything [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators edit anything [select]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
 CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
-    AND ((SELECT auth.roles() && ARRAY['reviewer']::text[])
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
+    AND (
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
       AND ((SELECT lib.action() = ANY (ARRAY['update', 'delete', 'restore']::text[]))
-          OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
+          OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))
+    )
+  );
 COMMENT ON POLICY "Reviewers move posts through review [select]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
 CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
       AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]))
-          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
+          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    )
+  );
 COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
   IS 'Scenario "Authors edit their posts until they are published"; update (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
-      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-      OR ((SELECT auth.roles() && ARRAY['author']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  );
 COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
-      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-      OR ((SELECT auth.roles() && ARRAY['author']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."posts"
   IS 'Scenario "Administrators can do anything"; update (api), delete (api), restore (api)';
 CREATE POLICY "Administrators edit anything [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators edit anything [update]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
 CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
-    AND ((SELECT auth.roles() && ARRAY['reviewer']::text[])
-      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))))
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
+    AND (
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))
+    )
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Reviewers move posts through review [update]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
 CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ("author_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    )
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
   IS 'Scenario "Authors edit their posts until they are published"; update (action)';
 CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
-    AND (((SELECT auth.roles() && ARRAY['editor']::text[])
-      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-      OR ((SELECT auth.roles() && ARRAY['author']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  );
 COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
   IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
-CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated
+CREATE POLICY "live rows [all]" ON "app"."posts"
+  AS RESTRICTIVE FOR ALL TO anon, authenticated
   USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
   WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."posts" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
@@ -9068,7 +9208,8 @@ DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
 
 ALTER TABLE "app"."posts_tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts_tags');
-CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through Post [all]" ON "app"."posts_tags"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"));
 COMMENT ON POLICY "through Post [all]" ON "app"."posts_tags" IS 'Rows of Post.tags follow the access to their Post.';
@@ -9079,14 +9220,20 @@ CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LAN
 BEGIN
   CASE action
     WHEN 'list', 'read' THEN RETURN 'Everyone reads comments';
-    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
-      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[])
-      THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL)
-  AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[])))
-    THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
-    WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[])
-    THEN 'Administrators can do anything' END;
+    WHEN 'search', 'update', 'delete' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'create' THEN RETURN CASE
+      WHEN (
+        (SELECT auth.uid() IS NOT NULL)
+        AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+      ) THEN 'Signed-in users from trusted domains comment'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
@@ -9097,84 +9244,118 @@ CREATE POLICY "Everyone reads comments [select]" ON "app"."comments"
 COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Scenario "Everyone reads comments"; list (action), read (action)';
 CREATE POLICY "Administrators moderate comments [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators moderate comments [select]" ON "app"."comments"
   IS 'Scenario "Administrators moderate comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Authors manage their comments [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+    )
+  );
 COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments"
   IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+    )
+  );
 COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
   IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
 CREATE POLICY "Administrators moderate comments [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators moderate comments [insert]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; create (entity)';
 CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Authors manage their comments [insert]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; create (entity)';
 CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; create (api)';
 CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+    )
+  );
 COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
   IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
 CREATE POLICY "Administrators moderate comments [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators moderate comments [update]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; update (entity)';
 CREATE POLICY "Authors manage their comments [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))))
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Authors manage their comments [update]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; update (entity)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."comments"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Administrators moderate comments [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators moderate comments [delete]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; delete (entity)';
 CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
 
@@ -9196,30 +9377,40 @@ CREATE POLICY "Everyone reads tags [select]" ON "app"."tags"
 COMMENT ON POLICY "Everyone reads tags [select]" ON "app"."tags" IS 'Scenario "Everyone reads tags"; list (action), read (action)';
 CREATE POLICY "Administrators can do anything [select]" ON "app"."tags"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."tags"
   IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), update (api), delete (api)';
 CREATE POLICY "Only editors create tags [select]" ON "app"."tags"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
-    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Only editors create tags [select]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
 CREATE POLICY "Only editors create tags [insert]" ON "app"."tags"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
-    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Only editors create tags [insert]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
 CREATE POLICY "Administrators can do anything [update]" ON "app"."tags"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; update (api)';
 CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
@@ -9249,8 +9440,10 @@ BEGIN
 ]::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
-        WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL)
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Users manage themselves' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9286,8 +9479,10 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL)
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+        WHEN 'Stakeholders work on their projects' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9327,16 +9522,25 @@ BEGIN
   'updated_at', '_rev', '_modified_at'
 ]::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Readers'
-          THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-  OR ((SELECT auth.roles() && ARRAY['editor']::text[])
-    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+        WHEN 'Readers' THEN (
+  ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+  OR (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+  )
   OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
-  OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[])
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))
-  OR ((SELECT auth.roles() && ARRAY['author']::text[])
-    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[])
+)
+        WHEN 'Editors and authors manage posts of their projects' THEN (
+  (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+  OR (
+    (SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
           AND deleted_at IS NULL)
@@ -9374,8 +9578,10 @@ BEGIN
         WHERE CASE _winner
         WHEN 'Everyone reads comments' THEN true
         WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
-        WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL)
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
+        WHEN 'Authors manage their comments' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -9421,12 +9627,24 @@ COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
-  t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+          t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -9443,15 +9661,31 @@ DROP FUNCTION IF EXISTS "lib"."users_profile_change_records"(xid8, bigint, xid8,
 DROP FUNCTION IF EXISTS "app"."projects_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."projects_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'projects'
-        THEN json_build_object('relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'projects_members'
-          THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'projects_members'
-          THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status') END) WHEN c.action = 'deleted' THEN NULL
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'projects' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END,
+          'target', CASE c.table_name WHEN 'projects_members' THEN c.image ->> 'user_id' END,
+          'edge', CASE
+            c.table_name
+            WHEN 'projects_members' THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status')
+          END
+        )
+        WHEN c.action = 'deleted' THEN NULL
         ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+          t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('projects', 'projects_members')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -9468,20 +9702,34 @@ DROP FUNCTION IF EXISTS "lib"."projects_members_change_records"(xid8, bigint, xi
 DROP FUNCTION IF EXISTS "app"."posts_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."posts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'posts'
-        THEN json_build_object('relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.table_name WHEN 'posts_tags'
-          THEN c.image ->> 'tag_slug' END, 'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'posts' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END,
+          'target', CASE c.table_name WHEN 'posts_tags' THEN c.image ->> 'tag_slug' END,
+          'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END
+        )
+        WHEN c.action = 'deleted' THEN NULL
         ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
-  t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
-  t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
-  t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
-  t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
-  t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
-  t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+          t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+          t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+          t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+          t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+          t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+          t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+          t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('posts', 'posts_tags')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -9498,12 +9746,24 @@ DROP FUNCTION IF EXISTS "lib"."posts_tags_change_records"(xid8, bigint, xid8, in
 DROP FUNCTION IF EXISTS "app"."comments_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."comments_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
-  t."created_at" AS "created_at"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+          t."created_at" AS "created_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('comments')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -9517,10 +9777,21 @@ COMMENT ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."tags_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."tags_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL
-        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tags')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -9840,51 +10111,64 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Readers' THEN
-    SELECT CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-      OR ((SELECT auth.roles() && ARRAY['editor']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+    SELECT CASE WHEN coalesce((
+      ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+      OR (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
       OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
-      OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN ''
-        ELSE concat_ws(', ', CASE
-        WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
-          false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
-        WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
-        OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
-        FROM "app"."posts" WHERE "id" = _key INTO _failing;
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
+        false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
+      FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
-    SELECT CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[])
-      AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
-      OR ((SELECT auth.roles() && ARRAY['author']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN ''
-          ELSE concat_ws(', ', CASE
-          WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
-          OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
-          WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
-          OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-          FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+      FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators edit anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Reviewers move posts through review' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[])
-      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN ''
-        ELSE concat_ws(', ', CASE
-        WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[]))
-        OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
-        THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[]))
+      OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
+      THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Authors edit their posts until they are published' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL)
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.uid() IS NOT NULL)
       AND ("author_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN ''
-        ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
-        THEN 'matchResourceOwner' END, CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-        OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-            OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
-        THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+      THEN 'matchResourceOwner' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
+      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
+      THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;

@@ -1894,70 +1894,92 @@ SELECT meta.drop_policies('accounts');
 CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END;
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+    )
+  );
 COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts"
   IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
     'unlink (entity)';
 CREATE POLICY "Admins [select]" ON "app"."accounts"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [select]" ON "app"."accounts"
   IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
 CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Accounts manage themselves [insert]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; create (entity)';
 CREATE POLICY "Admins [insert]" ON "app"."accounts"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [insert]" ON "app"."accounts" IS 'Scenario "Admins"; create (api)';
 CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))))
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Accounts manage themselves [update]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; update (entity)';
 CREATE POLICY "Admins [update]" ON "app"."accounts"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."accounts" IS 'Scenario "Admins"; update (api)';
 CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
 CREATE POLICY "Admins [delete]" ON "app"."accounts"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 
 ALTER TABLE "app"."accounts_labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_labels');
-CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through Account [all]" ON "app"."accounts_labels"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_labels" IS 'Rows of Account.labels follow the access to their Account.';
 
 ALTER TABLE "app"."accounts_settings" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_settings');
-CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through Account [all]" ON "app"."accounts_settings"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows of Account.settings follow the access to their Account.';
@@ -1975,8 +1997,10 @@ END $fn$;
 COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Admins [select]" ON "app"."labels"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';
 CREATE POLICY "Everyone reads labels [select]" ON "app"."labels"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
@@ -1984,19 +2008,25 @@ CREATE POLICY "Everyone reads labels [select]" ON "app"."labels"
 COMMENT ON POLICY "Everyone reads labels [select]" ON "app"."labels" IS 'Scenario "Everyone reads labels"; read (action)';
 CREATE POLICY "Admins [insert]" ON "app"."labels"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [insert]" ON "app"."labels" IS 'Scenario "Admins"; create (api)';
 CREATE POLICY "Admins [update]" ON "app"."labels"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]))
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
 CREATE POLICY "Admins [delete]" ON "app"."labels"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
-    AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
@@ -2025,8 +2055,10 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL)
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Accounts manage themselves' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+)
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
@@ -2079,12 +2111,26 @@ COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."accounts_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."accounts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'accounts'
-        THEN json_build_object('relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.table_name WHEN 'accounts_labels'
-          THEN c.image ->> 'label_slug' END, 'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END)
-        WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'accounts' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END,
+          'target', CASE c.table_name WHEN 'accounts_labels' THEN c.image ->> 'label_slug' END,
+          'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END
+        )
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('accounts', 'accounts_labels')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2104,10 +2150,21 @@ DROP FUNCTION IF EXISTS "lib"."accounts_settings_change_records"(xid8, bigint, x
 DROP FUNCTION IF EXISTS "app"."labels_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."labels_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL
-        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('labels')
     ORDER BY c.tx, c.id LIMIT lim) c

@@ -179,7 +179,10 @@ GRANT SELECT ("id", "name", "_rev", "_modified_at") ON "app"."folders" TO anon, 
 GRANT INSERT, UPDATE, DELETE ON "app"."folders" TO anon, authenticated;
 
 REVOKE ALL ON "app"."docs" FROM anon, authenticated;
-GRANT SELECT ("id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at", "deleted_at") ON "app"."docs" TO anon, authenticated;
+GRANT SELECT (
+  "id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at",
+  "deleted_at"
+) ON "app"."docs" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."docs" TO anon, authenticated;
 
 -- API functions: compiled per table and action, filter fields, the manifest ---------------------
@@ -1633,9 +1636,11 @@ BEGIN
     AND (_parent IS NULL OR "folder_id"::text = _parent)
     AND CASE _winner
         WHEN 'Editors read all' THEN (SELECT auth.roles() && ARRAY['editor']::text[])
-        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL)
+        WHEN 'Owners edit drafts' THEN (
+  (SELECT auth.uid() IS NOT NULL)
   AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+)
         ELSE false END
     AND deleted_at IS NULL);
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -1797,25 +1802,33 @@ END $fn$;
 COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Signed-in users [select]" ON "app"."folders"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
-    AND (SELECT auth.uid() IS NOT NULL));
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders"
   IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Signed-in users [insert]" ON "app"."folders"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
-    AND (SELECT auth.uid() IS NOT NULL));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users [insert]" ON "app"."folders" IS 'Scenario "Signed-in users"; create (entity)';
 CREATE POLICY "Signed-in users [update]" ON "app"."folders"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
-    AND (SELECT auth.uid() IS NOT NULL))
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
 CREATE POLICY "Signed-in users [delete]" ON "app"."folders"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
-    AND (SELECT auth.uid() IS NOT NULL));
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 
@@ -1825,48 +1838,69 @@ CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAG
 BEGIN
   CASE action
     WHEN 'list', 'search', 'create', 'update', 'delete', 'restore' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END;
-    WHEN 'read' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN (SELECT auth.uid() IS NOT NULL)
-      THEN 'Owners edit drafts' END;
+    WHEN 'read' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Owners edit drafts [select]" ON "app"."docs"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
 COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs"
   IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Editors read all [select]" ON "app"."docs"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all')
-    AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
 CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ("owner_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
 COMMENT ON POLICY "Owners edit drafts [insert]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; create (entity)';
 CREATE POLICY "Owners edit drafts [update]" ON "app"."docs"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ("owner_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Owners edit drafts [update]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; update (entity), delete (entity), restore (entity)';
 CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
-    AND ((SELECT auth.uid() IS NOT NULL)
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
       AND ("owner_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
 COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
-CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated
+CREATE POLICY "live rows [all]" ON "app"."docs"
+  AS RESTRICTIVE FOR ALL TO anon, authenticated
   USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
   WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
@@ -1926,9 +1960,11 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL)
+        WHEN 'Owners edit drafts' THEN (
+  (SELECT auth.uid() IS NOT NULL)
   AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
-  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+)
         ELSE false END
           AND deleted_at IS NULL)
     ORDER BY c.tx, c.id;
@@ -1942,10 +1978,21 @@ COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."folders_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."folders_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL
-        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('folders')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1959,12 +2006,24 @@ COMMENT ON FUNCTION "lib"."folders_change_records"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."docs_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."docs_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
-  t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+          t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('docs')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2095,14 +2154,16 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Owners edit drafts' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL)
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.uid() IS NOT NULL)
       AND ("owner_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN ''
-        ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
-        THEN 'matchResourceOwner' END, CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-        OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
-        THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+      THEN 'matchResourceOwner' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
+      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
+      THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Editors read all' THEN
     SELECT '' FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
   END IF;

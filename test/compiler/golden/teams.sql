@@ -2266,33 +2266,44 @@ END $fn$;
 COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders [select]" ON "app"."teams"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-    AND ((SELECT auth.uid() IS NOT NULL)
-      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams"
   IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
     'unlink (entity)';
 CREATE POLICY "Stakeholders [insert]" ON "app"."teams"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders [insert]" ON "app"."teams" IS 'Scenario "Stakeholders"; create (entity)';
 CREATE POLICY "Stakeholders [update]" ON "app"."teams"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
 CREATE POLICY "Stakeholders [delete]" ON "app"."teams"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
-    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 
 ALTER TABLE "app"."teams_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams_members');
-CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated
+CREATE POLICY "through Team [all]" ON "app"."teams_members"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
   USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"))
   WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"));
 COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team.members follow the access to their Team.';
@@ -2303,37 +2314,56 @@ CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUA
 BEGIN
   CASE action
     WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN CASE
-      WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END;
+      WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scenario that wins an action (first whose identity rules pass), or NULL.';
 CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks"
   AS PERMISSIVE FOR SELECT TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL)
-        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))));
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR (
+        (SELECT auth.uid() IS NOT NULL)
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+      )
+    )
+  );
 COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks"
   IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
 CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks"
   AS PERMISSIVE FOR INSERT TO anon, authenticated
-  WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders or readers [insert]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; create (entity)';
 CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks"
   AS PERMISSIVE FOR UPDATE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  )
   WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
 CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks"
   AS PERMISSIVE FOR DELETE TO anon, authenticated
-  USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
-    AND ((SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
@@ -2390,8 +2420,10 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL)
-  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+        WHEN 'Stakeholders' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+)
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -2425,9 +2457,13 @@ BEGIN
         SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev',
             '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[])
-  OR ((SELECT auth.uid() IS NOT NULL)
-    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+        WHEN 'Stakeholders or readers' THEN (
+  (SELECT auth.roles() && ARRAY['reader']::text[])
+  OR (
+    (SELECT auth.uid() IS NOT NULL)
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  )
+)
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -2440,10 +2476,21 @@ COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL
-        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2457,14 +2504,28 @@ COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer)
 DROP FUNCTION IF EXISTS "app"."teams_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."teams_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'teams'
-        THEN json_build_object('relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'teams_members'
-          THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'teams' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END,
+          'target', CASE c.table_name WHEN 'teams_members' THEN c.image ->> 'user_id' END,
+          'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END
+        )
+        WHEN c.action = 'deleted' THEN NULL
         ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+          t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('teams', 'teams_members')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2481,11 +2542,23 @@ DROP FUNCTION IF EXISTS "lib"."teams_members_change_records"(xid8, bigint, xid8,
 DROP FUNCTION IF EXISTS "app"."tasks_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."tasks_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT
-  t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
-) r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tasks')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2697,11 +2770,13 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders or readers' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN ''
-        ELSE concat_ws(', ', CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
-        THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
+      THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
