@@ -2811,8 +2811,9 @@ BEGIN
       NEW."avatar" := lib.claim_file('avatar', NEW."avatar");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."avatar" ELSE (SELECT s."avatar" FROM "app"."users_profile" s WHERE s."user_id" = NEW."user_id") END;
-      IF jsonb_typeof(NEW."avatar") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."avatar" ->> 'id'
-        THEN PERFORM lib.file_not_attachable('avatar'); END IF;
+      IF jsonb_typeof(NEW."avatar") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."avatar" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('avatar');
+      END IF;
       NEW."avatar" := kept;
     END IF;
   END IF;
@@ -2822,8 +2823,9 @@ COMMENT ON FUNCTION "app"."users_profile_files"() IS 'File properties of app.use
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_files"();
 CREATE OR REPLACE FUNCTION "app"."users_profile_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location'
-    THEN PERFORM lib.discard_file(OLD."avatar" ->> 'location'); END IF;
+  IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."avatar" ->> 'location');
+  END IF;
   RETURN NULL;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_profile_files_gone"() IS 'Files app.users_profile no longer holds go to lib.file_outbox, deleted after commit.';
@@ -2847,8 +2849,9 @@ BEGIN
       NEW."cover" := lib.claim_file('cover', NEW."cover");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."cover" END;
-      IF jsonb_typeof(NEW."cover") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."cover" ->> 'id'
-        THEN PERFORM lib.file_not_attachable('cover'); END IF;
+      IF jsonb_typeof(NEW."cover") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."cover" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('cover');
+      END IF;
       NEW."cover" := kept;
     END IF;
   END IF;
@@ -2857,8 +2860,9 @@ BEGIN
       NEW."attachment" := lib.claim_file('attachment', NEW."attachment");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."attachment" END;
-      IF jsonb_typeof(NEW."attachment") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."attachment" ->> 'id'
-        THEN PERFORM lib.file_not_attachable('attachment'); END IF;
+      IF jsonb_typeof(NEW."attachment") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."attachment" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('attachment');
+      END IF;
       NEW."attachment" := kept;
     END IF;
   END IF;
@@ -2868,10 +2872,12 @@ COMMENT ON FUNCTION "app"."posts_files"() IS 'File properties of app.posts: a ne
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION "app"."posts_files"();
 CREATE OR REPLACE FUNCTION "app"."posts_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location'
-    THEN PERFORM lib.discard_file(OLD."cover" ->> 'location'); END IF;
-  IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location'
-    THEN PERFORM lib.discard_file(OLD."attachment" ->> 'location'); END IF;
+  IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."cover" ->> 'location');
+  END IF;
+  IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."attachment" ->> 'location');
+  END IF;
   RETURN NULL;
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_files_gone"() IS 'Files app.posts no longer holds go to lib.file_outbox, deleted after commit.';
@@ -4705,9 +4711,18 @@ BEGIN
   PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*')
-      THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
-          'Project', _key, 'User', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Project',
+          _key,
+          'User',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
   ON CONFLICT ("project_id", "user_id") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role", "status" = EXCLUDED."status"
@@ -4728,8 +4743,16 @@ BEGIN
   PERFORM "app"."projects_require"(_key, 'unlink');
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
     AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key,
-          'User', _target), args -> 'if_match');
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Project',
+        _key,
+        'User',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
     AND j."user_id" = _target;
@@ -7173,9 +7196,18 @@ BEGIN
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*')
-      THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
-          'Post', _key, 'Tag', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Post',
+          _key,
+          'Tag',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
   ON CONFLICT ("post_id", "tag_slug") DO UPDATE SET _rev = gen_random_uuid()
@@ -7197,10 +7229,18 @@ BEGIN
     IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
   END IF;
   PERFORM "app"."posts_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target)
-    THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag',
-          _target), args -> 'if_match');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Post',
+        _key,
+        'Tag',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
     AND j."tag_slug" = _target;
@@ -9820,8 +9860,12 @@ DECLARE
   _sub text;
   _hash text;
 BEGIN
-  IF jsonb_typeof(args -> 'email') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"email" must be a string', 'email', 'type'); END IF;
-  IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type'); END IF;
+  IF jsonb_typeof(args -> 'email') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"email" must be a string', 'email', 'type');
+  END IF;
+  IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type');
+  END IF;
   _login := lower(args ->> 'email');
   _email_key := 'email:' || encode(extensions.digest(_login, 'sha256'), 'hex');
   -- An IPv6 client holds a whole /64: its addresses count as one.
@@ -9854,8 +9898,9 @@ DECLARE
   _r jsonb;
   _claims jsonb;
 BEGIN
-  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string'
-    THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type');
+  END IF;
   _r := lib.rotate_refresh_token(args ->> 'refresh_token', (args -> 'settings' ->> 'refresh_seconds')::integer);
   IF _r ? 'error' THEN RETURN _r; END IF;
   _claims := lib.identity_claims(_r ->> 'sub');
@@ -9870,8 +9915,9 @@ COMMENT ON FUNCTION "api"."auth_refresh"(jsonb)
 
 CREATE OR REPLACE FUNCTION "api"."auth_logout"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string'
-    THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type');
+  END IF;
   PERFORM lib.revoke_refresh_family(args ->> 'refresh_token');
   RETURN '{}';
 END $fn$;

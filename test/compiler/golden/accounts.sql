@@ -1152,9 +1152,18 @@ BEGIN
   PERFORM lib.check_edge(_body, ARRAY['role']::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*')
-      THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
-          'Account', _key, 'Label', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Account',
+          _key,
+          'Label',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."accounts_labels" AS j ("account_id", "label_slug", "role") VALUES (_key, _target, _body ->> 'role')
   ON CONFLICT ("account_id", "label_slug") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role"
@@ -1175,8 +1184,16 @@ BEGIN
   PERFORM "app"."accounts_require"(_key, 'unlink');
   IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
     AND EXISTS (SELECT 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Account', _key,
-          'Label', _target), args -> 'if_match');
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Account',
+        _key,
+        'Label',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."accounts_labels" j WHERE j."account_id" = _key
     AND j."label_slug" = _target;

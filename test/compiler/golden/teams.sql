@@ -1423,9 +1423,18 @@ BEGIN
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*')
-      THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
-          'Team', _key, 'User', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Team',
+          _key,
+          'User',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."teams_members" AS j ("team_id", "user_id") VALUES (_key, _target)
   ON CONFLICT ("team_id", "user_id") DO UPDATE SET _rev = gen_random_uuid()
@@ -1444,10 +1453,18 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   PERFORM "app"."teams_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target)
-    THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Team', _key, 'User',
-          _target), args -> 'if_match');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Team',
+        _key,
+        'User',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."teams_members" j WHERE j."team_id" = _key
     AND j."user_id" = _target;
