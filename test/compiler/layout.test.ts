@@ -6,6 +6,8 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compileModel } from '../../compiler/index.ts';
+import { emitEngine, modelParts } from '../../compiler/emit.ts';
+import { validateModel } from '../../compiler/model/validate.ts';
 import { buildObject, call, fill, WIDTH, wrapLong } from '../../compiler/sql/layout.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,6 +61,42 @@ test('wrapLong breaks at clause boundaries and splits only plain string literals
   assert.match(comment, /'\n\s*'/, 'the parts are on separate lines (PostgreSQL joins them only then)');
   const dollar = `SELECT $q$${'x '.repeat(100)}$q$;`;
   assert.is(wrapLong(dollar), dollar);
+});
+
+/**
+ * The SQL's tokens with the whitespace between them dropped and comments left out; a string literal continued on
+ * the next line ('a' <newline> 'b') read as the one string SQL makes of it.
+ */
+function tokens(sql: string): string {
+  let out = '';
+  for (let i = 0; i < sql.length;) {
+    if (sql.startsWith('--', i)) { while (i < sql.length && sql[i] !== '\n') i++; continue; }
+    if (sql[i] === "'") {
+      let text = '', j = i + 1;
+      for (;;) {
+        if (sql[j] === "'" && sql[j + 1] === "'") { text += "''"; j += 2; continue; }
+        if (sql[j] === "'") {
+          const next = /^'[ \t]*\n\s*'/.exec(sql.slice(j, j + 400));
+          if (next) { j += next[0].length; continue; }
+          break;
+        }
+        text += sql[j++];
+      }
+      out += `'${text}'`;
+      i = j + 1;
+      continue;
+    }
+    if (!/\s/.test(sql[i]!)) out += sql[i];
+    i++;
+  }
+  return out;
+}
+
+test('wrapLong changes only whitespace in the example\'s script (string continuations join into the same text)', () => {
+  const model = validateModel(JSON.parse(readFileSync(`${root}examples/publishing.model.json`, 'utf8')));
+  for (const p of modelParts(model)) assert.is(tokens(wrapLong(p.sql)), tokens(p.sql), `${p.section} ${p.table}`);
+  const engine = emitEngine();
+  assert.is(tokens(wrapLong(engine)), tokens(engine));
 });
 
 test.run();
