@@ -8,6 +8,7 @@ import { splitStatements, subjectOf } from './migrations/statements.ts';
 import { modelUnits, summarize } from './migrations/summary.ts';
 import { asPatch, committedDocuments, type Documents } from './migrations/documents.ts';
 import { ident, qname } from './sql/ident.ts';
+import { wrapLong } from './sql/layout.ts';
 import type { Model } from './model/types.ts';
 
 /**
@@ -171,7 +172,7 @@ function render(pieces: Piece[]): string {
     else if (p.table !== table) out.push('');
     section = p.section;
     table = p.table;
-    out.push(p.sql);
+    out.push(wrapLong(p.sql));
   }
   return out.join('\n').trim();
 }

@@ -20,6 +20,7 @@ import { identityDdl } from './sql/identity.ts';
 import { webhooksDdl } from './sql/webhooks.ts';
 import { earlierFunctionsDdl, renameDdl, renamedTables } from './sql/renames.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
+import { wrapLong } from './sql/layout.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
 const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql', 'webhooks.sql'].map(sqlFile).join('\n\n');
@@ -45,7 +46,7 @@ export function emitMigration(model: Model, opts: EmitOptions = {}): string {
 
 /** The request engine: the same for every model (schemas, roles, lib.*, the query language). */
 export function emitEngine(opts: EmitOptions = {}): string {
-  return [renameRoles(KIT.trim(), opts.roles ?? DEFAULT_ROLES), queryLanguageSql()].join('\n\n');
+  return wrapLong([renameRoles(KIT.trim(), opts.roles ?? DEFAULT_ROLES), queryLanguageSql()].join('\n\n'));
 }
 
 /**
@@ -117,7 +118,7 @@ export function renderParts(parts: Part[]): string {
     if (!p.sql) continue;
     if (p.section !== current) out.push(sectionHeading(p.section));
     current = p.section;
-    out.push(p.sql);
+    out.push(wrapLong(p.sql));
   }
   return [...out, ''].join('\n\n');
 }

@@ -5,6 +5,7 @@ import { IDENTITY_RULES, isGroup } from '../model/types.ts';
 import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
 import { ident, literal, pgName, qname, scalarLiteral, textArray } from '../sql/ident.ts';
+import { group } from '../sql/layout.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -134,7 +135,8 @@ export function treeSql(g: PredicateGroup, ctx: RuleContext, mode: Mode): string
   if (g.style !== 'and' && all.includes('true')) return 'true';
   const parts = g.style === 'and' ? all.filter((p) => p !== 'true') : all;
   if (parts.length === 0) return g.style === 'and' ? 'true' : 'false';
-  return parts.length === 1 ? parts[0]! : `(${parts.join(g.style === 'and' ? ' AND ' : ' OR ')})`;
+  // A long condition is laid out one operand a line, nested groups indented (compiler/sql/layout.ts).
+  return parts.length === 1 ? parts[0]! : group(parts, g.style === 'and' ? 'AND' : 'OR');
 }
 
 /**

@@ -4,6 +4,7 @@ import type { TableIR } from '../ir/types.ts';
 import { DEFINER, literal, pgName, qname } from './ident.ts';
 import { roleSql, type RoleNames } from './roles.ts';
 import { rowJsonText, shapeOf } from './engine/shape.ts';
+import { buildObject, caseExpr, fill, hang } from './layout.ts';
 
 /** The function's name, from the table's (the gateway's hub names it so too). */
 export const changeRecordsFunction = (table: string) => qname('lib', pgName(table, 'change_records'));
@@ -21,23 +22,25 @@ export function changeRecordsDdl(t: TableIR, tables: TableIR[], roles: RoleNames
   if (t.kind !== 'entity') return `${earlier}\nDROP FUNCTION IF EXISTS ${name}(xid8, bigint, xid8, integer);`;
   const s = shapeOf(t, tables, 0);
   const joins = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName);
-  const each = (value: (j: TableIR) => string) => `CASE c.table_name ${joins.map((j) => `WHEN ${literal(j.name)} THEN ${value(j)}`).join(' ')} END`;
-  const edge = (j: TableIR) => `json_build_object(${(j.relation!.edge ?? []).map((e) => `${literal(e)}, c.image -> ${literal(e)}`).join(', ')})`;
+  const each = (value: (j: TableIR) => string) => caseExpr([`c.table_name`, ...joins.map((j) => `WHEN ${literal(j.name)} THEN ${value(j)}`)]);
+  const edge = (j: TableIR) => buildObject('json_build_object', (j.relation!.edge ?? []).map((e) => [literal(e), `c.image -> ${literal(e)}`]));
   const data = [
-    ...(joins.length ? [`WHEN c.table_name <> ${literal(t.name)} THEN json_build_object('relation', ${each((j) => literal(j.relation!.name))}, `
-      + `'target', ${each((j) => `c.image ->> ${literal(j.relation!.targetColumn!)}`)}, 'edge', ${each(edge)})`] : []),
+    ...(joins.length ? [`WHEN c.table_name <> ${literal(t.name)} THEN ${buildObject('json_build_object', [["'relation'", each((j) => literal(j.relation!.name))],
+      ["'target'", each((j) => `c.image ->> ${literal(j.relation!.targetColumn!)}`)], ["'edge'", each(edge)]])}`] : []),
     "WHEN c.action = 'deleted' THEN NULL",
     `ELSE ${rowJsonText(s)}`,
   ];
+  const record = buildObject('json_build_object', [["'id'", "c.tx::text || '-' || c.id::text"], ["'action'", 'c.action'], ["'key'", 'c.record_key'],
+    ["'etag'", 'c.etag'], ["'at'", 'c.at'], ["'data'", caseExpr(data)]]);
+  const page = buildObject('json_build_object', [["'data'", `coalesce(json_agg(${record} ORDER BY c.tx, c.id), '[]')`],
+    ["'last'", "(array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1]"], ["'read'", 'count(*)']]);
   return [
     earlier,
     `CREATE OR REPLACE FUNCTION ${name}(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json`,
     `LANGUAGE sql STABLE ${DEFINER} AS $fn$`,
-    "  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,",
-    `      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE ${data.join(' ')} END) ORDER BY c.tx, c.id), '[]'),`,
-    "    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))",
+    hang(`  SELECT ${page}`),
     '  FROM (SELECT * FROM lib.changes c',
-    `    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN (${[t, ...joins].map((x) => literal(x.name)).join(', ')})`,
+    hang(`    WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ${fill('(', [t, ...joins].map((x) => literal(x.name)), ')')}`),
     '    ORDER BY c.tx, c.id LIMIT lim) c',
     `  LEFT JOIN LATERAL jsonb_populate_record(NULL::${s.rel}, CASE WHEN c.table_name = ${literal(t.name)} THEN c.image END) t ON true`,
     '$fn$;',

@@ -12,8 +12,11 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
-COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
+COMMENT ON TABLE lib.changes
+  IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). '
+  'Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
+COMMENT ON COLUMN lib.changes.image
+  IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 -- Pruning reads each table's oldest rows under that table's own keep (lib.changes_keep); replaces an index on (at).
 CREATE INDEX IF NOT EXISTS changes_table_at ON lib.changes (table_name, at);
 DROP INDEX IF EXISTS lib.changes_at;

@@ -2,6 +2,7 @@
 // lib.changes in the same transaction. A sub-resource's writes are its owner's (touch_owner updates it), so logged there.
 import type { TableIR } from '../ir/types.ts';
 import { literal, qname } from './ident.ts';
+import { clauses } from './layout.ts';
 
 /** The trigger of `t`, or its removal for a sub-resource table. */
 export function changesTriggerDdl(t: TableIR): string {
@@ -10,7 +11,7 @@ export function changesTriggerDdl(t: TableIR): string {
   const key = t.kind === 'join' ? t.relation!.ownerColumn : t.columns.find((c) => c.prop?.primary)!.name;
   const version = t.kind === 'entity' ? t.columns.find((c) => c.prop?.modules?.Version)?.name : undefined;
   const args = [t.entityName, key, t.kind, version ?? '_rev', arrayText(t.hiddenColumns)].map(literal).join(', ');
-  return `CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON ${rel} FOR EACH ROW EXECUTE FUNCTION lib.log_change(${args});`;
+  return clauses(`CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON ${rel}`, [`FOR EACH ROW EXECUTE FUNCTION lib.log_change(${args});`]);
 }
 
 /** A text[] value as trigger arguments carry it (strings only): {"a","b"}. */

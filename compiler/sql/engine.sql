@@ -68,7 +68,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN RETURN json_build_object('results', ('[' || _results || ']')::json, 'outbox', true); END IF;
   RETURN json_build_object('results', ('[' || _results || ']')::json);
 END $fn$;
-COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb) IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
+COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb)
+  IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
 
 CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT f.fields FROM lib.fields f WHERE f.tbl = name

@@ -13,7 +13,8 @@ CREATE TABLE IF NOT EXISTS lib.uploads (
   used_tx xid8,
   location text UNIQUE
 );
-COMMENT ON TABLE lib.uploads IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
+COMMENT ON TABLE lib.uploads
+  IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
 -- A caller's open intents (lib.open_intents_at_most).
 CREATE INDEX IF NOT EXISTS uploads_open_by_owner ON lib.uploads (owner, expires_at) WHERE used_at IS NULL;
 
@@ -32,7 +33,9 @@ CREATE TABLE IF NOT EXISTS lib.file_outbox (
 );
 CREATE INDEX IF NOT EXISTS file_outbox_due ON lib.file_outbox (next_attempt_at);
 CREATE INDEX IF NOT EXISTS file_outbox_token ON lib.file_outbox (token, location) WHERE token IS NOT NULL;
-COMMENT ON TABLE lib.file_outbox IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: the write that attaches the token removes it, else it deletes the copy an hour later.';
+COMMENT ON TABLE lib.file_outbox
+  IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: '
+  'the write that attaches the token removes it, else it deletes the copy an hour later.';
 
 -- When an intent's attach window closes: an hour after its upload address expired. Unattached, it is swept
 -- then; attached, its tmp/ object is deleted again then (a PUT to the address may come until it expires,
@@ -42,7 +45,8 @@ LANGUAGE sql STABLE AS $$ SELECT expires_at + interval '1 hour' $$;
 
 -- A refusal of a file reference: 422 E_FILE_NOT_UPLOADED naming the property.
 CREATE OR REPLACE FUNCTION lib.file_not_attachable(prop text) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: upload the file and use the new file_reference.', prop);
+DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: '
+  'upload the file and use the new file_reference.', prop);
 BEGIN
   RAISE EXCEPTION USING ERRCODE = 'PT422', MESSAGE = msg,
     DETAIL = jsonb_build_object('code', 'E_FILE_NOT_UPLOADED', 'property', prop, 'rule', 'file', 'message', msg)::text;
@@ -68,7 +72,8 @@ BEGIN
   END IF;
   IF (SELECT count(*) FROM lib.uploads WHERE owner = caller AND used_at IS NULL AND expires_at > now()) >= lib.open_intents_at_most() THEN
     RAISE EXCEPTION USING ERRCODE = 'PT429', DETAIL = '{"retry_after": 60}',
-      MESSAGE = format('This caller has %s upload intents open (unused, unexpired): attach those files, or wait for some to expire (15 minutes), first.', lib.open_intents_at_most());
+      MESSAGE = format('This caller has %s upload intents open (unused, unexpired): attach those files, or wait for some to expire (15 minutes), first.',
+          lib.open_intents_at_most());
   END IF;
   INSERT INTO lib.uploads (token, owner, filename, content_type, tmp_key, expires_at)
     VALUES (encode(extensions.gen_random_bytes(20), 'hex'), caller, fname, mime, 'tmp/' || gen_random_uuid(), now() + interval '15 minutes')

@@ -5,6 +5,7 @@ import { hasOrganization, isFile } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { DEFINER, ident, literal, qname } from './ident.ts';
 import { fn } from './engine/refusals.ts';
+import { hang, ifThen } from './layout.ts';
 
 /** The two triggers of `t`, or their removal when the model gives it no file column (any more). */
 export function fileTriggersDdl(t: TableIR): string {
@@ -36,7 +37,8 @@ export function fileTriggersDdl(t: TableIR): string {
       `      NEW.${col} := lib.claim_file(${said.get(name)}, NEW.${col});`,
       '    ELSE  -- {id}: the file this record holds, kept as it is',
       `      kept := ${stored};`,
-      `      IF jsonb_typeof(NEW.${col}) IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW.${col} ->> 'id' THEN PERFORM lib.file_not_attachable(${said.get(name)}); END IF;`,
+      hang(`      ${ifThen(`jsonb_typeof(NEW.${col}) IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW.${col} ->> 'id'`,
+        [`PERFORM lib.file_not_attachable(${said.get(name)});`])}`),
       `      NEW.${col} := kept;`,
       '    END IF;',
       '  END IF;',
@@ -44,7 +46,8 @@ export function fileTriggersDdl(t: TableIR): string {
   });
   const discards = files.map((name) => {
     const col = ident(name);
-    return `  IF TG_OP = 'DELETE' OR NEW.${col} ->> 'location' IS DISTINCT FROM OLD.${col} ->> 'location' THEN PERFORM lib.discard_file(OLD.${col} ->> 'location'); END IF;`;
+    return hang(`  ${ifThen(`TG_OP = 'DELETE' OR NEW.${col} ->> 'location' IS DISTINCT FROM OLD.${col} ->> 'location'`,
+      [`PERFORM lib.discard_file(OLD.${col} ->> 'location');`])}`);
   });
   const definer = `LANGUAGE plpgsql ${DEFINER}`;
   return [

@@ -1,6 +1,7 @@
 // The one place identifiers and compiler-owned literals become SQL text (PostgREST escapeIdent).
 // Runtime values never pass through here: they are always $n parameters.
 import { createHash } from 'node:crypto';
+import { fill } from './layout.ts';
 
 /**
  * A definer function's attributes. pg_temp is named last: left out, PostgreSQL searches it *first* for table and
@@ -36,9 +37,9 @@ export function scalarLiteral(value: string | number | boolean): string {
   return value ? 'true' : 'false';
 }
 
-/** text[] literal: ARRAY['a','b']::text[] */
+/** text[] literal: ARRAY['a','b']::text[], a long one filled into indented lines. */
 export function textArray(values: readonly string[]): string {
-  return `ARRAY[${values.map(literal).join(', ')}]::text[]`;
+  return fill('ARRAY[', values.map(literal), ']::text[]');
 }
 
 /** PostgreSQL's longest identifier (NAMEDATALEN - 1); a longer one is cut silently, so two may become one. */

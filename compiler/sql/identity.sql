@@ -14,7 +14,9 @@ CREATE TABLE IF NOT EXISTS lib.refresh_tokens (
 CREATE INDEX IF NOT EXISTS refresh_tokens_family ON lib.refresh_tokens (family);
 CREATE INDEX IF NOT EXISTS refresh_tokens_sub ON lib.refresh_tokens (sub) WHERE revoked_at IS NULL;
 CREATE INDEX IF NOT EXISTS refresh_tokens_expires ON lib.refresh_tokens (expires_at);
-COMMENT ON TABLE lib.refresh_tokens IS 'Refresh tokens by SHA-256 hash: one family per sign-in, a used token (rotated) presented again revokes its family. Reached only through definer functions.';
+COMMENT ON TABLE lib.refresh_tokens
+  IS 'Refresh tokens by SHA-256 hash: one family per sign-in, a used token (rotated) presented again revokes its family. '
+  'Reached only through definer functions.';
 
 CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   key text PRIMARY KEY,
@@ -22,7 +24,9 @@ CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   window_ends timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_attempts_window ON lib.sign_in_attempts (window_ends);
-COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. Reached only through definer functions.';
+COMMENT ON TABLE lib.sign_in_attempts
+  IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. '
+  'Reached only through definer functions.';
 
 -- Counts one attempt against `k` in its window (a new window once the last one ended): NULL while
 -- within `max_attempts`, else the seconds until the window ends (Retry-After). One upsert, so gateways

@@ -8,6 +8,7 @@ import { DEFINER, ident, literal, qname } from './ident.ts';
 import { keyEquals, plpgsql } from './engine/shape.ts';
 import { PASSWORD_COST, PASSWORD_MAX_BYTES } from './triggers.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
+import { ifThen } from './layout.ts';
 
 const CLAIMS = 'lib.identity_claims';
 
@@ -18,7 +19,7 @@ export function identityFunctionNames(model: Model): string[] {
 
 /** `value` as a string argument, or a 400 naming it. */
 const requireString = (name: string, value: string) =>
-  `IF jsonb_typeof(${value}) IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', ${literal(`"${name}" must be a string`)}, ${literal(name)}, 'type'); END IF;`;
+  ifThen(`jsonb_typeof(${value}) IS DISTINCT FROM 'string'`, [`PERFORM lib.refuse('PT400', ${literal(`"${name}" must be a string`)}, ${literal(name)}, 'type');`]);
 
 /** An integer setting the gateway passes (lifetimes, limits: server/auth/settings.ts). */
 const setting = (name: string) => `(args -> 'settings' ->> ${literal(name)})::integer`;

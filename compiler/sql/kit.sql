@@ -169,7 +169,8 @@ BEGIN
       EXECUTE format('SELECT count(*) FROM %s', rel) INTO n;
       IF n > 0 AND col = 'organization_id' THEN
         RAISE EXCEPTION 'Refused: the model''s strategy now keeps every row of app.% in an organization, and its % rows have none', tbl, n
-          USING HINT = format('Give each row its organization first (ALTER TABLE %s ADD COLUMN organization_id character varying(255); UPDATE %s SET organization_id = …;), then migrate again.', rel, rel);
+          USING HINT = format('Give each row its organization first (ALTER TABLE %s ADD COLUMN organization_id character varying(255); '
+            'UPDATE %s SET organization_id = …;), then migrate again.', rel, rel);
       END IF;
       IF n > 0 THEN
         RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col || meta.about(rel), n
@@ -375,10 +376,12 @@ BEGIN
     EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, r.attname) INTO n;
     -- The columns modules and strategies add say what dropping them would mean; a property's say how to rename it.
     IF n > 0 AND r.attname = 'deleted_at' THEN
-      RAISE EXCEPTION 'Refused: app.% no longer soft-deletes, but % of its records are soft-deleted (deleted_at): without the column they would be live again', tbl, n
+      RAISE EXCEPTION 'Refused: app.% no longer soft-deletes, but % of its records are soft-deleted (deleted_at): without the column they would be live again',
+        tbl, n
         USING HINT = format('Keep softDelete, or delete them for good first (DELETE FROM %s WHERE deleted_at IS NOT NULL;), then migrate again.', rel);
     ELSIF n > 0 AND r.attname = 'organization_id' THEN
-      RAISE EXCEPTION 'Refused: the model''s strategy no longer keeps app.% by organization, but its % rows belong to organizations: without organization_id every organization would see every row', tbl, n
+      RAISE EXCEPTION 'Refused: the model''s strategy no longer keeps app.% by organization, but its % rows belong to organizations: '
+        'without organization_id every organization would see every row', tbl, n
         USING HINT = format('Keep an organization strategy; if one shared space is what you want: ALTER TABLE %s DROP COLUMN organization_id;', rel);
     ELSIF n > 0 THEN
       RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname || meta.about(rel), n

@@ -7,6 +7,7 @@ import { hasOrganization } from '../ir/columns.ts';
 import { mergedScenarios, type PlacedScenario } from '../access/merge.ts';
 import { dataRules, ownerProperty, stakeholderKeys, treeSql, type RuleContext } from '../access/rules.ts';
 import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
+import { caseExpr, clauses, group, hang } from './layout.ts';
 import { fn } from './engine/refusals.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
 
@@ -38,15 +39,15 @@ function accessFunctionDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName,
     const conds = list.map((p) => [treeSql(p.scenario.predicate, ctx, 'identity'), literal(p.key)] as const);
     const open = conds.findIndex(([cond]) => cond === 'true');
     const whens = (open < 0 ? conds : conds.slice(0, open)).map(([cond, key]) => `WHEN ${cond} THEN ${key}`);
-    const otherwise = open < 0 ? '' : ` ELSE ${conds[open]![1]}`;
-    const choice = whens.length ? `CASE ${whens.join(' ')}${otherwise} END` : open < 0 ? 'NULL' : conds[open]![1];
+    const otherwise = open < 0 ? [] : [`ELSE ${conds[open]![1]}`];
+    const choice = whens.length ? caseExpr([...whens, ...otherwise]) : open < 0 ? 'NULL' : conds[open]![1];
     branches.set(choice, [...branches.get(choice) ?? [], literal(action)]);
   }
   return [
     `CREATE OR REPLACE FUNCTION ${accessFunction(t)}(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$`,
     'BEGIN',
     '  CASE action',
-    ...[...branches].map(([choice, actions]) => `    WHEN ${actions.join(', ')} THEN RETURN ${choice};`),
+    ...[...branches].map(([choice, actions]) => hang(`    WHEN ${actions.join(', ')} THEN RETURN ${choice};`)),
     '    ELSE RETURN NULL;',
     '  END CASE;',
     'END $fn$;',
@@ -80,21 +81,21 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
       // The engine records the winner per table (lib.enter); plain SQL as a request role derives it from the action.
       // One boolean sub-select, once per statement, which the planner weighs as a half (compiler/access/rules.ts).
       const winner = `(SELECT coalesce(lib.scenario(${literal(t.name)}), ${accessFunction(t)}(lib.action())) = ${literal(key)})`;
-      const cond = tree === 'true' ? `(${winner})` : `(${winner} AND ${tree})`;
+      const cond = tree === 'true' ? `(${winner})` : group([winner, tree], 'AND');
       // Access rules judge the existing record; an update may change it freely (spec 3.1).
-      const clause = command === 'insert' ? `WITH CHECK ${cond}` : command === 'update' ? `USING ${cond} WITH CHECK (true)` : `USING ${cond}`;
-      out.push(`CREATE POLICY ${ident(name)} ON ${rel} AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees} ${clause};`,
-        `COMMENT ON POLICY ${ident(name)} ON ${rel} IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`);
+      const clause = command === 'insert' ? [`WITH CHECK ${cond};`] : command === 'update' ? [`USING ${cond}`, 'WITH CHECK (true);'] : [`USING ${cond};`];
+      out.push(clauses(`CREATE POLICY ${ident(name)} ON ${rel}`, [`AS PERMISSIVE FOR ${command.toUpperCase()} TO ${grantees}`, ...clause]),
+        clauses(`COMMENT ON POLICY ${ident(name)} ON ${rel}`, [`IS ${literal(`Scenario "${placed.scenario.label}"; ${uses.join(', ')}`)};`]));
     }
   }
   if (t.entity.softDelete) {
     const live = `(${LIVE_ROW} OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))`;
-    out.push(`CREATE POLICY "live rows [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${live} WITH CHECK ${live};`,
+    out.push(clauses(`CREATE POLICY "live rows [all]" ON ${rel}`, [`AS RESTRICTIVE FOR ALL TO ${grantees}`, `USING ${live}`, `WITH CHECK ${live};`]),
       `COMMENT ON POLICY "live rows [all]" ON ${rel} IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';`);
   }
   if (ctx.model.api.strategy !== 'RBAC') {
     const org = ORGANIZATION_ROW;
-    out.push(`CREATE POLICY "organization [all]" ON ${rel} AS RESTRICTIVE FOR ALL TO ${grantees} USING ${org} WITH CHECK ${org};`,
+    out.push(clauses(`CREATE POLICY "organization [all]" ON ${rel}`, [`AS RESTRICTIVE FOR ALL TO ${grantees}`, `USING ${org}`, `WITH CHECK ${org};`]),
       `COMMENT ON POLICY "organization [all]" ON ${rel} IS ${literal(`${ctx.model.api.strategy}: every row belongs to the caller's active organization (org claim).`)};`);
   }
   return out;
@@ -109,7 +110,7 @@ function ownedTableDdl(t: TableIR, owner: TableIR, roles: RoleNames): string[] {
   const own = (col: string) => `${qname('app', t.name)}.${ident(col)}`;
   const cond = `(EXISTS (SELECT 1 FROM ${qname('app', owner.name)} o WHERE o.${ident(pk)} = ${own(t.relation!.ownerColumn)}${org ? ` AND o.organization_id = ${own('organization_id')}` : ''}))`;
   const name = pgName(`through ${t.entityName} [all]`);
-  return [`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)} AS PERMISSIVE FOR ALL TO ${grantees} USING ${cond} WITH CHECK ${cond};`,
+  return [clauses(`CREATE POLICY ${ident(name)} ON ${qname('app', t.name)}`, [`AS PERMISSIVE FOR ALL TO ${grantees}`, `USING ${cond}`, `WITH CHECK ${cond};`]),
     `COMMENT ON POLICY ${ident(name)} ON ${qname('app', t.name)} IS ${literal(`Rows of ${t.entityName}.${t.relation!.name} follow the access to their ${t.entityName}.`)};`];
 }
 
@@ -127,7 +128,7 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
   // pl/pgSQL, not SQL: its query plan is kept for the connection instead of being made on every statement.
   const define = (t: TableIR, body: string[]) => out.push(
-    `CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)} LANGUAGE plpgsql STABLE ${DEFINER} AS $fn$`,
+    clauses(`CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)}`, [`LANGUAGE plpgsql STABLE ${DEFINER}`, 'AS $fn$']),
     'BEGIN', '  RETURN QUERY', ...body.map((l) => `    ${l}`).map((l, i, a) => (i === a.length - 1 ? `${l};` : l)), 'END $fn$;',
     `COMMENT ON FUNCTION ${stakeholderKeys(t.name)}() IS ${literal(`matchProjectStakeholder: keys of the ${t.entityName} rows in projects the caller owns or is a member of.`)};`);
   const project = entityTable(projects.entity);

@@ -1,9 +1,10 @@
 // DDL for tables, columns and managed constraints, emitted as calls to the meta.* reconcile
 // helpers so the same script creates a fresh schema or converges an existing one.
 import type { ConstraintIR, IndexIR, TableIR } from '../ir/types.ts';
-import { ident, literal, qname } from './ident.ts';
+import { ident, literal, qname, textArray } from './ident.ts';
+import { call as callSql } from './layout.ts';
 
-const call = (fn: string, args: string[]) => `SELECT meta.${fn}(${args.join(', ')});`;
+const call = (fn: string, args: string[]) => `SELECT ${callSql(`meta.${fn}`, args, 140)};`;
 const info = (o: { property: string; rule: string; hint?: string }) =>
   `${literal(JSON.stringify({ property: o.property, rule: o.rule, ...(o.hint ? { hint: o.hint } : {}) }))}::jsonb`;
 const nullable = (v: string | undefined) => (v === undefined ? 'NULL' : literal(v));
@@ -33,7 +34,7 @@ export function indexDdl(t: TableIR): string {
   return t.indexes.map((i) => call('ensure_index', [literal(t.name), literal(i.name), literal(indexDef(t, i)), info(i)])).join('\n');
 }
 
-const list = (xs: string[]) => `ARRAY[${xs.map(literal).join(', ')}]::text[]`;
+const list = textArray;
 
 /** Before the columns: the managed constraints and indexes the model no longer has, or has changed, dropped. */
 export function replacedDdl(t: TableIR): string {

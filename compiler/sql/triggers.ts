@@ -6,6 +6,7 @@ import { defaultValueSql, hasOrganization } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
 import type { RoleNames } from './roles.ts';
+import { clauses, hang, ifThen } from './layout.ts';
 
 /** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
 export const PASSWORD_COST = 10;
@@ -44,14 +45,14 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
     // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself. A Version
     // is 1 on insert whatever was supplied, and its column default has filled it before this trigger runs.
     if (p.readOnly && !identity && !m.Version) {
-      onInsert.push(`IF NEW.${col} IS NOT NULL THEN ${refuse('PT400', `readOnly property "${wire}" cannot be supplied`, name, 'readOnly')} END IF;`);
+      onInsert.push(ifThen(`NEW.${col} IS NOT NULL`, [refuse('PT400', `readOnly property "${wire}" cannot be supplied`, name, 'readOnly')]));
       if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
       else if (p.defaultValue !== undefined) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
     }
     if (!identity && (p.primary || p.immutable || p.readOnly)) {
       const rule = p.primary ? 'primary' : p.immutable ? 'immutable' : 'readOnly';
       const what = p.primary ? `primary key "${wire}"` : `${rule} property "${wire}"`;
-      onUpdate.push(`IF NEW.${col} IS DISTINCT FROM OLD.${col} THEN ${refuse('PT400', `${what} cannot be changed`, name, rule)} END IF;`);
+      onUpdate.push(ifThen(`NEW.${col} IS DISTINCT FROM OLD.${col}`, [refuse('PT400', `${what} cannot be changed`, name, rule)]));
     }
     if (m.Version) {
       onInsert.push(`NEW.${col} := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)`);
@@ -80,9 +81,9 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
     if (m.Email) always.push(`NEW.${col} := lower(NEW.${col});  -- Email: stored lowercase`);
     if (m.Password) {
       always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
-        `  IF octet_length(NEW.${col}) > ${PASSWORD_MAX_BYTES} THEN ${refuse('PT422', `a password holds at most ${PASSWORD_MAX_BYTES} bytes (bcrypt reads no further)`, name, 'Password')} END IF;`,
+        `  ${ifThen(`octet_length(NEW.${col}) > ${PASSWORD_MAX_BYTES}`, [refuse('PT422', `a password holds at most ${PASSWORD_MAX_BYTES} bytes (bcrypt reads no further)`, name, 'Password')])}`,
         `  _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction`,
-        `  IF _hashes > ${PASSWORD_HASHES_PER_REQUEST} THEN ${refuse('PT413', `at most ${PASSWORD_HASHES_PER_REQUEST} passwords are set in one request (each takes bcrypt's time): send the others apart`, name, 'Password')} END IF;`,
+        `  ${ifThen(`_hashes > ${PASSWORD_HASHES_PER_REQUEST}`, [refuse('PT413', `at most ${PASSWORD_HASHES_PER_REQUEST} passwords are set in one request (each takes bcrypt's time): send the others apart`, name, 'Password')])}`,
         `  PERFORM set_config('lib.password_hashes', _hashes::text, true);`,
         '  PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once',
         `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
@@ -91,8 +92,8 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
   if (hasOrganization(t)) {
     // Organization strategies: a row belongs to its creator's active organization, for good.
     onInsert.push(`NEW.organization_id := auth.org();`,
-      `IF NEW.organization_id IS NULL THEN ${refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')} END IF;`);
-    onUpdate.push(`IF NEW.organization_id IS DISTINCT FROM OLD.organization_id THEN ${refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')} END IF;`);
+      ifThen('NEW.organization_id IS NULL', [refuse('PT403', 'an active organization (the org claim) is required to create records here', 'organization_id', 'organization')]));
+    onUpdate.push(ifThen('NEW.organization_id IS DISTINCT FROM OLD.organization_id', [refuse('PT400', 'a record cannot move to another organization', 'organization_id', 'organization')]));
     // Foreign keys are checked past row-level security: a reference must stay inside the organization.
     for (const { name, wire, col, p } of props.filter((x) => x.p.references && resolve)) {
       const ref = resolve!(p.references!);
@@ -105,7 +106,7 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
   // Guards run before module assignments so a client's value is judged, not the server's.
   const insertBody = sortGuardsFirst(onInsert);
   const updateBody = sortGuardsFirst(onUpdate);
-  const indent = (xs: string[], n: number) => xs.map((x) => ' '.repeat(n) + x).join('\n');
+  const indent = (xs: string[], n: number) => xs.map((x) => hang(' '.repeat(n) + x)).join('\n');
   const softDelete = t.kind === 'entity' && t.entity.softDelete;
   const hashes = always.some((line) => line.includes('_hashes'));
   const body = [
@@ -175,6 +176,6 @@ export function touchOwnerDdl(t: TableIR, ownerTable: string, ownerKey: string):
     `  UPDATE ${qname('app', ownerTable)} SET _rev = gen_random_uuid() WHERE ${ident(ownerKey)} = ${row(key)}${org};`,
     '  RETURN NULL;',
     'END $fn$;',
-    `CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)} FOR EACH ROW EXECUTE FUNCTION ${touch}();`,
+    clauses(`CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON ${qname('app', t.name)}`, [`FOR EACH ROW EXECUTE FUNCTION ${touch}();`]),
   ].join('\n');
 }

@@ -12,7 +12,9 @@ CREATE TABLE IF NOT EXISTS lib.webhooks (
   pos_tx xid8 NOT NULL DEFAULT pg_snapshot_xmin(pg_current_snapshot()),
   pos_id bigint NOT NULL DEFAULT 0
 );
-COMMENT ON TABLE lib.webhooks IS 'Webhooks of the model (api.webhooks): address (${VARIABLE} parts read by the gateway), the entities and actions it takes (NULL: all), its position in lib.changes.';
+COMMENT ON TABLE lib.webhooks
+  IS 'Webhooks of the model (api.webhooks): address (${VARIABLE} parts read by the gateway), the entities and actions it takes (NULL: all), '
+  'its position in lib.changes.';
 REVOKE ALL ON lib.webhooks FROM PUBLIC;
 
 CREATE TABLE IF NOT EXISTS lib.webhook_deliveries (
@@ -40,7 +42,9 @@ CREATE TABLE IF NOT EXISTS lib.webhook_deliveries (
   done_at timestamptz,
   UNIQUE (webhook, change_id)
 );
-COMMENT ON TABLE lib.webhook_deliveries IS 'One POST per change and webhook: pending (next_at: when a gateway may send it), delivered (a 2xx) or failed (no 2xx within WEBHOOK_RETRY_SECONDS); lib.webhook_redeliver sends failed ones again.';
+COMMENT ON TABLE lib.webhook_deliveries
+  IS 'One POST per change and webhook: pending (next_at: when a gateway may send it), delivered (a 2xx) or failed (no 2xx within WEBHOOK_RETRY_SECONDS); '
+  'lib.webhook_redeliver sends failed ones again.';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON lib.webhook_deliveries (next_at, id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_open ON lib.webhook_deliveries (webhook, status) WHERE status <> 'delivered';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_done ON lib.webhook_deliveries (done_at) WHERE status <> 'pending';
@@ -193,7 +197,8 @@ BEGIN
   PERFORM pg_notify(lib.changes_channel(), '');
   RETURN _n;
 END $fn$;
-COMMENT ON FUNCTION lib.webhook_redeliver(text, timestamptz, text[]) IS 'Sends the failed deliveries (or those of `statuses`) of a webhook created since a time again, from now (README "Webhooks").';
+COMMENT ON FUNCTION lib.webhook_redeliver(text, timestamptz, text[])
+  IS 'Sends the failed deliveries (or those of `statuses`) of a webhook created since a time again, from now (README "Webhooks").';
 COMMENT ON FUNCTION lib.webhook_redeliver(bigint[]) IS 'Sends the deliveries of these ids again, from now (README "Webhooks").';
 
 REVOKE EXECUTE ON FUNCTION lib.webhook_list(), lib.webhook_enqueue(integer), lib.webhook_claim(text[], timestamptz, integer, integer),

@@ -175,7 +175,8 @@ BEGIN
       EXECUTE format('SELECT count(*) FROM %s', rel) INTO n;
       IF n > 0 AND col = 'organization_id' THEN
         RAISE EXCEPTION 'Refused: the model''s strategy now keeps every row of app.% in an organization, and its % rows have none', tbl, n
-          USING HINT = format('Give each row its organization first (ALTER TABLE %s ADD COLUMN organization_id character varying(255); UPDATE %s SET organization_id = …;), then migrate again.', rel, rel);
+          USING HINT = format('Give each row its organization first (ALTER TABLE %s ADD COLUMN organization_id character varying(255); '
+            'UPDATE %s SET organization_id = …;), then migrate again.', rel, rel);
       END IF;
       IF n > 0 THEN
         RAISE EXCEPTION 'Refused: cannot add required property %.% without a defaultValue: the table already holds % rows', tbl, col || meta.about(rel), n
@@ -315,6 +316,13 @@ DECLARE
 BEGIN
   IF idx IS NOT NULL THEN
     IF meta.managed(obj_description(idx, 'pg_class')) ->> 'fingerprint' = fp THEN RETURN; END IF;
+    -- Built beforehand under the model's name without blocking writes (CREATE INDEX CONCURRENTLY, in a committed
+    -- migration of its own or by hand): taken over when valid and on the table, not built again.
+    IF meta.managed(obj_description(idx, 'pg_class')) IS NULL
+      AND EXISTS (SELECT FROM pg_index WHERE indexrelid = idx AND indisvalid AND indrelid = format('app.%I', tbl)::regclass) THEN
+      EXECUTE format('COMMENT ON INDEX app.%I IS %L', name, (info || jsonb_build_object('fingerprint', fp))::text);
+      RETURN;
+    END IF;
     EXECUTE format('DROP INDEX app.%I', name);
   END IF;
   EXECUTE def;
@@ -374,10 +382,12 @@ BEGIN
     EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NOT NULL', rel, r.attname) INTO n;
     -- The columns modules and strategies add say what dropping them would mean; a property's say how to rename it.
     IF n > 0 AND r.attname = 'deleted_at' THEN
-      RAISE EXCEPTION 'Refused: app.% no longer soft-deletes, but % of its records are soft-deleted (deleted_at): without the column they would be live again', tbl, n
+      RAISE EXCEPTION 'Refused: app.% no longer soft-deletes, but % of its records are soft-deleted (deleted_at): without the column they would be live again',
+        tbl, n
         USING HINT = format('Keep softDelete, or delete them for good first (DELETE FROM %s WHERE deleted_at IS NOT NULL;), then migrate again.', rel);
     ELSIF n > 0 AND r.attname = 'organization_id' THEN
-      RAISE EXCEPTION 'Refused: the model''s strategy no longer keeps app.% by organization, but its % rows belong to organizations: without organization_id every organization would see every row', tbl, n
+      RAISE EXCEPTION 'Refused: the model''s strategy no longer keeps app.% by organization, but its % rows belong to organizations: '
+        'without organization_id every organization would see every row', tbl, n
         USING HINT = format('Keep an organization strategy; if one shared space is what you want: ALTER TABLE %s DROP COLUMN organization_id;', rel);
     ELSIF n > 0 THEN
       RAISE EXCEPTION 'Refused: app.%.% is no longer in the model but % rows hold a value in it', tbl, r.attname || meta.about(rel), n
@@ -543,7 +553,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN RETURN json_build_object('results', ('[' || _results || ']')::json, 'outbox', true); END IF;
   RETURN json_build_object('results', ('[' || _results || ']')::json);
 END $fn$;
-COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb) IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
+COMMENT ON FUNCTION api.dispatch_each(text, jsonb, text, text, jsonb)
+  IS 'Bulk create: api.dispatch for each element of args_list, all or nothing; a failure answers {failed: {index, code, …}}.';
 
 CREATE OR REPLACE FUNCTION lib.fields(name text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT f.fields FROM lib.fields f WHERE f.tbl = name
@@ -1241,7 +1252,8 @@ CREATE TABLE IF NOT EXISTS lib.uploads (
   used_tx xid8,
   location text UNIQUE
 );
-COMMENT ON TABLE lib.uploads IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
+COMMENT ON TABLE lib.uploads
+  IS 'Upload intents: a file reference (token) for its caller, its tmp/ key and, once attached, its uploads/ location. Reached only through definer functions.';
 -- A caller's open intents (lib.open_intents_at_most).
 CREATE INDEX IF NOT EXISTS uploads_open_by_owner ON lib.uploads (owner, expires_at) WHERE used_at IS NULL;
 
@@ -1260,7 +1272,9 @@ CREATE TABLE IF NOT EXISTS lib.file_outbox (
 );
 CREATE INDEX IF NOT EXISTS file_outbox_due ON lib.file_outbox (next_attempt_at);
 CREATE INDEX IF NOT EXISTS file_outbox_token ON lib.file_outbox (token, location) WHERE token IS NOT NULL;
-COMMENT ON TABLE lib.file_outbox IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: the write that attaches the token removes it, else it deletes the copy an hour later.';
+COMMENT ON TABLE lib.file_outbox
+  IS 'Storage objects to delete after commit, with retry. A row with a token is the reserved copy target of an attach in progress: '
+  'the write that attaches the token removes it, else it deletes the copy an hour later.';
 
 -- When an intent's attach window closes: an hour after its upload address expired. Unattached, it is swept
 -- then; attached, its tmp/ object is deleted again then (a PUT to the address may come until it expires,
@@ -1270,7 +1284,8 @@ LANGUAGE sql STABLE AS $$ SELECT expires_at + interval '1 hour' $$;
 
 -- A refusal of a file reference: 422 E_FILE_NOT_UPLOADED naming the property.
 CREATE OR REPLACE FUNCTION lib.file_not_attachable(prop text) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: upload the file and use the new file_reference.', prop);
+DECLARE msg text := format('The file reference given for "%s" is unknown, not yours, expired or already attached: '
+  'upload the file and use the new file_reference.', prop);
 BEGIN
   RAISE EXCEPTION USING ERRCODE = 'PT422', MESSAGE = msg,
     DETAIL = jsonb_build_object('code', 'E_FILE_NOT_UPLOADED', 'property', prop, 'rule', 'file', 'message', msg)::text;
@@ -1296,7 +1311,8 @@ BEGIN
   END IF;
   IF (SELECT count(*) FROM lib.uploads WHERE owner = caller AND used_at IS NULL AND expires_at > now()) >= lib.open_intents_at_most() THEN
     RAISE EXCEPTION USING ERRCODE = 'PT429', DETAIL = '{"retry_after": 60}',
-      MESSAGE = format('This caller has %s upload intents open (unused, unexpired): attach those files, or wait for some to expire (15 minutes), first.', lib.open_intents_at_most());
+      MESSAGE = format('This caller has %s upload intents open (unused, unexpired): attach those files, or wait for some to expire (15 minutes), first.',
+          lib.open_intents_at_most());
   END IF;
   INSERT INTO lib.uploads (token, owner, filename, content_type, tmp_key, expires_at)
     VALUES (encode(extensions.gen_random_bytes(20), 'hex'), caller, fname, mime, 'tmp/' || gen_random_uuid(), now() + interval '15 minutes')
@@ -1487,7 +1503,9 @@ CREATE TABLE IF NOT EXISTS lib.refresh_tokens (
 CREATE INDEX IF NOT EXISTS refresh_tokens_family ON lib.refresh_tokens (family);
 CREATE INDEX IF NOT EXISTS refresh_tokens_sub ON lib.refresh_tokens (sub) WHERE revoked_at IS NULL;
 CREATE INDEX IF NOT EXISTS refresh_tokens_expires ON lib.refresh_tokens (expires_at);
-COMMENT ON TABLE lib.refresh_tokens IS 'Refresh tokens by SHA-256 hash: one family per sign-in, a used token (rotated) presented again revokes its family. Reached only through definer functions.';
+COMMENT ON TABLE lib.refresh_tokens
+  IS 'Refresh tokens by SHA-256 hash: one family per sign-in, a used token (rotated) presented again revokes its family. '
+  'Reached only through definer functions.';
 
 CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   key text PRIMARY KEY,
@@ -1495,7 +1513,9 @@ CREATE TABLE IF NOT EXISTS lib.sign_in_attempts (
   window_ends timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_attempts_window ON lib.sign_in_attempts (window_ends);
-COMMENT ON TABLE lib.sign_in_attempts IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. Reached only through definer functions.';
+COMMENT ON TABLE lib.sign_in_attempts
+  IS 'Failed sign-ins per key (email:<sha256 of the address>, ip:<address or IPv6 /64>, or both: the email from one address) in a fixed window. '
+  'Reached only through definer functions.';
 
 -- Counts one attempt against `k` in its window (a new window once the last one ended): NULL while
 -- within `max_attempts`, else the seconds until the window ends (Retry-After). One upsert, so gateways
@@ -1595,8 +1615,11 @@ CREATE TABLE IF NOT EXISTS lib.changes (
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL DEFAULT now()
 );
-COMMENT ON TABLE lib.changes IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
-COMMENT ON COLUMN lib.changes.image IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
+COMMENT ON TABLE lib.changes
+  IS 'Change log: one row per changed record of a committed write (entity, key, action, ETag, the row as written, the caller, the writing transaction). '
+  'Read in (tx, id) order below lib.changes_state()''s bound: ids grow in insertion order, not commit order.';
+COMMENT ON COLUMN lib.changes.image
+  IS 'The row as stored after the write (before it, for deleted and unlinked), columns as stored, hidden columns (Password) left out.';
 -- Pruning reads each table's oldest rows under that table's own keep (lib.changes_keep); replaces an index on (at).
 CREATE INDEX IF NOT EXISTS changes_table_at ON lib.changes (table_name, at);
 DROP INDEX IF EXISTS lib.changes_at;
@@ -1731,7 +1754,9 @@ CREATE TABLE IF NOT EXISTS lib.webhooks (
   pos_tx xid8 NOT NULL DEFAULT pg_snapshot_xmin(pg_current_snapshot()),
   pos_id bigint NOT NULL DEFAULT 0
 );
-COMMENT ON TABLE lib.webhooks IS 'Webhooks of the model (api.webhooks): address (${VARIABLE} parts read by the gateway), the entities and actions it takes (NULL: all), its position in lib.changes.';
+COMMENT ON TABLE lib.webhooks
+  IS 'Webhooks of the model (api.webhooks): address (${VARIABLE} parts read by the gateway), the entities and actions it takes (NULL: all), '
+  'its position in lib.changes.';
 REVOKE ALL ON lib.webhooks FROM PUBLIC;
 
 CREATE TABLE IF NOT EXISTS lib.webhook_deliveries (
@@ -1759,7 +1784,9 @@ CREATE TABLE IF NOT EXISTS lib.webhook_deliveries (
   done_at timestamptz,
   UNIQUE (webhook, change_id)
 );
-COMMENT ON TABLE lib.webhook_deliveries IS 'One POST per change and webhook: pending (next_at: when a gateway may send it), delivered (a 2xx) or failed (no 2xx within WEBHOOK_RETRY_SECONDS); lib.webhook_redeliver sends failed ones again.';
+COMMENT ON TABLE lib.webhook_deliveries
+  IS 'One POST per change and webhook: pending (next_at: when a gateway may send it), delivered (a 2xx) or failed (no 2xx within WEBHOOK_RETRY_SECONDS); '
+  'lib.webhook_redeliver sends failed ones again.';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON lib.webhook_deliveries (next_at, id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_open ON lib.webhook_deliveries (webhook, status) WHERE status <> 'delivered';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_done ON lib.webhook_deliveries (done_at) WHERE status <> 'pending';
@@ -1912,7 +1939,8 @@ BEGIN
   PERFORM pg_notify(lib.changes_channel(), '');
   RETURN _n;
 END $fn$;
-COMMENT ON FUNCTION lib.webhook_redeliver(text, timestamptz, text[]) IS 'Sends the failed deliveries (or those of `statuses`) of a webhook created since a time again, from now (README "Webhooks").';
+COMMENT ON FUNCTION lib.webhook_redeliver(text, timestamptz, text[])
+  IS 'Sends the failed deliveries (or those of `statuses`) of a webhook created since a time again, from now (README "Webhooks").';
 COMMENT ON FUNCTION lib.webhook_redeliver(bigint[]) IS 'Sends the deliveries of these ids again, from now (README "Webhooks").';
 
 REVOKE EXECUTE ON FUNCTION lib.webhook_list(), lib.webhook_enqueue(integer), lib.webhook_claim(text[], timestamptz, integer, integer),
@@ -2033,27 +2061,133 @@ DECLARE mode text := coalesce(args ->> 'count', 'exact');
 BEGIN
   IF NOT mode = ANY ('{exact,estimated,none}'::text[]) THEN PERFORM lib.bad_request('count must be one of exact, estimated, none', 'count', 'count'); END IF;
   IF args ? 'after' AND args ? 'before' THEN PERFORM lib.bad_request('after and before exclude each other', 'after', 'cursor'); END IF;
-  IF (args ? 'after' OR args ? 'before') AND args ? 'page' THEN PERFORM lib.bad_request('page and a cursor (after, before) exclude each other', 'page', 'cursor'); END IF;
+  IF (args ? 'after' OR args ? 'before') AND args ? 'page'
+    THEN PERFORM lib.bad_request('page and a cursor (after, before) exclude each other', 'page', 'cursor'); END IF;
   RETURN mode;
 END $fn$;
 
 -- Constraints and indexes the model no longer has, or has changed -------------------------------
 
-SELECT meta.drop_replaced('users', ARRAY['users_pkey', 'users_email_email', 'users_email_key', 'users_password_password']::text[], ARRAY['PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')']::text[], ARRAY['users_display_name_fts']::text[], ARRAY['CREATE INDEX "users_display_name_fts" ON "app"."users" USING gin (to_tsvector(''simple''::regconfig, ("display_name")::text))']::text[]);
+SELECT meta.drop_replaced(
+  'users',
+  ARRAY['users_pkey', 'users_email_email', 'users_email_key', 'users_password_password']::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")',
+    'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')'
+  ]::text[],
+  ARRAY['users_display_name_fts']::text[],
+  ARRAY[
+    'CREATE INDEX "users_display_name_fts" ON "app"."users" USING gin (to_tsvector(''simple''::regconfig, ("display_name")::text))'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('users_profile', ARRAY['users_profile_pkey', 'users_profile_user_id_fkey', 'users_profile_avatar_file']::text[], ARRAY['PRIMARY KEY ("user_id")', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', 'CHECK (lib.is_file_block("avatar"))']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+SELECT meta.drop_replaced(
+  'users_profile',
+  ARRAY['users_profile_pkey', 'users_profile_user_id_fkey', 'users_profile_avatar_file']::text[],
+  ARRAY[
+    'PRIMARY KEY ("user_id")',
+    'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE',
+    'CHECK (lib.is_file_block("avatar"))'
+  ]::text[],
+  ARRAY[]::text[],
+  ARRAY[]::text[]
+);
 
-SELECT meta.drop_replaced('projects', ARRAY['projects_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY['projects_name_idx', 'projects_owner_id_idx']::text[], ARRAY['CREATE INDEX "projects_name_idx" ON "app"."projects" USING btree ("name")', 'CREATE INDEX "projects_owner_id_idx" ON "app"."projects" USING btree ("owner_id")']::text[]);
+SELECT meta.drop_replaced(
+  'projects',
+  ARRAY['projects_pkey']::text[],
+  ARRAY['PRIMARY KEY ("id")']::text[],
+  ARRAY['projects_name_idx', 'projects_owner_id_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "projects_name_idx" ON "app"."projects" USING btree ("name")',
+    'CREATE INDEX "projects_owner_id_idx" ON "app"."projects" USING btree ("owner_id")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('projects_members', ARRAY['projects_members_pkey', 'projects_members_project_id_fkey', 'projects_members_user_id_fkey', 'projects_members_role_enum', 'projects_members_status_enum']::text[], ARRAY['PRIMARY KEY ("project_id", "user_id")', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', 'CHECK ("role"::text = ANY (ARRAY[''editor'', ''viewer'']::text[]))', 'CHECK ("status"::text = ANY (ARRAY[''invited'', ''active'']::text[]))']::text[], ARRAY['projects_members_user_id_idx']::text[], ARRAY['CREATE INDEX "projects_members_user_id_idx" ON "app"."projects_members" USING btree ("user_id")']::text[]);
+SELECT meta.drop_replaced(
+  'projects_members',
+  ARRAY[
+    'projects_members_pkey', 'projects_members_project_id_fkey', 'projects_members_user_id_fkey',
+    'projects_members_role_enum', 'projects_members_status_enum'
+  ]::text[],
+  ARRAY[
+    'PRIMARY KEY ("project_id", "user_id")',
+    'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE CASCADE',
+    'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE',
+    'CHECK ("role"::text = ANY (ARRAY[''editor'', ''viewer'']::text[]))',
+    'CHECK ("status"::text = ANY (ARRAY[''invited'', ''active'']::text[]))'
+  ]::text[],
+  ARRAY['projects_members_user_id_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "projects_members_user_id_idx" ON "app"."projects_members" USING btree ("user_id")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('posts', ARRAY['posts_pkey', 'posts_project_id_fkey', 'posts_title_pattern', 'posts_status_enum', 'posts_rating_minimum', 'posts_rating_maximum', 'posts_rating_multiple_of', 'posts_word_count_minimum', 'posts_cover_file', 'posts_attachment_file']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE RESTRICT', 'CHECK ("title" ~ ''^\S.*$'')', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''in_review'', ''published'', ''archived'']::text[]))', 'CHECK ("rating" >= 0)', 'CHECK ("rating" <= 5)', 'CHECK (("rating"::numeric % 0.5::numeric) = 0)', 'CHECK ("word_count" >= 0)', 'CHECK (lib.is_file_block("cover"))', 'CHECK (lib.is_file_block("attachment"))']::text[], ARRAY['posts_project_id_idx', 'posts_title_fts', 'posts_body_fts', 'posts_author_id_idx', 'posts_meta_gin', 'posts_meta_address_city_idx', 'posts_meta_priority_idx']::text[], ARRAY['CREATE INDEX "posts_project_id_idx" ON "app"."posts" USING btree ("project_id")', 'CREATE INDEX "posts_title_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("title")::text))', 'CREATE INDEX "posts_body_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("body")::text))', 'CREATE INDEX "posts_author_id_idx" ON "app"."posts" USING btree ("author_id")', 'CREATE INDEX "posts_meta_gin" ON "app"."posts" USING gin ("meta")', 'CREATE INDEX "posts_meta_address_city_idx" ON "app"."posts" USING btree (("meta" #>> ''{"address","city"}''::text[]))', 'CREATE INDEX "posts_meta_priority_idx" ON "app"."posts" USING btree (lib.jsonb_integer("meta" #> ''{"priority"}''::text[]))']::text[]);
+SELECT meta.drop_replaced(
+  'posts',
+  ARRAY[
+    'posts_pkey', 'posts_project_id_fkey', 'posts_title_pattern', 'posts_status_enum',
+    'posts_rating_minimum', 'posts_rating_maximum', 'posts_rating_multiple_of',
+    'posts_word_count_minimum', 'posts_cover_file', 'posts_attachment_file'
+  ]::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")',
+    'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE RESTRICT',
+    'CHECK ("title" ~ ''^\S.*$'')',
+    'CHECK ("status"::text = ANY (ARRAY[''draft'', ''in_review'', ''published'', ''archived'']::text[]))',
+    'CHECK ("rating" >= 0)', 'CHECK ("rating" <= 5)', 'CHECK (("rating"::numeric % 0.5::numeric) = 0)',
+    'CHECK ("word_count" >= 0)', 'CHECK (lib.is_file_block("cover"))',
+    'CHECK (lib.is_file_block("attachment"))'
+  ]::text[],
+  ARRAY[
+    'posts_project_id_idx', 'posts_title_fts', 'posts_body_fts', 'posts_author_id_idx', 'posts_meta_gin',
+    'posts_meta_address_city_idx', 'posts_meta_priority_idx'
+  ]::text[],
+  ARRAY[
+    'CREATE INDEX "posts_project_id_idx" ON "app"."posts" USING btree ("project_id")',
+    'CREATE INDEX "posts_title_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("title")::text))',
+    'CREATE INDEX "posts_body_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("body")::text))',
+    'CREATE INDEX "posts_author_id_idx" ON "app"."posts" USING btree ("author_id")',
+    'CREATE INDEX "posts_meta_gin" ON "app"."posts" USING gin ("meta")',
+    'CREATE INDEX "posts_meta_address_city_idx" ON "app"."posts" USING btree (("meta" #>> ''{"address","city"}''::text[]))',
+    'CREATE INDEX "posts_meta_priority_idx" ON "app"."posts" USING btree (lib.jsonb_integer("meta" #> ''{"priority"}''::text[]))'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('posts_tags', ARRAY['posts_tags_pkey', 'posts_tags_post_id_fkey', 'posts_tags_tag_slug_fkey']::text[], ARRAY['PRIMARY KEY ("post_id", "tag_slug")', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("tag_slug") REFERENCES "app"."tags" ("slug") ON DELETE CASCADE']::text[], ARRAY['posts_tags_tag_slug_idx']::text[], ARRAY['CREATE INDEX "posts_tags_tag_slug_idx" ON "app"."posts_tags" USING btree ("tag_slug")']::text[]);
+SELECT meta.drop_replaced(
+  'posts_tags',
+  ARRAY['posts_tags_pkey', 'posts_tags_post_id_fkey', 'posts_tags_tag_slug_fkey']::text[],
+  ARRAY[
+    'PRIMARY KEY ("post_id", "tag_slug")',
+    'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE CASCADE',
+    'FOREIGN KEY ("tag_slug") REFERENCES "app"."tags" ("slug") ON DELETE CASCADE'
+  ]::text[],
+  ARRAY['posts_tags_tag_slug_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "posts_tags_tag_slug_idx" ON "app"."posts_tags" USING btree ("tag_slug")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('comments', ARRAY['comments_pkey', 'comments_post_id_fkey']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE RESTRICT']::text[], ARRAY['comments_post_id_idx', 'comments_author_id_idx']::text[], ARRAY['CREATE INDEX "comments_post_id_idx" ON "app"."comments" USING btree ("post_id")', 'CREATE INDEX "comments_author_id_idx" ON "app"."comments" USING btree ("author_id")']::text[]);
+SELECT meta.drop_replaced(
+  'comments',
+  ARRAY['comments_pkey', 'comments_post_id_fkey']::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE RESTRICT'
+  ]::text[],
+  ARRAY['comments_post_id_idx', 'comments_author_id_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "comments_post_id_idx" ON "app"."comments" USING btree ("post_id")',
+    'CREATE INDEX "comments_author_id_idx" ON "app"."comments" USING btree ("author_id")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('tags', ARRAY['tags_pkey', 'tags_slug_pattern']::text[], ARRAY['PRIMARY KEY ("slug")', 'CHECK ("slug" ~ ''^[a-z0-9-]+$'')']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+SELECT meta.drop_replaced(
+  'tags',
+  ARRAY['tags_pkey', 'tags_slug_pattern']::text[],
+  ARRAY['PRIMARY KEY ("slug")', 'CHECK ("slug" ~ ''^[a-z0-9-]+$'')']::text[],
+  ARRAY[]::text[],
+  ARRAY[]::text[]
+);
 
 -- Tables and columns ----------------------------------------------------------------------------
 
@@ -2210,28 +2344,80 @@ COMMENT ON COLUMN "app"."tags"."_modified_at" IS 'Time of the last write (Last-M
 SELECT meta.ensure_constraint('users', 'users_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('users', 'users_email_email', 'CHECK (lib.is_email("email"))', '{"property":"email","rule":"email"}'::jsonb);
 SELECT meta.ensure_constraint('users', 'users_email_key', 'UNIQUE ("email")', '{"property":"email","rule":"unique"}'::jsonb);
-SELECT meta.ensure_constraint('users', 'users_password_password', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')', '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: UPDATE \"app\".\"users\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', 10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'users',
+  'users_password_password',
+  'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')',
+  '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: '
+    'UPDATE \"app\".\"users\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', '
+    '10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('users_profile', 'users_profile_pkey', 'PRIMARY KEY ("user_id")', '{"property":"user_id","rule":"primary"}'::jsonb);
-SELECT meta.ensure_constraint('users_profile', 'users_profile_avatar_file', 'CHECK (lib.is_file_block("avatar"))', '{"property":"avatar","rule":"file"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'users_profile',
+  'users_profile_avatar_file',
+  'CHECK (lib.is_file_block("avatar"))',
+  '{"property":"avatar","rule":"file"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('projects', 'projects_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
-SELECT meta.ensure_constraint('projects_members', 'projects_members_pkey', 'PRIMARY KEY ("project_id", "user_id")', '{"property":"members","rule":"primary"}'::jsonb);
-SELECT meta.ensure_constraint('projects_members', 'projects_members_role_enum', 'CHECK ("role"::text = ANY (ARRAY[''editor'', ''viewer'']::text[]))', '{"property":"role","rule":"enum"}'::jsonb);
-SELECT meta.ensure_constraint('projects_members', 'projects_members_status_enum', 'CHECK ("status"::text = ANY (ARRAY[''invited'', ''active'']::text[]))', '{"property":"status","rule":"enum"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'projects_members',
+  'projects_members_pkey',
+  'PRIMARY KEY ("project_id", "user_id")',
+  '{"property":"members","rule":"primary"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'projects_members',
+  'projects_members_role_enum',
+  'CHECK ("role"::text = ANY (ARRAY[''editor'', ''viewer'']::text[]))',
+  '{"property":"role","rule":"enum"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'projects_members',
+  'projects_members_status_enum',
+  'CHECK ("status"::text = ANY (ARRAY[''invited'', ''active'']::text[]))',
+  '{"property":"status","rule":"enum"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('posts', 'posts_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('posts', 'posts_title_pattern', 'CHECK ("title" ~ ''^\S.*$'')', '{"property":"title","rule":"pattern"}'::jsonb);
-SELECT meta.ensure_constraint('posts', 'posts_status_enum', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''in_review'', ''published'', ''archived'']::text[]))', '{"property":"status","rule":"enum"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts',
+  'posts_status_enum',
+  'CHECK ("status"::text = ANY (ARRAY[''draft'', ''in_review'', ''published'', ''archived'']::text[]))',
+  '{"property":"status","rule":"enum"}'::jsonb
+);
 SELECT meta.ensure_constraint('posts', 'posts_rating_minimum', 'CHECK ("rating" >= 0)', '{"property":"rating","rule":"minimum"}'::jsonb);
 SELECT meta.ensure_constraint('posts', 'posts_rating_maximum', 'CHECK ("rating" <= 5)', '{"property":"rating","rule":"maximum"}'::jsonb);
-SELECT meta.ensure_constraint('posts', 'posts_rating_multiple_of', 'CHECK (("rating"::numeric % 0.5::numeric) = 0)', '{"property":"rating","rule":"multipleOf"}'::jsonb);
-SELECT meta.ensure_constraint('posts', 'posts_word_count_minimum', 'CHECK ("word_count" >= 0)', '{"property":"word_count","rule":"minimum"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts',
+  'posts_rating_multiple_of',
+  'CHECK (("rating"::numeric % 0.5::numeric) = 0)',
+  '{"property":"rating","rule":"multipleOf"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'posts',
+  'posts_word_count_minimum',
+  'CHECK ("word_count" >= 0)',
+  '{"property":"word_count","rule":"minimum"}'::jsonb
+);
 SELECT meta.ensure_constraint('posts', 'posts_cover_file', 'CHECK (lib.is_file_block("cover"))', '{"property":"cover","rule":"file"}'::jsonb);
-SELECT meta.ensure_constraint('posts', 'posts_attachment_file', 'CHECK (lib.is_file_block("attachment"))', '{"property":"attachment","rule":"file"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts',
+  'posts_attachment_file',
+  'CHECK (lib.is_file_block("attachment"))',
+  '{"property":"attachment","rule":"file"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('posts_tags', 'posts_tags_pkey', 'PRIMARY KEY ("post_id", "tag_slug")', '{"property":"tags","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts_tags',
+  'posts_tags_pkey',
+  'PRIMARY KEY ("post_id", "tag_slug")',
+  '{"property":"tags","rule":"primary"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('comments', 'comments_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
@@ -2240,39 +2426,144 @@ SELECT meta.ensure_constraint('tags', 'tags_slug_pattern', 'CHECK ("slug" ~ ''^[
 
 -- Foreign keys ----------------------------------------------------------------------------------
 
-SELECT meta.ensure_constraint('users_profile', 'users_profile_user_id_fkey', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', '{"property":"user_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'users_profile',
+  'users_profile_user_id_fkey',
+  'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE',
+  '{"property":"user_id","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('projects_members', 'projects_members_project_id_fkey', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE CASCADE', '{"property":"project_id","rule":"references"}'::jsonb);
-SELECT meta.ensure_constraint('projects_members', 'projects_members_user_id_fkey', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', '{"property":"user_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'projects_members',
+  'projects_members_project_id_fkey',
+  'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE CASCADE',
+  '{"property":"project_id","rule":"references"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'projects_members',
+  'projects_members_user_id_fkey',
+  'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE',
+  '{"property":"user_id","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('posts', 'posts_project_id_fkey', 'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE RESTRICT', '{"property":"project_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts',
+  'posts_project_id_fkey',
+  'FOREIGN KEY ("project_id") REFERENCES "app"."projects" ("id") ON DELETE RESTRICT',
+  '{"property":"project_id","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('posts_tags', 'posts_tags_post_id_fkey', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE CASCADE', '{"property":"post_id","rule":"references"}'::jsonb);
-SELECT meta.ensure_constraint('posts_tags', 'posts_tags_tag_slug_fkey', 'FOREIGN KEY ("tag_slug") REFERENCES "app"."tags" ("slug") ON DELETE CASCADE', '{"property":"tag_slug","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'posts_tags',
+  'posts_tags_post_id_fkey',
+  'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE CASCADE',
+  '{"property":"post_id","rule":"references"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'posts_tags',
+  'posts_tags_tag_slug_fkey',
+  'FOREIGN KEY ("tag_slug") REFERENCES "app"."tags" ("slug") ON DELETE CASCADE',
+  '{"property":"tag_slug","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('comments', 'comments_post_id_fkey', 'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE RESTRICT', '{"property":"post_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'comments',
+  'comments_post_id_fkey',
+  'FOREIGN KEY ("post_id") REFERENCES "app"."posts" ("id") ON DELETE RESTRICT',
+  '{"property":"post_id","rule":"references"}'::jsonb
+);
 
 -- Indexes ---------------------------------------------------------------------------------------
 
-SELECT meta.ensure_index('users', 'users_display_name_fts', 'CREATE INDEX "users_display_name_fts" ON "app"."users" USING gin (to_tsvector(''simple''::regconfig, ("display_name")::text))', '{"property":"display_name","rule":"searchIndexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'users',
+  'users_display_name_fts',
+  'CREATE INDEX "users_display_name_fts" ON "app"."users" USING gin (to_tsvector(''simple''::regconfig, ("display_name")::text))',
+  '{"property":"display_name","rule":"searchIndexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('projects', 'projects_name_idx', 'CREATE INDEX "projects_name_idx" ON "app"."projects" USING btree ("name")', '{"property":"name","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('projects', 'projects_owner_id_idx', 'CREATE INDEX "projects_owner_id_idx" ON "app"."projects" USING btree ("owner_id")', '{"property":"owner_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'projects',
+  'projects_name_idx',
+  'CREATE INDEX "projects_name_idx" ON "app"."projects" USING btree ("name")',
+  '{"property":"name","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'projects',
+  'projects_owner_id_idx',
+  'CREATE INDEX "projects_owner_id_idx" ON "app"."projects" USING btree ("owner_id")',
+  '{"property":"owner_id","rule":"indexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('projects_members', 'projects_members_user_id_idx', 'CREATE INDEX "projects_members_user_id_idx" ON "app"."projects_members" USING btree ("user_id")', '{"property":"user_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'projects_members',
+  'projects_members_user_id_idx',
+  'CREATE INDEX "projects_members_user_id_idx" ON "app"."projects_members" USING btree ("user_id")',
+  '{"property":"user_id","rule":"indexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('posts', 'posts_project_id_idx', 'CREATE INDEX "posts_project_id_idx" ON "app"."posts" USING btree ("project_id")', '{"property":"project_id","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_title_fts', 'CREATE INDEX "posts_title_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("title")::text))', '{"property":"title","rule":"searchIndexed"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_body_fts', 'CREATE INDEX "posts_body_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("body")::text))', '{"property":"body","rule":"searchIndexed"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_author_id_idx', 'CREATE INDEX "posts_author_id_idx" ON "app"."posts" USING btree ("author_id")', '{"property":"author_id","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_meta_gin', 'CREATE INDEX "posts_meta_gin" ON "app"."posts" USING gin ("meta")', '{"property":"meta","rule":"index.whole"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_meta_address_city_idx', 'CREATE INDEX "posts_meta_address_city_idx" ON "app"."posts" USING btree (("meta" #>> ''{"address","city"}''::text[]))', '{"property":"meta","rule":"index.paths address.city"}'::jsonb);
-SELECT meta.ensure_index('posts', 'posts_meta_priority_idx', 'CREATE INDEX "posts_meta_priority_idx" ON "app"."posts" USING btree (lib.jsonb_integer("meta" #> ''{"priority"}''::text[]))', '{"property":"meta","rule":"index.paths priority"}'::jsonb);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_project_id_idx',
+  'CREATE INDEX "posts_project_id_idx" ON "app"."posts" USING btree ("project_id")',
+  '{"property":"project_id","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_title_fts',
+  'CREATE INDEX "posts_title_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("title")::text))',
+  '{"property":"title","rule":"searchIndexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_body_fts',
+  'CREATE INDEX "posts_body_fts" ON "app"."posts" USING gin (to_tsvector(''simple''::regconfig, ("body")::text))',
+  '{"property":"body","rule":"searchIndexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_author_id_idx',
+  'CREATE INDEX "posts_author_id_idx" ON "app"."posts" USING btree ("author_id")',
+  '{"property":"author_id","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_meta_gin',
+  'CREATE INDEX "posts_meta_gin" ON "app"."posts" USING gin ("meta")',
+  '{"property":"meta","rule":"index.whole"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_meta_address_city_idx',
+  'CREATE INDEX "posts_meta_address_city_idx" ON "app"."posts" USING btree (("meta" #>> ''{"address","city"}''::text[]))',
+  '{"property":"meta","rule":"index.paths address.city"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'posts',
+  'posts_meta_priority_idx',
+  'CREATE INDEX "posts_meta_priority_idx" ON "app"."posts" USING btree (lib.jsonb_integer("meta" #> ''{"priority"}''::text[]))',
+  '{"property":"meta","rule":"index.paths priority"}'::jsonb
+);
 
-SELECT meta.ensure_index('posts_tags', 'posts_tags_tag_slug_idx', 'CREATE INDEX "posts_tags_tag_slug_idx" ON "app"."posts_tags" USING btree ("tag_slug")', '{"property":"tag_slug","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'posts_tags',
+  'posts_tags_tag_slug_idx',
+  'CREATE INDEX "posts_tags_tag_slug_idx" ON "app"."posts_tags" USING btree ("tag_slug")',
+  '{"property":"tag_slug","rule":"indexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('comments', 'comments_post_id_idx', 'CREATE INDEX "comments_post_id_idx" ON "app"."comments" USING btree ("post_id")', '{"property":"post_id","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('comments', 'comments_author_id_idx', 'CREATE INDEX "comments_author_id_idx" ON "app"."comments" USING btree ("author_id")', '{"property":"author_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'comments',
+  'comments_post_id_idx',
+  'CREATE INDEX "comments_post_id_idx" ON "app"."comments" USING btree ("post_id")',
+  '{"property":"post_id","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'comments',
+  'comments_author_id_idx',
+  'CREATE INDEX "comments_author_id_idx" ON "app"."comments" USING btree ("author_id")',
+  '{"property":"author_id","rule":"indexed"}'::jsonb
+);
 
 -- Write rules -----------------------------------------------------------------------------------
 
@@ -2281,23 +2572,39 @@ DECLARE
   _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
     NEW."created_at" := now();  -- CreatedTimestamp
     NEW."updated_at" := now();  -- UpdatedTimestamp
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly');
+    END IF;
     NEW."updated_at" := now();
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
-    IF octet_length(NEW."password") > 72 THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    IF octet_length(NEW."password") > 72 THEN
+      PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password');
+    END IF;
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
-    IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
+    IF _hashes > 10 THEN
+      PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password');
+    END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
     PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
@@ -2328,18 +2635,27 @@ BEGIN
   UPDATE "app"."users" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."user_id" ELSE NEW."user_id" END);
   RETURN NULL;
 END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."users_profile"
+  FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_touch_owner"();
 
 CREATE OR REPLACE FUNCTION "app"."projects_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
-    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
+    IF NEW."owner_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
     NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -2368,20 +2684,37 @@ DECLARE
     AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly'); END IF;
-    IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft', 'in_review']::text[])) THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft, in_review', 'status', 'initialStatuses'); END IF;
+    IF NEW."author_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be supplied', 'updated_at', 'readOnly');
+    END IF;
+    IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft', 'in_review']::text[]))
+      THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft, in_review', 'status', 'initialStatuses'); END IF;
     NEW."version" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
     NEW."author_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."author_id") END;  -- Owner: the caller
     NEW."created_at" := now();  -- CreatedTimestamp
     NEW."updated_at" := now();  -- UpdatedTimestamp
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."project_id" IS DISTINCT FROM OLD."project_id" THEN PERFORM lib.refuse('PT400', 'immutable property "project_id" cannot be changed', 'project_id', 'immutable'); END IF;
-    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
-    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."project_id" IS DISTINCT FROM OLD."project_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "project_id" cannot be changed', 'project_id', 'immutable');
+    END IF;
+    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
+    IF NEW."updated_at" IS DISTINCT FROM OLD."updated_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "updated_at" cannot be changed', 'updated_at', 'readOnly');
+    END IF;
     NEW."version" := OLD."version" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
     NEW."updated_at" := now();
   END IF;
@@ -2415,14 +2748,24 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."posts_ta
 CREATE OR REPLACE FUNCTION "app"."comments_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."author_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly'); END IF;
+    IF NEW."author_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be supplied', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be supplied', 'created_at', 'readOnly');
+    END IF;
     NEW."author_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."author_id") END;  -- Owner: the caller
     NEW."created_at" := now();  -- CreatedTimestamp
   ELSE
-    IF NEW."post_id" IS DISTINCT FROM OLD."post_id" THEN PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable'); END IF;
-    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly'); END IF;
-    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly'); END IF;
+    IF NEW."post_id" IS DISTINCT FROM OLD."post_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "post_id" cannot be changed', 'post_id', 'immutable');
+    END IF;
+    IF NEW."author_id" IS DISTINCT FROM OLD."author_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "author_id" cannot be changed', 'author_id', 'readOnly');
+    END IF;
+    IF NEW."created_at" IS DISTINCT FROM OLD."created_at" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "created_at" cannot be changed', 'created_at', 'readOnly');
+    END IF;
   END IF;
   IF NEW."post_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."post_id" IS DISTINCT FROM OLD."post_id") THEN
     IF "app"."posts_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Post'); END IF;
@@ -2444,7 +2787,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary'); END IF;
+    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN
+      PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -2455,21 +2800,28 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tags" FO
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{"password"}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{"password"}');
 
 DROP TRIGGER IF EXISTS changes ON "app"."users_profile";  -- logged as its owner's update
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'project_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."projects_members"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Project', 'project_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'id', 'entity', 'version', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'id', 'entity', 'version', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts_tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'post_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."posts_tags"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Post', 'post_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."comments" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."comments"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Comment', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tags" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tags"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Tag', 'slug', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -2494,7 +2846,8 @@ INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('comments', 0)
 INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('tags', 0)
   ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
 
-UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['users', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags']::text[]);
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0
+  AND table_name <> ALL (ARRAY['users', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags']::text[]);
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -2511,7 +2864,9 @@ BEGIN
       NEW."avatar" := lib.claim_file('avatar', NEW."avatar");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."avatar" ELSE (SELECT s."avatar" FROM "app"."users_profile" s WHERE s."user_id" = NEW."user_id") END;
-      IF jsonb_typeof(NEW."avatar") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."avatar" ->> 'id' THEN PERFORM lib.file_not_attachable('avatar'); END IF;
+      IF jsonb_typeof(NEW."avatar") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."avatar" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('avatar');
+      END IF;
       NEW."avatar" := kept;
     END IF;
   END IF;
@@ -2521,7 +2876,9 @@ COMMENT ON FUNCTION "app"."users_profile_files"() IS 'File properties of app.use
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."users_profile" FOR EACH ROW EXECUTE FUNCTION "app"."users_profile_files"();
 CREATE OR REPLACE FUNCTION "app"."users_profile_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location' THEN PERFORM lib.discard_file(OLD."avatar" ->> 'location'); END IF;
+  IF TG_OP = 'DELETE' OR NEW."avatar" ->> 'location' IS DISTINCT FROM OLD."avatar" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."avatar" ->> 'location');
+  END IF;
   RETURN NULL;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_profile_files_gone"() IS 'Files app.users_profile no longer holds go to lib.file_outbox, deleted after commit.';
@@ -2545,7 +2902,9 @@ BEGIN
       NEW."cover" := lib.claim_file('cover', NEW."cover");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."cover" END;
-      IF jsonb_typeof(NEW."cover") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."cover" ->> 'id' THEN PERFORM lib.file_not_attachable('cover'); END IF;
+      IF jsonb_typeof(NEW."cover") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."cover" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('cover');
+      END IF;
       NEW."cover" := kept;
     END IF;
   END IF;
@@ -2554,7 +2913,9 @@ BEGIN
       NEW."attachment" := lib.claim_file('attachment', NEW."attachment");
     ELSE  -- {id}: the file this record holds, kept as it is
       kept := CASE WHEN TG_OP = 'UPDATE' THEN OLD."attachment" END;
-      IF jsonb_typeof(NEW."attachment") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."attachment" ->> 'id' THEN PERFORM lib.file_not_attachable('attachment'); END IF;
+      IF jsonb_typeof(NEW."attachment") IS DISTINCT FROM 'object' OR kept ->> 'id' IS DISTINCT FROM NEW."attachment" ->> 'id' THEN
+        PERFORM lib.file_not_attachable('attachment');
+      END IF;
       NEW."attachment" := kept;
     END IF;
   END IF;
@@ -2564,8 +2925,12 @@ COMMENT ON FUNCTION "app"."posts_files"() IS 'File properties of app.posts: a ne
 CREATE OR REPLACE TRIGGER files BEFORE INSERT OR UPDATE ON "app"."posts" FOR EACH ROW EXECUTE FUNCTION "app"."posts_files"();
 CREATE OR REPLACE FUNCTION "app"."posts_files_gone"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location' THEN PERFORM lib.discard_file(OLD."cover" ->> 'location'); END IF;
-  IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location' THEN PERFORM lib.discard_file(OLD."attachment" ->> 'location'); END IF;
+  IF TG_OP = 'DELETE' OR NEW."cover" ->> 'location' IS DISTINCT FROM OLD."cover" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."cover" ->> 'location');
+  END IF;
+  IF TG_OP = 'DELETE' OR NEW."attachment" ->> 'location' IS DISTINCT FROM OLD."attachment" ->> 'location' THEN
+    PERFORM lib.discard_file(OLD."attachment" ->> 'location');
+  END IF;
   RETURN NULL;
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_files_gone"() IS 'Files app.posts no longer holds go to lib.file_outbox, deleted after commit.';
@@ -2606,7 +2971,11 @@ GRANT INSERT, UPDATE, DELETE ON "app"."projects_members" TO anon, authenticated;
 GRANT SELECT (xmax) ON "app"."projects_members" TO anon, authenticated;
 
 REVOKE ALL ON "app"."posts" FROM anon, authenticated;
-GRANT SELECT ("id", "project_id", "title", "body", "status", "version", "author_id", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note", "created_at", "updated_at", "_rev", "_modified_at", "deleted_at") ON "app"."posts" TO anon, authenticated;
+GRANT SELECT (
+  "id", "project_id", "title", "body", "status", "version", "author_id", "rating", "word_count",
+  "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta",
+  "legacy_code", "internal_note", "created_at", "updated_at", "_rev", "_modified_at", "deleted_at"
+) ON "app"."posts" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."posts" TO anon, authenticated;
 
 REVOKE ALL ON "app"."posts_tags" FROM anon, authenticated;
@@ -3108,13 +3477,34 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((
+        coalesce((
+          SELECT (SELECT row_to_json(r) FROM (SELECT
+            t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar"
+          ) r)
+          FROM "app"."users_profile" t_0
+          WHERE t_0."user_id" = t."id"
+        ), (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+        ) r))
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3127,13 +3517,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."users_list"(jsonb)
+  IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3168,13 +3561,34 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((
+        coalesce((
+          SELECT (SELECT row_to_json(r) FROM (SELECT
+            t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar"
+          ) r)
+          FROM "app"."users_profile" t_0
+          WHERE t_0."user_id" = t."id"
+        ), (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+        ) r))
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3187,13 +3601,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."users_search"(jsonb)
+  IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3205,13 +3622,48 @@ DECLARE
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0 WHERE t_0."user_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."users" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((
+          coalesce((
+            SELECT (SELECT row_to_json(r) FROM (SELECT
+              t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar"
+            ) r)
+            FROM "app"."users_profile" t_0
+            WHERE t_0."user_id" = t."id"
+          ), (SELECT row_to_json(r) FROM (SELECT
+            t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+          ) r))
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."users" t
+    WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."users" t
+    WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
@@ -3225,15 +3677,28 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   BEGIN
     INSERT INTO "app"."users" AS t ("email", "password", "display_name")
     SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
-    CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END,
+      CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."users_scenario"(_scenario);
@@ -3258,7 +3723,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3268,22 +3737,40 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    "password" = r."password",
-    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "password" = r."password",
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
@@ -3309,7 +3796,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password', 'display_name']::text[], ARRAY['id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['email', 'password', 'display_name']::text[],
+    ARRAY['id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -3319,22 +3810,40 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-    "password" = r."password",
-    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+      "password" = r."password",
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   ELSE
     UPDATE "app"."users" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-    "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   END IF;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
@@ -3386,12 +3895,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."users_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."users_stream"(jsonb)
+  IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."users_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -3406,12 +3922,18 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-PERFORM "app"."users_require"(_key, 'read');
-  SELECT (SELECT row_to_json(r) FROM (SELECT t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar") r) INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
+  PERFORM "app"."users_require"(_key, 'read');
+  SELECT (SELECT row_to_json(r) FROM (SELECT
+    t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar"
+  ) r) INTO _row FROM "app"."users_profile" t WHERE t."user_id" = _key;
   -- Never written: every property null.
-  _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT _key AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r));
+  _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT
+    _key AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+  ) r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _etag, _modified, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('User', _etag, _modified, args);
+  END IF;
   RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."users_profile_read"(jsonb) IS 'read the sub-resource User.profile';
@@ -3431,7 +3953,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-PERFORM "app"."users_require"(_key, 'update');
+  PERFORM "app"."users_require"(_key, 'update');
   PERFORM lib.check_body(_body, ARRAY['user_id', 'bio', 'avatar']::text[], ARRAY[]::text[]);
   IF _body ? 'user_id' AND _body ->> 'user_id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('"user_id" is the owner''s key and cannot differ from the path', 'user_id', 'primary');
@@ -3452,11 +3974,13 @@ PERFORM "app"."users_require"(_key, 'update');
   -- Omitted properties go back to their default.
   INSERT INTO "app"."users_profile" AS t ("user_id", "bio", "avatar")
   SELECT CASE WHEN _body ? 'user_id' THEN r."user_id" ELSE NULL END,
-    CASE WHEN _body ? 'bio' THEN r."bio" ELSE NULL END,
-    CASE WHEN _body ? 'avatar' THEN r."avatar" ELSE NULL END
+      CASE WHEN _body ? 'bio' THEN r."bio" ELSE NULL END,
+      CASE WHEN _body ? 'avatar' THEN r."avatar" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."users_profile", _body) r
   ON CONFLICT ("user_id") DO UPDATE SET "bio" = EXCLUDED."bio", "avatar" = EXCLUDED."avatar"
-  RETURNING (SELECT row_to_json(r) FROM (SELECT t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar") r) INTO _row;
+  RETURNING (SELECT row_to_json(r) FROM (SELECT
+    t."user_id" AS "user_id", t."bio" AS "bio", t."avatar" AS "avatar"
+  ) r) INTO _row;
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
   RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."users_scenario"(_scenario))[1]);
 END $fn$;
@@ -3748,13 +4272,51 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."projects"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+              t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name",
+              t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+            ) r))::text, -1)
+              || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                coalesce((
+                  SELECT (SELECT row_to_json(r) FROM (SELECT
+                    t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar"
+                  ) r)
+                  FROM "app"."users_profile" t_0_0
+                  WHERE t_0_0."user_id" = t_0."id"
+                ), (SELECT row_to_json(r) FROM (SELECT
+                  t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                ) r))
+              )::text, 'null') ELSE '' END)
+              || '}')::json)::text, -1)
+              || ',"edge":' || coalesce((
+                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r)
+              )::text, 'null')
+              || '}')::json AS v, t_0."id" AS k
+            FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+            WHERE t_0_j."project_id" = t."id"
+            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3767,13 +4329,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."projects_list"(jsonb)
+  IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."projects_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3811,13 +4376,51 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."projects"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."projects"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."projects" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+              t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name",
+              t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+            ) r))::text, -1)
+              || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                coalesce((
+                  SELECT (SELECT row_to_json(r) FROM (SELECT
+                    t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar"
+                  ) r)
+                  FROM "app"."users_profile" t_0_0
+                  WHERE t_0_0."user_id" = t_0."id"
+                ), (SELECT row_to_json(r) FROM (SELECT
+                  t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                ) r))
+              )::text, 'null') ELSE '' END)
+              || '}')::json)::text, -1)
+              || ',"edge":' || coalesce((
+                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r)
+              )::text, 'null')
+              || '}')::json AS v, t_0."id" AS k
+            FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+            WHERE t_0_j."project_id" = t."id"
+            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."projects" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -3830,13 +4433,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."projects_search"(jsonb)
+  IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."projects_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3851,13 +4457,65 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0 WHERE t_0_0."user_id" = t_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."project_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."projects" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+          (
+            SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+            FROM (
+              SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+                t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name",
+                t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+              ) r))::text, -1)
+                || (CASE WHEN args -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                  coalesce((
+                    SELECT (SELECT row_to_json(r) FROM (SELECT
+                      t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar"
+                    ) r)
+                    FROM "app"."users_profile" t_0_0
+                    WHERE t_0_0."user_id" = t_0."id"
+                  ), (SELECT row_to_json(r) FROM (SELECT
+                    t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                  ) r))
+                )::text, 'null') ELSE '' END)
+                || '}')::json)::text, -1)
+                || ',"edge":' || coalesce((
+                  (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r)
+                )::text, 'null')
+                || '}')::json AS v, t_0."id" AS k
+              FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+              WHERE t_0_j."project_id" = t."id"
+              ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer
+            ) t_0_r
+          )
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."projects_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."projects" t
+    WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result FROM "app"."projects" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."projects_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."projects" t
+    WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_read"(jsonb) IS 'read one Project';
@@ -3877,7 +4535,15 @@ BEGIN
     INSERT INTO "app"."projects" AS t ("name")
     SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."projects", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."projects_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."projects_scenario"(_scenario);
@@ -3915,10 +4581,22 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."projects_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."projects" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -3953,10 +4631,22 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."projects_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."projects_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."projects" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('update', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -3982,8 +4672,12 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."projects" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."projects_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."projects" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."projects_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."projects_deny"('delete', _key);
     PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
   END IF;
@@ -4007,12 +4701,19 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."projects_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."projects_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."projects", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_stream"(jsonb) IS 'which changes of Project (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."projects_stream"(jsonb)
+  IS 'which changes of Project (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."projects_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -4028,14 +4729,22 @@ DECLARE
   _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-PERFORM "app"."projects_require"(_key, 'read');
+  PERFORM "app"."projects_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
-    WHERE j."project_id" = _key;
-  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."id" AS "id", x."email" AS "email", x."display_name" AS "display_name", x."created_at" AS "created_at", x."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
-    SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at, (SELECT row_to_json(r) FROM (SELECT j."role" AS "role", j."status" AS "status") r) AS edge FROM "app"."projects_members" j JOIN "app"."users" t ON t."id" = j."user_id"
-    WHERE j."project_id" = _key
+      WHERE j."project_id" = _key;
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT
+    x."id" AS "id", x."email" AS "email", x."display_name" AS "display_name",
+    x."created_at" AS "created_at", x."updated_at" AS "updated_at"
+  ) r))::text, -1)
+    || ',"edge":' || coalesce((x.edge)::text, 'null')
+    || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at,
+      (SELECT row_to_json(r) FROM (SELECT j."role" AS "role", j."status" AS "status") r) AS edge FROM "app"."projects_members" j
+      JOIN "app"."users" t ON t."id" = j."user_id"
+        WHERE j."project_id" = _key
     ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."projects_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario',
+      ("app"."projects_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_members_list"(jsonb) IS 'list linked records: Project.members';
 
@@ -4050,12 +4759,23 @@ DECLARE
   _created boolean;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-PERFORM "app"."projects_require"(_key, 'link');
+  PERFORM "app"."projects_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY['role', 'status']::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Project', _key, 'User', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Project',
+          _key,
+          'User',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."projects_members" AS j ("project_id", "user_id", "role", "status") VALUES (_key, _target, _body ->> 'role', _body ->> 'status')
   ON CONFLICT ("project_id", "user_id") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role", "status" = EXCLUDED."status"
@@ -4073,9 +4793,19 @@ DECLARE
   _target text := args ->> 'target';
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-PERFORM "app"."projects_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Project', _key, 'User', _target), args -> 'if_match');
+  PERFORM "app"."projects_require"(_key, 'unlink');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."projects_members" j WHERE j."project_id" = _key AND j."user_id" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Project',
+        _key,
+        'User',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."projects_members" j WHERE j."project_id" = _key
     AND j."user_id" = _target;
@@ -5592,13 +6322,89 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where, '"app"."posts"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
+    '"app"."posts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+              (
+                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                FROM (
+                  SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+                    t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name",
+                    t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at"
+                  ) r))::text, -1)
+                    || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                      coalesce((
+                        SELECT (SELECT row_to_json(r) FROM (SELECT
+                          t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar"
+                        ) r)
+                        FROM "app"."users_profile" t_0_0_0
+                        WHERE t_0_0_0."user_id" = t_0_0."id"
+                      ), (SELECT row_to_json(r) FROM (SELECT
+                        t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                      ) r))
+                    )::text, 'null') ELSE '' END)
+                    || '}')::json)::text, -1)
+                    || ',"edge":' || coalesce((
+                      (SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r)
+                    )::text, 'null')
+                    || '}')::json AS v, t_0_0."id" AS k
+                  FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                  WHERE t_0_0_j."project_id" = t_0."id"
+                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                ) t_0_0_r
+              )
+            )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."projects" t_0
+          WHERE t_0."id" = t."project_id"
+        )
+      )::text, 'null') ELSE '' END
+        || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce((
+          (
+            SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json)
+            FROM (
+              SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1)
+                || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                || '}')::json AS v, t_1."slug" AS k
+              FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug"
+              WHERE t_1_j."post_id" = t."id"
+              ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
+            ) t_1_r
+          )
+        )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
+              t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
+              t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
+              t._modified_at
+        FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -5611,13 +6417,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."posts_list"(jsonb)
+  IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."posts_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -5662,13 +6471,89 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where, '"app"."posts"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
+    '"app"."posts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating", t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover", t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev, t._modified_at FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+              (
+                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                FROM (
+                  SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+                    t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name",
+                    t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at"
+                  ) r))::text, -1)
+                    || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                      coalesce((
+                        SELECT (SELECT row_to_json(r) FROM (SELECT
+                          t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar"
+                        ) r)
+                        FROM "app"."users_profile" t_0_0_0
+                        WHERE t_0_0_0."user_id" = t_0_0."id"
+                      ), (SELECT row_to_json(r) FROM (SELECT
+                        t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                      ) r))
+                    )::text, 'null') ELSE '' END)
+                    || '}')::json)::text, -1)
+                    || ',"edge":' || coalesce((
+                      (SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r)
+                    )::text, 'null')
+                    || '}')::json AS v, t_0_0."id" AS k
+                  FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                  WHERE t_0_0_j."project_id" = t_0."id"
+                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                ) t_0_0_r
+              )
+            )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."projects" t_0
+          WHERE t_0."id" = t."project_id"
+        )
+      )::text, 'null') ELSE '' END
+        || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce((
+          (
+            SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json)
+            FROM (
+              SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1)
+                || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                || '}')::json AS v, t_1."slug" AS k
+              FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug"
+              WHERE t_1_j."post_id" = t."id"
+              ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
+            ) t_1_r
+          )
+        )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
+              t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
+              t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
+              t._modified_at
+        FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -5681,13 +6566,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."posts_search"(jsonb)
+  IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."posts_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -5708,13 +6596,100 @@ BEGIN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name", t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar") r) FROM "app"."users_profile" t_0_0_0 WHERE t_0_0_0."user_id" = t_0_0."id"), (SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar") r)))::text, 'null') ELSE '' END) || '}')::json)::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."project_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0 WHERE t_0."id" = t."project_id"))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_1."slug" AS k FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug" WHERE t_1_j."post_id" = t."id" ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_1_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+        t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+        t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+        t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+        t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+        t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'project' THEN ',"project":' || coalesce((
+          (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+              t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+            ) r))::text, -1)
+              || (CASE WHEN args -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+                (
+                  SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                  FROM (
+                    SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
+                      t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name",
+                      t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at"
+                    ) r))::text, -1)
+                      || (CASE WHEN args -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
+                        coalesce((
+                          SELECT (SELECT row_to_json(r) FROM (SELECT
+                            t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar"
+                          ) r)
+                          FROM "app"."users_profile" t_0_0_0
+                          WHERE t_0_0_0."user_id" = t_0_0."id"
+                        ), (SELECT row_to_json(r) FROM (SELECT
+                          t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
+                        ) r))
+                      )::text, 'null') ELSE '' END)
+                      || '}')::json)::text, -1)
+                      || ',"edge":' || coalesce((
+                        (SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r)
+                      )::text, 'null')
+                      || '}')::json AS v, t_0_0."id" AS k
+                    FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                    WHERE t_0_0_j."project_id" = t_0."id"
+                    ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer
+                  ) t_0_0_r
+                )
+              )::text, 'null') ELSE '' END)
+              || '}')::json
+            FROM "app"."projects" t_0
+            WHERE t_0."id" = t."project_id"
+          )
+        )::text, 'null') ELSE '' END
+          || CASE WHEN args -> 'embed' ? 'tags' THEN ',"tags":' || coalesce((
+            (
+              SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json)
+              FROM (
+                SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1)
+                  || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                  || '}')::json AS v, t_1."slug" AS k
+                FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug"
+                WHERE t_1_j."post_id" = t."id"
+                ORDER BY t_1."slug" LIMIT (args ->> 'embed_limit')::integer
+              ) t_1_r
+            )
+          )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t."version"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."posts_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+        t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+        t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+        t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+        t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+        t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."version"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."posts_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_read"(jsonb) IS 'read one Post';
@@ -5728,7 +6703,15 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'project_id' AND _body ->> 'project_id' IS DISTINCT FROM _parent THEN
@@ -5737,25 +6720,43 @@ BEGIN
     _body := _body || jsonb_build_object('project_id', _parent);
   END IF;
   BEGIN
-    INSERT INTO "app"."posts" AS t ("id", "project_id", "title", "body", "status", "rating", "word_count", "published_on", "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code", "internal_note")
+    INSERT INTO "app"."posts" AS t (
+      "id", "project_id", "title", "body", "status", "rating", "word_count", "published_on",
+      "reading_slot", "featured", "tags_cache", "cover", "attachment", "meta", "legacy_code",
+      "internal_note"
+    )
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
-    CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
-    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
-    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
-    CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
-    CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
-    CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
-    CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
-    CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
-    CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
-    CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
-    CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
-    CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
-    CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
-    CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+      CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE NULL END,
+      CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+      CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
+      CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
+      CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
+      CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
+      CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
+      CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
+      CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
+      CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
+      CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
+      CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
+      CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
+      CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
+      CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."posts", _body - 'version') r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+        t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+        t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+        t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+        t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+        t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."version"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."posts_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."posts_scenario"(_scenario);
@@ -5780,7 +6781,15 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -5809,9 +6818,25 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."version"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."posts_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('update', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
@@ -5834,7 +6859,15 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'version']::text[], ARRAY['author_id', 'created_at', 'updated_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY[
+      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
+      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
+      'internal_note', 'version'
+    ]::text[],
+    ARRAY['author_id', 'created_at', 'updated_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
@@ -5855,7 +6888,8 @@ BEGIN
     "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE t."tags_cache" END,
     "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE t."cover" END,
     "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE t."attachment" END,
-    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta') ELSE r."meta" END ELSE t."meta" END,
+    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta') ELSE r."meta" END
+      ELSE t."meta" END,
     "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE t."legacy_code" END,
     "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE t."internal_note" END
   FROM jsonb_populate_record(NULL::"app"."posts", _body) r
@@ -5863,9 +6897,25 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."version"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."posts_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('update', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
@@ -5893,21 +6943,25 @@ BEGIN
   IF NOT _permanent THEN
     UPDATE "app"."posts" t SET deleted_at = now() WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."version" = _expected);
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+      AND (_expected IS NULL OR t."version" = _expected);
   ELSE
     DELETE FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent)
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."version" = _expected);
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+      AND (_expected IS NULL OR t."version" = _expected);
   END IF;
   IF NOT FOUND AND NOT _permanent THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('delete', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
   ELSIF NOT FOUND THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent);
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."posts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."posts_deny"('delete', _key);
     PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
@@ -5933,16 +6987,48 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   _expected := lib.expected_version('version', args -> 'body');
-  UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
-  AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
+  UPDATE "app"."posts" t SET deleted_at = NULL
+  WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."version"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."posts_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL;
+    SELECT t."version"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL;
     IF FOUND THEN
-      UPDATE "app"."posts" t SET deleted_at = NULL WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
-      RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result;
+      UPDATE "app"."posts" t SET deleted_at = NULL
+      WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NOT NULL
+      RETURNING json_build_object(
+        'data', (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+          t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+          t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+          t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+          t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+          t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+          t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+        ) r),
+        'id', t."id"::text,
+        'etag', t."version"::text,
+        'last_modified', t._modified_at,
+        'scenario', ("app"."posts_scenario"(_scenario))[1]
+      ) INTO _result;
       IF _result IS NOT NULL THEN
         PERFORM lib.precondition_check('Post', _etag, _modified, args);
         RETURN _result;
@@ -5950,10 +7036,30 @@ BEGIN
     END IF;
   END IF;
   IF _result IS NULL THEN
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r), 'id', t."id"::text, 'etag', t."version"::text, 'last_modified', t._modified_at, 'scenario', ("app"."posts_scenario"(_scenario))[1]) INTO _result FROM "app"."posts" t WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+        t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+        t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+        t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+        t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+        t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."version"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."posts_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."posts" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
+    IF _result IS NULL THEN
+      PERFORM "app"."posts_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."posts_deny"('restore', _key);
-    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+      PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+    END IF;
   END IF;
   RETURN _result;
 END $fn$;
@@ -5982,12 +7088,19 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'tags' THEN
     PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."posts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."posts_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_stream"(jsonb) IS 'which changes of Post (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."posts_stream"(jsonb)
+  IS 'which changes of Post (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 CREATE OR REPLACE FUNCTION "app"."posts_versions"(_key text, _parent text, _version text, _limit integer, _offset bigint,
   OUT readable boolean, OUT total bigint, OUT entries json)
@@ -6001,8 +7114,25 @@ BEGIN
   readable := _winner IS NOT NULL AND EXISTS (SELECT FROM "app"."posts" WHERE "id" = _key
     AND (_parent IS NULL OR "project_id"::text = _parent)
     AND CASE _winner
-        WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+        WHEN 'Readers' THEN (
+  ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+  OR (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+  )
+  OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[])
+)
+        WHEN 'Editors and authors manage posts of their projects' THEN (
+  (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+  OR (
+    (SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
     AND deleted_at IS NULL);
@@ -6011,18 +7141,35 @@ BEGIN
   SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.action = 'created';
   IF _version IS NOT NULL THEN
     SELECT json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r))) INTO entries
+      'data', (SELECT row_to_json(r) FROM (SELECT
+  t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+  t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+  t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+  t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+  lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment",
+  t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+  t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+) r))) INTO entries
     FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since AND c.etag = _version ORDER BY c.id LIMIT 1) c
     CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t;
     RETURN;
   END IF;
   SELECT count(*) INTO total FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since;
   SELECT coalesce(json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r)) ORDER BY c.id DESC), '[]') INTO entries
+      'data', (SELECT row_to_json(r) FROM (SELECT
+  t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+  t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+  t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+  t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+  lib.held_file(t."cover") AS "cover", lib.held_file(t."attachment") AS "attachment",
+  t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+  t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+) r)) ORDER BY c.id DESC), '[]') INTO entries
   FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'posts' AND c.record_key = _key AND c.id >= _since ORDER BY c.id DESC LIMIT _limit OFFSET _offset) c
   CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."posts", c.image) t;
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_versions"(text, text, text, integer, bigint) IS 'The versions of Post _key the caller may read now, newest first, from lib.changes (design 9).';
+COMMENT ON FUNCTION "app"."posts_versions"(text, text, text, integer, bigint)
+  IS 'The versions of Post _key the caller may read now, newest first, from lib.changes (design 9).';
 
 SELECT meta.drop_if_returns('"api"."posts_history"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_history"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6066,17 +7213,20 @@ DECLARE
   _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN
-  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
-  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-END IF;
-PERFORM "app"."posts_require"(_key, 'read');
+    PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+    IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."posts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
-    WHERE j."post_id" = _key;
-  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."label" AS "label") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+      WHERE j."post_id" = _key;
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."label" AS "label") r))::text, -1)
+    || ',"edge":' || coalesce((x.edge)::text, 'null')
+    || '}')::json), '[]') INTO _rows FROM (
     SELECT t."slug", t."label", t._rev, t._modified_at, '{}'::json AS edge FROM "app"."posts_tags" j JOIN "app"."tags" t ON t."slug" = j."tag_slug"
-    WHERE j."post_id" = _key
+        WHERE j."post_id" = _key
     ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."posts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario',
+      ("app"."posts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_tags_list"(jsonb) IS 'list linked records: Post.tags';
 
@@ -6091,15 +7241,26 @@ DECLARE
   _created boolean;
 BEGIN
   IF _parent IS NOT NULL THEN
-  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
-  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-END IF;
-PERFORM "app"."posts_require"(_key, 'link');
+    PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+    IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."posts_require"(_key, 'link');
   PERFORM "app"."tags_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Post', _key, 'Tag', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Post',
+          _key,
+          'Tag',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."posts_tags" AS j ("post_id", "tag_slug") VALUES (_key, _target)
   ON CONFLICT ("post_id", "tag_slug") DO UPDATE SET _rev = gen_random_uuid()
@@ -6117,12 +7278,22 @@ DECLARE
   _target text := args ->> 'target';
 BEGIN
   IF _parent IS NOT NULL THEN
-  PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
-  IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
-END IF;
-PERFORM "app"."posts_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Post', _key, 'Tag', _target), args -> 'if_match');
+    PERFORM "app"."projects_within"(_parent, args -> 'ancestors');
+    IF NOT "app"."posts_exists"(_key, _parent) THEN PERFORM lib.not_found('Post', 'id', _key); END IF;
+  END IF;
+  PERFORM "app"."posts_require"(_key, 'unlink');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."posts_tags" j WHERE j."post_id" = _key AND j."tag_slug" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Post',
+        _key,
+        'Tag',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."posts_tags" j WHERE j."post_id" = _key
     AND j."tag_slug" = _target;
@@ -6414,13 +7585,80 @@ BEGIN
     END IF;
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."comments"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."comments"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body",
+            t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id",
+            t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on",
+            t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache",
+            t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta",
+            t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note",
+            t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce((
+              (
+                SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                  t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id"
+                ) r))::text, -1)
+                  || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+                    (
+                      SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json)
+                      FROM (
+                        SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                          t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name",
+                          t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at"
+                        ) r))::text, -1)
+                          || ',"edge":' || coalesce((
+                            (SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r)
+                          )::text, 'null')
+                          || '}')::json AS v, t_0_0_0."id" AS k
+                        FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id"
+                        WHERE t_0_0_0_j."project_id" = t_0_0."id"
+                        ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                      ) t_0_0_0_r
+                    )
+                  )::text, 'null') ELSE '' END)
+                  || '}')::json
+                FROM "app"."projects" t_0_0
+                WHERE t_0_0."id" = t_0."project_id"
+              )
+            )::text, 'null') ELSE '' END
+              || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce((
+                (
+                  SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json)
+                  FROM (
+                    SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1)
+                      || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                      || '}')::json AS v, t_0_1."slug" AS k
+                    FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug"
+                    WHERE t_0_1_j."post_id" = t_0."id"
+                    ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
+                  ) t_0_1_r
+                )
+              )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."posts" t_0
+          WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at
+        FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -6433,13 +7671,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."comments_list"(jsonb)
+  IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."comments_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6487,13 +7728,80 @@ BEGIN
     END IF;
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."comments"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."comments"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at FROM "app"."comments" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body",
+            t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id",
+            t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on",
+            t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache",
+            t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta",
+            t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note",
+            t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce((
+              (
+                SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                  t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id"
+                ) r))::text, -1)
+                  || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+                    (
+                      SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json)
+                      FROM (
+                        SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                          t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name",
+                          t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at"
+                        ) r))::text, -1)
+                          || ',"edge":' || coalesce((
+                            (SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r)
+                          )::text, 'null')
+                          || '}')::json AS v, t_0_0_0."id" AS k
+                        FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id"
+                        WHERE t_0_0_0_j."project_id" = t_0_0."id"
+                        ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                      ) t_0_0_0_r
+                    )
+                  )::text, 'null') ELSE '' END)
+                  || '}')::json
+                FROM "app"."projects" t_0_0
+                WHERE t_0_0."id" = t_0."project_id"
+              )
+            )::text, 'null') ELSE '' END
+              || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce((
+                (
+                  SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json)
+                  FROM (
+                    SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1)
+                      || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                      || '}')::json AS v, t_0_1."slug" AS k
+                    FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug"
+                    WHERE t_0_1_j."post_id" = t_0."id"
+                    ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
+                  ) t_0_1_r
+                )
+              )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."posts" t_0
+          WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at
+        FROM "app"."comments" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -6506,13 +7814,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."comments_search"(jsonb)
+  IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."comments_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6537,13 +7848,94 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'post' THEN ',"post":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body", t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id", t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on", t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache", t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta", t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note", t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name", t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r))::text, 'null') || '}')::json AS v, t_0_0_0."id" AS k FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id" WHERE t_0_0_0_j."project_id" = t_0_0."id" ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."projects" t_0_0 WHERE t_0_0."id" = t_0."project_id"))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce(((SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_1."slug" AS k FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug" WHERE t_0_1_j."post_id" = t_0."id" ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_1_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."posts" t_0 WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+        t."created_at" AS "created_at"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'post' THEN ',"post":' || coalesce((
+          (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+              t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body",
+              t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id",
+              t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on",
+              t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache",
+              t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta",
+              t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note",
+              t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
+            ) r))::text, -1)
+              || (CASE WHEN args -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce((
+                (
+                  SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                    t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id"
+                  ) r))::text, -1)
+                    || (CASE WHEN args -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce((
+                      (
+                        SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json)
+                        FROM (
+                          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+                            t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name",
+                            t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at"
+                          ) r))::text, -1)
+                            || ',"edge":' || coalesce((
+                              (SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r)
+                            )::text, 'null')
+                            || '}')::json AS v, t_0_0_0."id" AS k
+                          FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id"
+                          WHERE t_0_0_0_j."project_id" = t_0_0."id"
+                          ORDER BY t_0_0_0."id" LIMIT (args ->> 'embed_limit')::integer
+                        ) t_0_0_0_r
+                      )
+                    )::text, 'null') ELSE '' END)
+                    || '}')::json
+                  FROM "app"."projects" t_0_0
+                  WHERE t_0_0."id" = t_0."project_id"
+                )
+              )::text, 'null') ELSE '' END
+                || CASE WHEN args -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce((
+                  (
+                    SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json)
+                    FROM (
+                      SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1)
+                        || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                        || '}')::json AS v, t_0_1."slug" AS k
+                      FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug"
+                      WHERE t_0_1_j."post_id" = t_0."id"
+                      ORDER BY t_0_1."slug" LIMIT (args ->> 'embed_limit')::integer
+                    ) t_0_1_r
+                  )
+                )::text, 'null') ELSE '' END)
+              || '}')::json
+            FROM "app"."posts" t_0
+            WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL
+          )
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."comments_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."comments" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+        t."created_at" AS "created_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."comments_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."comments" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_read"(jsonb) IS 'read one Comment';
@@ -6557,7 +7949,11 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'post_id' AND _body ->> 'post_id' IS DISTINCT FROM _parent THEN
@@ -6568,9 +7964,18 @@ BEGIN
   BEGIN
     INSERT INTO "app"."comments" AS t ("post_id", "body")
     SELECT CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE NULL END,
-    CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+      CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."comments", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+        t."created_at" AS "created_at"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."comments_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."comments_scenario"(_scenario);
@@ -6595,7 +8000,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -6610,10 +8019,23 @@ BEGIN
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."comments_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."comments" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -6635,7 +8057,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['post_id', 'body']::text[], ARRAY['id', 'author_id', 'created_at']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['post_id', 'body']::text[],
+    ARRAY['id', 'author_id', 'created_at']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -6650,10 +8076,23 @@ BEGIN
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."comments_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+      t."created_at" AS "created_at"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."comments_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."comments" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('update', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -6680,8 +8119,12 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."comments_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."comments" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
+    IF NOT FOUND THEN
+      PERFORM "app"."comments_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."comments_deny"('delete', _key);
     PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
   END IF;
@@ -6715,12 +8158,19 @@ BEGIN
       PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."comments_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."comments_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."comments", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_stream"(jsonb) IS 'which changes of Comment (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."comments_stream"(jsonb)
+  IS 'which changes of Comment (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."comments_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -6926,13 +8376,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tags"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."label", t._rev, t._modified_at
+        FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -6945,13 +8399,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."tags_list"(jsonb)
+  IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."tags_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6986,13 +8443,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tags"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tags"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."label", t._rev, t._modified_at FROM "app"."tags" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."label", t._rev, t._modified_at
+        FROM "app"."tags" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -7005,13 +8466,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."tags_search"(jsonb)
+  IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."tags_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -7022,9 +8486,19 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result FROM "app"."tags" t WHERE t."slug" = _key;
+  SELECT json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."tags_scenario"(_scenario))[1]
+  ) INTO _result
+  FROM "app"."tags" t
+  WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_read"(jsonb) IS 'read one Tag';
@@ -7043,9 +8517,15 @@ BEGIN
   BEGIN
     INSERT INTO "app"."tags" AS t ("slug", "label")
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
-    CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
+      CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."tags", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),
+      'id', t."slug"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."tags_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."tags_scenario"(_scenario);
@@ -7083,7 +8563,13 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."tags_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -7121,7 +8607,13 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tags_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."tags_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
     IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -7172,12 +8664,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tags_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."tags_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tags", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_stream"(jsonb) IS 'which changes of Tag (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."tags_stream"(jsonb)
+  IS 'which changes of Tag (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."tags_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -7312,7 +8811,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
+  IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
@@ -7332,13 +8832,21 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace', 'projects_patch', 'projects_delete', 'projects_stream', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list', 'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_stream', 'posts_history', 'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace', 'comments_patch', 'comments_delete', 'comments_stream', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch', 'tags_delete', 'tags_stream', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete',
+    'users_stream', 'users_profile_read', 'users_profile_replace', 'projects_list', 'projects_search', 'projects_read', 'projects_create', 'projects_replace',
+    'projects_patch', 'projects_delete', 'projects_stream', 'projects_members_list', 'projects_members_link', 'projects_members_unlink', 'posts_list',
+    'posts_search', 'posts_read', 'posts_create', 'posts_replace', 'posts_patch', 'posts_delete', 'posts_restore', 'posts_stream', 'posts_history',
+    'posts_tags_list', 'posts_tags_link', 'posts_tags_unlink', 'comments_list', 'comments_search', 'comments_read', 'comments_create', 'comments_replace',
+    'comments_patch', 'comments_delete', 'comments_stream', 'tags_list', 'tags_search', 'tags_read', 'tags_create', 'tags_replace', 'tags_patch',
+    'tags_delete', 'tags_stream', 'auth_token', 'auth_refresh', 'auth_logout']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_stakeholder_keys"() RETURNS SETOF character varying(255)
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN QUERY
     SELECT p."id" FROM "app"."projects" p WHERE p."owner_id" = (SELECT auth.uid())
@@ -7346,13 +8854,17 @@ BEGIN
     SELECT m."project_id" FROM "app"."projects_members" m WHERE m."user_id" = (SELECT auth.uid());
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Project rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_stakeholder_keys"() RETURNS SETOF character varying(255)
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."posts" x WHERE x."project_id" IN (SELECT "app"."projects_stakeholder_keys"());
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Post rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_stakeholder_keys"() RETURNS SETOF bigint
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."comments" x WHERE x."post_id" IN (SELECT "app"."posts_stakeholder_keys"());
@@ -7364,40 +8876,107 @@ SELECT meta.drop_policies('users');
 CREATE OR REPLACE FUNCTION "app"."users_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'list', 'search', 'read' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Signed-in users see users'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     WHEN 'create' THEN RETURN 'Anyone signs up';
-    WHEN 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'update', 'delete' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Users manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_access"(text) IS 'PRE_FETCH for User: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Signed-in users see users [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users') AND (SELECT auth.uid() IS NOT NULL));
-COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users" IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
-CREATE POLICY "Users manage themselves [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
-COMMENT ON POLICY "Users manage themselves [select]" ON "app"."users" IS 'Scenario "Users manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."users" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Anyone signs up [select]" ON "app"."users" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Anyone signs up'));
+CREATE POLICY "Signed-in users see users [select]" ON "app"."users"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Signed-in users see users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
+COMMENT ON POLICY "Signed-in users see users [select]" ON "app"."users"
+  IS 'Scenario "Signed-in users see users"; list (action), search (action), read (action)';
+CREATE POLICY "Users manage themselves [select]" ON "app"."users"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+    )
+  );
+COMMENT ON POLICY "Users manage themselves [select]" ON "app"."users"
+  IS 'Scenario "Users manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Administrators can do anything [select]" ON "app"."users"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."users"
+  IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
+CREATE POLICY "Anyone signs up [select]" ON "app"."users"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Anyone signs up'));
 COMMENT ON POLICY "Anyone signs up [select]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
-CREATE POLICY "Users manage themselves [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Users manage themselves [insert]" ON "app"."users"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Users manage themselves [insert]" ON "app"."users" IS 'Scenario "Users manage themselves"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."users"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."users" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Anyone signs up [insert]" ON "app"."users" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Anyone signs up'));
+CREATE POLICY "Anyone signs up [insert]" ON "app"."users"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Anyone signs up'));
 COMMENT ON POLICY "Anyone signs up [insert]" ON "app"."users" IS 'Scenario "Anyone signs up"; create (action)';
-CREATE POLICY "Users manage themselves [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Users manage themselves [update]" ON "app"."users"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Users manage themselves [update]" ON "app"."users" IS 'Scenario "Users manage themselves"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."users" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."users"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."users" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Users manage themselves [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Users manage themselves [delete]" ON "app"."users"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Users manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Users manage themselves [delete]" ON "app"."users" IS 'Scenario "Users manage themselves"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."users" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."users"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('users'), "app"."users_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."users" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."users_stakeholder"(text);
 
 ALTER TABLE "app"."users_profile" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('users_profile');
-CREATE POLICY "through User [all]" ON "app"."users_profile" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"));
+CREATE POLICY "through User [all]" ON "app"."users_profile"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."users" o WHERE o."id" = "app"."users_profile"."user_id"));
 COMMENT ON POLICY "through User [all]" ON "app"."users_profile" IS 'Rows of User.profile follow the access to their User.';
 
 ALTER TABLE "app"."projects" ENABLE ROW LEVEL SECURITY;
@@ -7405,37 +8984,105 @@ SELECT meta.drop_policies('projects');
 CREATE OR REPLACE FUNCTION "app"."projects_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'list', 'search', 'read', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'create' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Any signed-in user starts a project'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Stakeholders work on their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."projects_access"(text) IS 'PRE_FETCH for Project: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))));
-COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
-CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project') AND (SELECT auth.uid() IS NOT NULL));
+CREATE POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+    )
+  );
+COMMENT ON POLICY "Stakeholders work on their projects [select]" ON "app"."projects"
+  IS 'Scenario "Stakeholders work on their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), '
+    'link (entity), unlink (entity)';
+CREATE POLICY "Administrators can do anything [select]" ON "app"."projects"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."projects"
+  IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
+CREATE POLICY "Any signed-in user starts a project [select]" ON "app"."projects"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Any signed-in user starts a project [select]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
-CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders work on their projects [insert]" ON "app"."projects"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders work on their projects [insert]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."projects"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project') AND (SELECT auth.uid() IS NOT NULL));
+CREATE POLICY "Any signed-in user starts a project [insert]" ON "app"."projects"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Any signed-in user starts a project')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Any signed-in user starts a project [insert]" ON "app"."projects" IS 'Scenario "Any signed-in user starts a project"; create (action)';
-CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))) WITH CHECK (true);
+CREATE POLICY "Stakeholders work on their projects [update]" ON "app"."projects"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders work on their projects [update]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."projects" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."projects"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders work on their projects [delete]" ON "app"."projects"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Stakeholders work on their projects')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders work on their projects [delete]" ON "app"."projects" IS 'Scenario "Stakeholders work on their projects"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."projects"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('projects'), "app"."projects_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."projects" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."projects_stakeholder"(text);
 
 ALTER TABLE "app"."projects_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('projects_members');
-CREATE POLICY "through Project [all]" ON "app"."projects_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"));
+CREATE POLICY "through Project [all]" ON "app"."projects_members"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."projects" o WHERE o."id" = "app"."projects_members"."project_id"));
 COMMENT ON POLICY "through Project [all]" ON "app"."projects_members" IS 'Rows of Project.members follow the access to their Project.';
 
 ALTER TABLE "app"."posts" ENABLE ROW LEVEL SECURITY;
@@ -7444,49 +9091,220 @@ CREATE OR REPLACE FUNCTION "app"."posts_access"(action text) RETURNS text LANGUA
 BEGIN
   CASE action
     WHEN 'list', 'search', 'read' THEN RETURN 'Readers';
-    WHEN 'create', 'delete', 'restore', 'link', 'unlink' THEN RETURN CASE WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'update' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything' WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors edit their posts until they are published' WHEN ((SELECT auth.roles() && ARRAY['editor']::text[]) OR (SELECT auth.roles() && ARRAY['author']::text[])) THEN 'Editors and authors manage posts of their projects' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'create', 'delete', 'restore', 'link', 'unlink' THEN RETURN CASE
+      WHEN (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        OR (SELECT auth.roles() && ARRAY['author']::text[])
+      ) THEN 'Editors and authors manage posts of their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'update' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators edit anything'
+      WHEN (SELECT auth.roles() && ARRAY['reviewer']::text[]) THEN 'Reviewers move posts through review'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors edit their posts until they are published'
+      WHEN (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        OR (SELECT auth.roles() && ARRAY['author']::text[])
+      ) THEN 'Editors and authors manage posts of their projects'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."posts_access"(text) IS 'PRE_FETCH for Post: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Readers [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers') AND (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])));
+CREATE POLICY "Readers [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Readers')
+    AND (
+      ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+      OR (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])
+    )
+  );
 COMMENT ON POLICY "Readers [select]" ON "app"."posts" IS 'Scenario "Readers"; list (action), search (action), read (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects') AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))));
-COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity), link (entity), unlink (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), unlink (api)';
-CREATE POLICY "Administrators edit anything [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+      )
+    )
+  );
+COMMENT ON POLICY "Editors and authors manage posts of their projects [select]" ON "app"."posts"
+  IS 'Scenario "Editors and authors manage posts of their projects"; list (entity), search (entity), read (entity), create (entity), update (entity), '
+    'delete (entity), restore (entity), link (entity), unlink (entity)';
+CREATE POLICY "Administrators can do anything [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."posts"
+  IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api), restore (api), link (api), '
+    'unlink (api)';
+CREATE POLICY "Administrators edit anything [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators edit anything [select]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
-CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review') AND ((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update', 'delete', 'restore']::text[])) OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))));
+CREATE POLICY "Reviewers move posts through review [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
+    AND (
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ((SELECT lib.action() = ANY (ARRAY['update', 'delete', 'restore']::text[]))
+          OR ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))
+    )
+  );
 COMMENT ON POLICY "Reviewers move posts through review [select]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))));
-COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects') AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
-COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[]))
+          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    )
+  );
+COMMENT ON POLICY "Authors edit their posts until they are published [select]" ON "app"."posts"
+  IS 'Scenario "Authors edit their posts until they are published"; update (action)';
+CREATE POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  );
+COMMENT ON POLICY "Editors and authors manage posts of their projects [insert]" ON "app"."posts"
+  IS 'Scenario "Editors and authors manage posts of their projects"; create (entity)';
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."posts"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects') AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))))) WITH CHECK (true);
-COMMENT ON POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
-COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; update (api), delete (api), restore (api)';
-CREATE POLICY "Administrators edit anything [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  )
+  WITH CHECK (true);
+COMMENT ON POLICY "Editors and authors manage posts of their projects [update]" ON "app"."posts"
+  IS 'Scenario "Editors and authors manage posts of their projects"; update (entity), delete (entity), restore (entity)';
+CREATE POLICY "Administrators can do anything [update]" ON "app"."posts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
+COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."posts"
+  IS 'Scenario "Administrators can do anything"; update (api), delete (api), restore (api)';
+CREATE POLICY "Administrators edit anything [update]" ON "app"."posts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators edit anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators edit anything [update]" ON "app"."posts" IS 'Scenario "Administrators edit anything"; update (action)';
-CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review') AND ((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])))) WITH CHECK (true);
+CREATE POLICY "Reviewers move posts through review [update]" ON "app"."posts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Reviewers move posts through review')
+    AND (
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))
+    )
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Reviewers move posts through review [update]" ON "app"."posts" IS 'Scenario "Reviewers move posts through review"; update (action)';
-CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))))) WITH CHECK (true);
-COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts" IS 'Scenario "Authors edit their posts until they are published"; update (action)';
-CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects') AND (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))));
-COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts" IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Authors edit their posts until they are published')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("author_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    )
+  )
+  WITH CHECK (true);
+COMMENT ON POLICY "Authors edit their posts until they are published [update]" ON "app"."posts"
+  IS 'Scenario "Authors edit their posts until they are published"; update (action)';
+CREATE POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Editors and authors manage posts of their projects')
+    AND (
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    )
+  );
+COMMENT ON POLICY "Editors and authors manage posts of their projects [delete]" ON "app"."posts"
+  IS 'Scenario "Editors and authors manage posts of their projects"; delete (entity)';
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."posts"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('posts'), "app"."posts_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."posts" IS 'Scenario "Administrators can do anything"; delete (api)';
-CREATE POLICY "live rows [all]" ON "app"."posts" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
+CREATE POLICY "live rows [all]" ON "app"."posts"
+  AS RESTRICTIVE FOR ALL TO anon, authenticated
+  USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
+  WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."posts" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
 DROP FUNCTION IF EXISTS "app"."posts_stakeholder"(text);
 
 ALTER TABLE "app"."posts_tags" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('posts_tags');
-CREATE POLICY "through Post [all]" ON "app"."posts_tags" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"));
+CREATE POLICY "through Post [all]" ON "app"."posts_tags"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."posts" o WHERE o."id" = "app"."posts_tags"."post_id"));
 COMMENT ON POLICY "through Post [all]" ON "app"."posts_tags" IS 'Rows of Post.tags follow the access to their Post.';
 
 ALTER TABLE "app"."comments" ENABLE ROW LEVEL SECURITY;
@@ -7495,41 +9313,142 @@ CREATE OR REPLACE FUNCTION "app"."comments_access"(action text) RETURNS text LAN
 BEGIN
   CASE action
     WHEN 'list', 'read' THEN RETURN 'Everyone reads comments';
-    WHEN 'search', 'update', 'delete' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
-    WHEN 'create' THEN RETURN CASE WHEN ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))) THEN 'Signed-in users from trusted domains comment' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything' END;
+    WHEN 'search', 'update', 'delete' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
+    WHEN 'create' THEN RETURN CASE
+      WHEN (
+        (SELECT auth.uid() IS NOT NULL)
+        AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+      ) THEN 'Signed-in users from trusted domains comment'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators moderate comments'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Authors manage their comments'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Administrators can do anything'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."comments_access"(text) IS 'PRE_FETCH for Comment: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone reads comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Everyone reads comments'));
+CREATE POLICY "Everyone reads comments [select]" ON "app"."comments"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Everyone reads comments'));
 COMMENT ON POLICY "Everyone reads comments [select]" ON "app"."comments" IS 'Scenario "Everyone reads comments"; list (action), read (action)';
-CREATE POLICY "Administrators moderate comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators moderate comments [select]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Authors manage their comments [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))));
-COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment') AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
-COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
-CREATE POLICY "Administrators moderate comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators moderate comments [select]" ON "app"."comments"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators moderate comments [select]" ON "app"."comments"
+  IS 'Scenario "Administrators moderate comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Authors manage their comments [select]" ON "app"."comments"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+    )
+  );
+COMMENT ON POLICY "Authors manage their comments [select]" ON "app"."comments"
+  IS 'Scenario "Authors manage their comments"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Administrators can do anything [select]" ON "app"."comments"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."comments"
+  IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), create (api), update (api), delete (api)';
+CREATE POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+    )
+  );
+COMMENT ON POLICY "Signed-in users from trusted domains comment [select]" ON "app"."comments"
+  IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
+CREATE POLICY "Administrators moderate comments [insert]" ON "app"."comments"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators moderate comments [insert]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; create (entity)';
-CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+CREATE POLICY "Authors manage their comments [insert]" ON "app"."comments"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Authors manage their comments [insert]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; create (entity)';
-CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [insert]" ON "app"."comments"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [insert]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; create (api)';
-CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment') AND ((SELECT auth.uid() IS NOT NULL) AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))));
-COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments" IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
-CREATE POLICY "Administrators moderate comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Signed-in users from trusted domains comment')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND (SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (ARRAY['example.com', 'example.org']::text[]))
+    )
+  );
+COMMENT ON POLICY "Signed-in users from trusted domains comment [insert]" ON "app"."comments"
+  IS 'Scenario "Signed-in users from trusted domains comment"; create (action)';
+CREATE POLICY "Administrators moderate comments [update]" ON "app"."comments"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators moderate comments [update]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; update (entity)';
-CREATE POLICY "Authors manage their comments [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Authors manage their comments [update]" ON "app"."comments"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Authors manage their comments [update]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; update (entity)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."comments" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."comments"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Administrators moderate comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators moderate comments [delete]" ON "app"."comments"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators moderate comments')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators moderate comments [delete]" ON "app"."comments" IS 'Scenario "Administrators moderate comments"; delete (entity)';
-CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments') AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))));
+CREATE POLICY "Authors manage their comments [delete]" ON "app"."comments"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Authors manage their comments')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Authors manage their comments [delete]" ON "app"."comments" IS 'Scenario "Authors manage their comments"; delete (entity)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."comments"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('comments'), "app"."comments_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."comments" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."comments_stakeholder"(text);
 
@@ -7545,17 +9464,46 @@ BEGIN
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."tags_access"(text) IS 'PRE_FETCH for Tag: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone reads tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Everyone reads tags'));
+CREATE POLICY "Everyone reads tags [select]" ON "app"."tags"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Everyone reads tags'));
 COMMENT ON POLICY "Everyone reads tags [select]" ON "app"."tags" IS 'Scenario "Everyone reads tags"; list (action), read (action)';
-CREATE POLICY "Administrators can do anything [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), update (api), delete (api)';
-CREATE POLICY "Only editors create tags [select]" ON "app"."tags" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+CREATE POLICY "Administrators can do anything [select]" ON "app"."tags"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Administrators can do anything [select]" ON "app"."tags"
+  IS 'Scenario "Administrators can do anything"; list (api), search (api), read (api), update (api), delete (api)';
+CREATE POLICY "Only editors create tags [select]" ON "app"."tags"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Only editors create tags [select]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
-CREATE POLICY "Only editors create tags [insert]" ON "app"."tags" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+CREATE POLICY "Only editors create tags [insert]" ON "app"."tags"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Only editors create tags')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Only editors create tags [insert]" ON "app"."tags" IS 'Scenario "Only editors create tags"; create (action)';
-CREATE POLICY "Administrators can do anything [update]" ON "app"."tags" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Administrators can do anything [update]" ON "app"."tags"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Administrators can do anything [update]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; update (api)';
-CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Administrators can do anything [delete]" ON "app"."tags"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tags'), "app"."tags_access"(lib.action())) = 'Administrators can do anything')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Administrators can do anything [delete]" ON "app"."tags" IS 'Scenario "Administrators can do anything"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."tags_stakeholder"(text);
 
@@ -7580,16 +9528,22 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY[
+  'email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at'
+]::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users see users' THEN (SELECT auth.uid() IS NOT NULL)
-        WHEN 'Users manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Users manage themselves' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."users_profile_changes"(xid8, bigint, xid8, bigint);
@@ -7610,19 +9564,26 @@ BEGIN
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
-    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'projects' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."projects" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'projects' THEN c.image
+        ELSE (SELECT to_jsonb(o) FROM "app"."projects" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('projects', 'projects_members')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."projects", c.image - ARRAY['name', 'owner_id', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders work on their projects' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"()))))
+        WHEN 'Stakeholders work on their projects' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."projects_stakeholder_keys"())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.projects (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."projects_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.projects (and its links) past a position (tx, id) and of transactions below before, '
+  'those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."projects_members_changes"(xid8, bigint, xid8, bigint);
@@ -7643,21 +9604,44 @@ BEGIN
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
-    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'posts' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."posts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'posts' THEN c.image
+        ELSE (SELECT to_jsonb(o) FROM "app"."posts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('posts', 'posts_tags')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image - ARRAY['id', 'title', 'body', 'version', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."posts", c.image - ARRAY[
+  'id', 'title', 'body', 'version', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured',
+  'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at',
+  'updated_at', '_rev', '_modified_at'
+]::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Readers' THEN (((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[]))
-        WHEN 'Editors and authors manage posts of their projects' THEN (((SELECT auth.roles() && ARRAY['editor']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))))
+        WHEN 'Readers' THEN (
+  ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+  OR (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+  )
+  OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+  OR (SELECT auth.roles() && ARRAY['admin']::text[])
+)
+        WHEN 'Editors and authors manage posts of their projects' THEN (
+  (
+    (SELECT auth.roles() && ARRAY['editor']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+  OR (
+    (SELECT auth.roles() && ARRAY['author']::text[])
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))
+  )
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END
           AND deleted_at IS NULL)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.posts (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."posts_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.posts (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."posts_tags_changes"(xid8, bigint, xid8, bigint);
@@ -7682,17 +9666,23 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('comments')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image - ARRAY['id', 'post_id', 'body', 'created_at', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."comments", c.image - ARRAY['id', 'post_id', 'body', 'created_at', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Everyone reads comments' THEN true
         WHEN 'Administrators moderate comments' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
-        WHEN 'Authors manage their comments' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid()))))
+        WHEN 'Authors manage their comments' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("author_id" = (SELECT auth.uid())))
+)
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.comments (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."comments_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.comments (and its links) past a position (tx, id) and of transactions below before, '
+  'those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."tags_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."tags_changes"(xid8, bigint, xid8, bigint);
@@ -7713,7 +9703,8 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tags')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image - ARRAY['slug', 'label', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."tags", c.image - ARRAY['slug', 'label', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Everyone reads tags' THEN true
         WHEN 'Administrators can do anything' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
@@ -7721,16 +9712,32 @@ BEGIN
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.tags (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tags_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.tags (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
 DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
+          t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -7738,7 +9745,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."users_profile_change_records"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "lib"."users_profile_change_records"(xid8, bigint, xid8, integer);
@@ -7746,9 +9754,31 @@ DROP FUNCTION IF EXISTS "lib"."users_profile_change_records"(xid8, bigint, xid8,
 DROP FUNCTION IF EXISTS "app"."projects_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."projects_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'projects' THEN json_build_object('relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'projects_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'projects_members' THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'projects' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'projects_members' THEN 'members' END,
+          'target', CASE c.table_name WHEN 'projects_members' THEN c.image ->> 'user_id' END,
+          'edge', CASE
+            c.table_name
+            WHEN 'projects_members' THEN json_build_object('role', c.image -> 'role', 'status', c.image -> 'status')
+          END
+        )
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('projects', 'projects_members')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -7756,7 +9786,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.projects and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."projects_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.projects and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."projects_members_change_records"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "lib"."projects_members_change_records"(xid8, bigint, xid8, integer);
@@ -7764,9 +9795,34 @@ DROP FUNCTION IF EXISTS "lib"."projects_members_change_records"(xid8, bigint, xi
 DROP FUNCTION IF EXISTS "app"."posts_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."posts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'posts' THEN json_build_object('relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END, 'target', CASE c.table_name WHEN 'posts_tags' THEN c.image ->> 'tag_slug' END, 'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body", t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id", t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on", t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache", t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta", t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note", t."created_at" AS "created_at", t."updated_at" AS "updated_at") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'posts' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'posts_tags' THEN 'tags' END,
+          'target', CASE c.table_name WHEN 'posts_tags' THEN c.image ->> 'tag_slug' END,
+          'edge', CASE c.table_name WHEN 'posts_tags' THEN json_build_object() END
+        )
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
+          t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
+          t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
+          t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
+          t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
+          t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
+          t."created_at" AS "created_at", t."updated_at" AS "updated_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('posts', 'posts_tags')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -7774,7 +9830,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.posts and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."posts_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.posts and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."posts_tags_change_records"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "lib"."posts_tags_change_records"(xid8, bigint, xid8, integer);
@@ -7782,9 +9839,24 @@ DROP FUNCTION IF EXISTS "lib"."posts_tags_change_records"(xid8, bigint, xid8, in
 DROP FUNCTION IF EXISTS "app"."comments_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."comments_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id", t."created_at" AS "created_at") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
+          t."created_at" AS "created_at"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('comments')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -7792,14 +9864,27 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.comments and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."comments_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.comments and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."tags_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."tags_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tags')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -7807,7 +9892,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tags and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."tags_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.tags and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
@@ -7827,8 +9913,12 @@ DECLARE
   _sub text;
   _hash text;
 BEGIN
-  IF jsonb_typeof(args -> 'email') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"email" must be a string', 'email', 'type'); END IF;
-  IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type'); END IF;
+  IF jsonb_typeof(args -> 'email') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"email" must be a string', 'email', 'type');
+  END IF;
+  IF jsonb_typeof(args -> 'password') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"password" must be a string', 'password', 'type');
+  END IF;
   _login := lower(args ->> 'email');
   _email_key := 'email:' || encode(extensions.digest(_login, 'sha256'), 'hex');
   -- An IPv6 client holds a whole /64: its addresses count as one.
@@ -7836,7 +9926,8 @@ BEGIN
   -- Every attempt counts first (one upsert per key), so parallel guesses are all counted: an email from one
   -- address (so one client guessing locks itself out, not the account's owner), the email from all addresses
   -- (a higher ceiling, against guesses spread over many), and the address over all emails.
-  _wait := greatest(lib.sign_in_attempt(_email_key || ' ' || _ip_key, (args -> 'settings' ->> 'attempts_per_email')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
+  _wait := greatest(lib.sign_in_attempt(_email_key || ' ' || _ip_key, (args -> 'settings' ->> 'attempts_per_email')::integer,
+        (args -> 'settings' ->> 'window_seconds')::integer),
     lib.sign_in_attempt(_email_key, (args -> 'settings' ->> 'attempts_per_account')::integer, (args -> 'settings' ->> 'window_seconds')::integer),
     lib.sign_in_attempt(_ip_key, (args -> 'settings' ->> 'attempts_per_ip')::integer, (args -> 'settings' ->> 'window_seconds')::integer));
   IF _wait IS NOT NULL THEN RETURN jsonb_build_object('error', 'limited', 'retry_after', _wait); END IF;
@@ -7849,16 +9940,20 @@ BEGIN
     RETURN '{"error": "invalid"}';
   END IF;
   PERFORM lib.sign_in_succeeded(_email_key, _ip_key);
-  RETURN lib.identity_claims(_sub) || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), (args -> 'settings' ->> 'refresh_seconds')::integer));
+  RETURN lib.identity_claims(_sub)
+    || jsonb_build_object('refresh_token', lib.issue_refresh_token(_sub, gen_random_uuid(), (args -> 'settings' ->> 'refresh_seconds')::integer));
 END $fn$;
-COMMENT ON FUNCTION "api"."auth_token"(jsonb) IS 'POST /auth/token: {email, password, settings} -> the claims of the User and a refresh token, or {error: invalid | limited, retry_after}.';
+COMMENT ON FUNCTION "api"."auth_token"(jsonb)
+  IS 'POST /auth/token: {email, password, settings} -> the claims of the User and a refresh token, or {error: invalid | limited, retry_after}.';
 
 CREATE OR REPLACE FUNCTION "api"."auth_refresh"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _r jsonb;
   _claims jsonb;
 BEGIN
-  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type');
+  END IF;
   _r := lib.rotate_refresh_token(args ->> 'refresh_token', (args -> 'settings' ->> 'refresh_seconds')::integer);
   IF _r ? 'error' THEN RETURN _r; END IF;
   _claims := lib.identity_claims(_r ->> 'sub');
@@ -7868,11 +9963,14 @@ BEGIN
   END IF;
   RETURN _claims || jsonb_build_object('refresh_token', _r ->> 'refresh_token');
 END $fn$;
-COMMENT ON FUNCTION "api"."auth_refresh"(jsonb) IS 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.';
+COMMENT ON FUNCTION "api"."auth_refresh"(jsonb)
+  IS 'POST /auth/refresh: {refresh_token, settings} -> fresh claims and the next refresh token of the family, or {error: invalid | reused}.';
 
 CREATE OR REPLACE FUNCTION "api"."auth_logout"(args jsonb) RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 BEGIN
-  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type'); END IF;
+  IF jsonb_typeof(args -> 'refresh_token') IS DISTINCT FROM 'string' THEN
+    PERFORM lib.refuse('PT400', '"refresh_token" must be a string', 'refresh_token', 'type');
+  END IF;
   PERFORM lib.revoke_refresh_family(args ->> 'refresh_token');
   RETURN '{}';
 END $fn$;
@@ -7895,11 +9993,14 @@ DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from t
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."users_exists"(text, text)
+  IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -7911,14 +10012,18 @@ CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Signed-in users see users' THEN
     SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Users manage themselves' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END FROM "app"."users" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE
+        THEN 'matchResourceOwner (id)' END) END FROM "app"."users" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Anyone signs up' THEN
@@ -7943,9 +10048,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."users_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."users_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."users_exists"(_key, _parent) THEN
     PERFORM "app"."users_deny"(_action, _key);
@@ -7976,13 +10084,17 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('User has no parent'); END IF;
   PERFORM "app"."users_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."users_within"(text, jsonb)
+  IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."projects" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_exists"(text, text) IS 'Whether Project _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."projects_exists"(text, text)
+  IS 'Whether Project _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."projects_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -7993,12 +10105,17 @@ CREATE OR REPLACE FUNCTION "app"."projects_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."projects_scenario"(text) IS 'Label, level and data rules of each scenario of Project.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders work on their projects' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."projects" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN ''
+      ELSE concat_ws(', ', CASE
+        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END) END FROM "app"."projects" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."projects" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Any signed-in user starts a project' THEN
@@ -8023,9 +10140,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Project _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."projects_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Project _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."projects_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."projects_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."projects_exists"(_key, _parent) THEN
     PERFORM "app"."projects_deny"(_action, _key);
@@ -8056,42 +10176,98 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   PERFORM "app"."projects_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_within"(text, jsonb) IS 'Nested paths: Project _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."projects_within"(text, jsonb)
+  IS 'Nested paths: Project _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent));
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_exists"(text, text) IS 'Whether Post _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."posts_exists"(text, text)
+  IS 'Whether Post _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."posts_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
     WHEN 'Readers' THEN ARRAY['Readers', 'action', 'lifecycleStatus (allowed: published), matchProjectStakeholder, matchResourceOwner']
-    WHEN 'Editors and authors manage posts of their projects' THEN ARRAY['Editors and authors manage posts of their projects', 'entity', 'matchProjectStakeholder, matchProjectStakeholder']
+    WHEN 'Editors and authors manage posts of their projects' THEN ARRAY['Editors and authors manage posts of their projects', 'entity',
+      'matchProjectStakeholder, matchProjectStakeholder']
     WHEN 'Administrators can do anything' THEN ARRAY['Administrators can do anything', 'api', '']
     WHEN 'Administrators edit anything' THEN ARRAY['Administrators edit anything', 'action', '']
-    WHEN 'Reviewers move posts through review' THEN ARRAY['Reviewers move posts through review', 'action', 'matchResourceAttribute (status in in_review, published)']
-    WHEN 'Authors edit their posts until they are published' THEN ARRAY['Authors edit their posts until they are published', 'action', 'matchResourceOwner, lifecycleStatus (denied: published, archived)']
+    WHEN 'Reviewers move posts through review' THEN ARRAY['Reviewers move posts through review', 'action',
+      'matchResourceAttribute (status in in_review, published)']
+    WHEN 'Authors edit their posts until they are published' THEN ARRAY['Authors edit their posts until they are published', 'action',
+      'matchResourceOwner, lifecycleStatus (denied: published, archived)']
   END
 $fn$;
 COMMENT ON FUNCTION "app"."posts_scenario"(text) IS 'Label, level and data rules of each scenario of Post.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Readers' THEN
-    SELECT CASE WHEN coalesce((((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))) OR ((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))) OR (SELECT auth.roles() && ARRAY['admin']::text[])), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
+      OR (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
+      OR (SELECT auth.roles() && ARRAY['admin']::text[])
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
+        false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
+      FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
-    SELECT CASE WHEN coalesce((((SELECT auth.roles() && ARRAY['editor']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))) OR ((SELECT auth.roles() && ARRAY['author']::text[]) AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[])) OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (
+        (SELECT auth.roles() && ARRAY['editor']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+      OR (
+        (SELECT auth.roles() && ARRAY['author']::text[])
+        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
+      )
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
+      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+      FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators edit anything' THEN
     SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Reviewers move posts through review' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reviewer']::text[]) AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[])) OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.roles() && ARRAY['reviewer']::text[])
+      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[]))
+      OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
+      THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Authors edit their posts until they are published' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("author_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+      THEN 'matchResourceOwner' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
+      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
+      THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -8112,9 +10288,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Post _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."posts_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Post _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."posts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."posts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."posts_exists"(_key, _parent) THEN
     PERFORM "app"."posts_deny"(_action, _key);
@@ -8149,14 +10328,18 @@ BEGIN
   END IF;
   PERFORM "app"."posts_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_within"(text, jsonb) IS 'Nested paths: Post _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."posts_within"(text, jsonb)
+  IS 'Nested paths: Post _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent));
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_exists"(text, text) IS 'Whether Comment _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."comments_exists"(text, text)
+  IS 'Whether Comment _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -8169,7 +10352,9 @@ CREATE OR REPLACE FUNCTION "app"."comments_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."comments_scenario"(text) IS 'Label, level and data rules of each scenario of Comment.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -8178,7 +10363,9 @@ BEGIN
   ELSIF _scenario = 'Administrators moderate comments' THEN
     SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Authors manage their comments' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+        THEN 'matchResourceOwner' END) END FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
     SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Signed-in users from trusted domains comment' THEN
@@ -8203,9 +10390,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Comment _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."comments_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Comment _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."comments_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."comments_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."comments_exists"(_key, _parent) THEN
     PERFORM "app"."comments_deny"(_action, _key);
@@ -8242,13 +10432,17 @@ BEGIN
   END IF;
   PERFORM "app"."comments_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_within"(text, jsonb) IS 'Nested paths: Comment _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."comments_within"(text, jsonb)
+  IS 'Nested paths: Comment _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tags_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."tags" t WHERE t."slug" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_exists"(text, text) IS 'Whether Tag _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."tags_exists"(text, text)
+  IS 'Whether Tag _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."tags_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -8259,7 +10453,9 @@ CREATE OR REPLACE FUNCTION "app"."tags_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."tags_scenario"(text) IS 'Label, level and data rules of each scenario of Tag.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tags_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -8289,9 +10485,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Tag _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."tags_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Tag _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."tags_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tags_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."tags_exists"(_key, _parent) THEN
     PERFORM "app"."tags_deny"(_action, _key);
@@ -8322,11 +10521,17 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   PERFORM "app"."tags_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_within"(text, jsonb) IS 'Nested paths: Tag _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."tags_within"(text, jsonb)
+  IS 'Nested paths: Tag _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 
-SELECT meta.drop_stale_columns('users', ARRAY['id', 'email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at']::text[]);
+SELECT meta.drop_stale_columns(
+  'users',
+  ARRAY[
+    'id', 'email', 'password', 'display_name', 'created_at', 'updated_at', '_rev', '_modified_at'
+  ]::text[]
+);
 
 SELECT meta.drop_stale_columns('users_profile', ARRAY['user_id', 'bio', 'avatar', '_rev', '_modified_at']::text[]);
 
@@ -8334,7 +10539,14 @@ SELECT meta.drop_stale_columns('projects', ARRAY['id', 'name', 'owner_id', '_rev
 
 SELECT meta.drop_stale_columns('projects_members', ARRAY['project_id', 'user_id', 'role', 'status', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale_columns('posts', ARRAY['id', 'project_id', 'title', 'body', 'status', 'version', 'author_id', 'rating', 'word_count', 'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at', 'deleted_at']::text[]);
+SELECT meta.drop_stale_columns(
+  'posts',
+  ARRAY[
+    'id', 'project_id', 'title', 'body', 'status', 'version', 'author_id', 'rating', 'word_count',
+    'published_on', 'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta',
+    'legacy_code', 'internal_note', 'created_at', 'updated_at', '_rev', '_modified_at', 'deleted_at'
+  ]::text[]
+);
 
 SELECT meta.drop_stale_columns('posts_tags', ARRAY['post_id', 'tag_slug', '_rev', '_modified_at']::text[]);
 
@@ -8342,5 +10554,9 @@ SELECT meta.drop_stale_columns('comments', ARRAY['id', 'post_id', 'body', 'autho
 
 SELECT meta.drop_stale_columns('tags', ARRAY['slug', 'label', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale_tables(ARRAY['users', 'users_profile', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags']::text[]);
+SELECT meta.drop_stale_tables(
+  ARRAY[
+    'users', 'users_profile', 'projects', 'projects_members', 'posts', 'posts_tags', 'comments', 'tags'
+  ]::text[]
+);
 

@@ -1,6 +1,7 @@
 // The SQL of embeds (`include=project,tags,site.region`): correlated subqueries in the one statement of a
 // read or list, each embedded table judged by its own policies under its own `read` scenario for the caller.
 import { ident, literal } from '../ident.ts';
+import { chain, paren, query } from '../layout.ts';
 import { fn } from './refusals.ts';
 import { emptyRow, jsonObject, member, rowJsonText, withMembers, type EmbedShape, type Shape } from './shape.ts';
 
@@ -17,11 +18,11 @@ const NO_SCENARIO = 'chr(1)';
  */
 export function embedMembers(s: Shape, alias: string, tree: string, args: string): string {
   if (!s.embeds.length) return '';
-  return `(${s.embeds.map((e, i) => {
+  return `(${chain(s.embeds.map((e, i) => {
     const x = `${alias}_${i}`;
     const value = embedValue(s, e, alias, x, `${tree} -> ${literal(e.name)}`, args);
     return `CASE WHEN ${tree} ? ${literal(e.name)} THEN ${member(e.name, value)} ELSE '' END`;
-  }).join(' || ')})`;
+  }), '||')})`;
 }
 
 function embedValue(s: Shape, e: EmbedShape, alias: string, x: string, below: string, args: string): string {
@@ -30,15 +31,17 @@ function embedValue(s: Shape, e: EmbedShape, alias: string, x: string, below: st
   const live = t.soft ? ` AND ${x}.deleted_at IS NULL` : '';
   switch (e.kind) {
     case 'reference':
-      return `(SELECT ${row} FROM ${t.rel} ${x} WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(e.column!)}${live})`;
+      return paren(query([`SELECT ${row}`, `FROM ${t.rel} ${x}`, `WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(e.column!)}${live}`]));
     case 'oneToOne': // never written: every property null, as its own read answers
-      return `coalesce((SELECT ${row} FROM ${t.rel} ${x} WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(s.pk)}), ${emptyRow(t, `${alias}.${ident(s.pk)}`)})`;
+      return `coalesce(${paren(query([`SELECT ${row}`, `FROM ${t.rel} ${x}`, `WHERE ${x}.${ident(t.pk)} = ${alias}.${ident(s.pk)}`]))},`
+        + ` ${emptyRow(t, `${alias}.${ident(s.pk)}`)})`;
     case 'manyToMany': {
       const j = e.join!, edge = jsonObject(j.edge.map((c) => [c, `${x}_j.${ident(c)}`]));
-      return `(SELECT coalesce(json_agg(${x}_r.v ORDER BY ${x}_r.k), '[]'::json) FROM (SELECT ${withMembers(t, row, member('edge', edge))} AS v, ${x}.${ident(t.pk)} AS k`
-        + ` FROM ${j.rel} ${x}_j JOIN ${t.rel} ${x} ON ${x}.${ident(t.pk)} = ${x}_j.${ident(j.targetColumn)}`
-        + ` WHERE ${x}_j.${ident(j.ownerColumn)} = ${alias}.${ident(s.pk)}${live}`
-        + ` ORDER BY ${x}.${ident(t.pk)} LIMIT (${args} ->> 'embed_limit')::integer) ${x}_r)`;
+      const rows = query([`SELECT ${withMembers(t, row, member('edge', edge))} AS v, ${x}.${ident(t.pk)} AS k`,
+        `FROM ${j.rel} ${x}_j JOIN ${t.rel} ${x} ON ${x}.${ident(t.pk)} = ${x}_j.${ident(j.targetColumn)}`,
+        `WHERE ${x}_j.${ident(j.ownerColumn)} = ${alias}.${ident(s.pk)}${live}`,
+        `ORDER BY ${x}.${ident(t.pk)} LIMIT (${args} ->> 'embed_limit')::integer`]);
+      return paren(query([`SELECT coalesce(json_agg(${x}_r.v ORDER BY ${x}_r.k), '[]'::json)`, `FROM ${paren(rows)} ${x}_r`]));
     }
   }
 }

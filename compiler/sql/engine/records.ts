@@ -5,6 +5,7 @@ import { DATA_BYTES, ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
+import { call, fill, hang, ifThen, indent, query } from '../layout.ts';
 import { embedMembers, embedScenarios } from './embed.ts';
 import {
   keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList, singleJsonText, withMembers, type Shape,
@@ -38,7 +39,7 @@ export function head(owner: Shape, operation: OperationName): Head {
 /** A key that cannot be of the key's type is not found (404); a text key needs no check (lib.castable would say yes). */
 export function keyCheck(s: Shape, key = '_key'): string[] {
   const castable = keyCastable(s, key);
-  return castable ? [`IF NOT ${castable} THEN PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, ${key}); END IF;`] : [];
+  return castable ? [ifThen(`NOT ${castable}`, [`PERFORM lib.not_found(${literal(s.entity)}, ${literal(s.pk)}, ${key});`])] : [];
 }
 
 /**
@@ -65,8 +66,9 @@ export function ownerParentCheck(owner: Shape): string {
 /** After a write matched no row: 403/404 when the record is not visible, 403 when the write's policy rejects it, else 412/409. */
 export function explainMiss(s: Shape, action: string, rows: 'live' | 'any', expected: string): string[] {
   return [
-    `SELECT ${s.version ? `t.${ident(s.version)}::text` : 't._rev::text'}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, rows)};`,
-    `IF NOT FOUND THEN PERFORM ${fn(s, 'refuse')}(${literal(action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
+    query([`SELECT ${s.version ? `t.${ident(s.version)}::text` : 't._rev::text'}, t._modified_at INTO _etag, _modified`, `FROM ${s.rel} t`,
+      `WHERE ${recordWhere(s, rows)};`]),
+    ifThen('NOT FOUND', [`PERFORM ${fn(s, 'refuse')}(${literal(action)}, _key, _parent, coalesce('*' = ANY (_if_match), false));`]),
     `PERFORM ${fn(s, 'deny')}(${literal(action)}, _key);`,
     `PERFORM lib.precondition_failed(${literal(s.entity)}, _etag, _modified, args, ${expected});`,
   ];
@@ -75,7 +77,7 @@ export function explainMiss(s: Shape, action: string, rows: 'live' | 'any', expe
 const api = (s: Shape, action: string) => qname('api', pgName(s.name, action));
 const ARGS: Array<[string, string]> = [['args', 'jsonb']];
 const bodyCheck = (s: Shape, body = '_body') =>
-  `PERFORM lib.check_body(${body}, ${textArray(s.writable.map((w) => w.name).concat(s.managed))}, ${textArray(s.readOnly)});`;
+  `PERFORM ${call('lib.check_body', [body, textArray(s.writable.map((w) => w.name).concat(s.managed)), textArray(s.readOnly)])};`;
 
 /**
  * A page's row, as json (cheaper than jsonb for a page of rows, and the page goes out as json), in the model's
@@ -108,7 +110,8 @@ function list(s: Shape, action: 'list' | 'search'): string {
     // Embedded tables, and those a filter reaches (`project.name`: args.joined), judge by their read rules.
     ...embedScenarios(s, "(coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb))"),
     `_total := lib.page_total(_count, $q$SELECT count(*) FROM ${s.rel} t WHERE ${where}$q$ || _where,`,
-    `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where, ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
+    `  $q$SELECT count(*) FROM ${s.rel} t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE ${where}$q$ || _where,`,
+    `  ${literal(s.rel)}::regclass, ${ESTIMATE_EXACT_BELOW});`,
     // An exact total no greater than the page's end means no walk in the order of the keys could stop early
     // (the planner, unaware of what the policies keep, may walk a whole index in order to fill a page of 1
     // from an indexed filter's few matches): the matches are then found first and sorted (a subquery planned
@@ -120,7 +123,9 @@ function list(s: Shape, action: 'list' | 'search'): string {
     // The keys are read in the outer query, over the page's columns: the inner one stays what the planner
     // sees for a plain page (its choice of the key's index is a close call under the policies' estimates).
     `  _sql := $q$SELECT coalesce(json_agg(${listRow(s)}), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')`,
-    `    FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$${selectList(s)} FROM ${s.rel} t WHERE ${where}$q$ || _where`,
+    "    FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END",
+    `    || $q$${hang(`      ${selectList(s)}`).trimStart()}`,
+    `      FROM ${s.rel} t WHERE ${where}$q$ || _where`,
     "    || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END",
     "    || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END",
     "    || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';",
@@ -137,7 +142,7 @@ function list(s: Shape, action: 'list' | 'search'): string {
     'IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;',
     "_meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;",
     // next: rows follow the page; prev: rows come before it (a cursor page, or an offset page past the first).
-    "IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;",
+    ifThen('jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before)', ["_meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));"]),
     "IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN",
     "  _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));",
     'END IF;',
@@ -146,6 +151,10 @@ function list(s: Shape, action: 'list' | 'search'): string {
     `RETURN json_build_object('meta', _meta, 'scenario', ${h.scenarioLabel}, ${literal(DATA_BYTES)}, octet_length(_rows::text), 'data', _rows);`,
   ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
 }
+
+/** The record `_key` as a Single into _result (`more`: the embeds' members). */
+const selectSingle = (s: Shape, h: Head, more = '') =>
+  query([`SELECT ${singleJsonText(s, h.scenarioLabel, 't', more)} INTO _result`, `FROM ${s.rel} t`, `WHERE ${recordWhere(s)};`]);
 
 function read(s: Shape): string {
   const h = head(s, 'read');
@@ -156,12 +165,11 @@ function read(s: Shape): string {
     // A read without embeds keeps a plan of its own, as plain as the table's.
     ...(s.embeds.length ? [
       "IF args ? 'embed' THEN",
-      `  SELECT ${singleJsonText(s, h.scenarioLabel, 't', embedMembers(s, 't', "args -> 'embed'", 'args'))} INTO _result`,
-      `    FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      `  ${selectSingle(s, h, embedMembers(s, 't', "args -> 'embed'", 'args'))}`,
       'ELSE',
-      `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
+      `  ${selectSingle(s, h)}`,
       'END IF;',
-    ] : [`SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
+    ] : [selectSingle(s, h)]),
     `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
     readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
     'RETURN _result;',
@@ -170,7 +178,7 @@ function read(s: Shape): string {
 
 /** A read's If-Match / If-Unmodified-Since, judged on the record it found (412); If-None-Match and If-Modified-Since are the gateway's (304). */
 export function readPreconditions(s: Shape, etag: string, modified: string): string {
-  return `IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check(${literal(s.entity)}, ${etag}, ${modified}, args); END IF;`;
+  return ifThen("args ? 'if_match' OR args ? 'if_unmodified_since'", [`PERFORM lib.precondition_check(${literal(s.entity)}, ${etag}, ${modified}, args);`]);
 }
 
 /**
@@ -197,8 +205,8 @@ function create(s: Shape): string {
     'BEGIN',
     // An entity whose every property the server fills (a readOnly key alone) has no column to list.
     ...(cols.length ? [
-      `  INSERT INTO ${s.rel} AS t (${cols.map((c) => ident(c.name)).join(', ')})`,
-      `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n    ')}`,
+      `  INSERT INTO ${s.rel} AS t ${fill('(', cols.map((c) => ident(c.name)), ')')}`,
+      `  SELECT ${cols.map((c) => `CASE WHEN _body ? ${literal(c.name)} THEN r.${ident(c.name)} ELSE ${c.fallback} END`).join(',\n  ')}`,
       `  FROM jsonb_populate_record(NULL::${s.rel}, ${row}) r`,
     ] : [`  INSERT INTO ${s.rel} AS t DEFAULT VALUES`]),
     `  RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`,
@@ -255,7 +263,7 @@ function update(s: Shape, patch: boolean): string {
   };
   const statement = (present: string[]) => [
     `UPDATE ${s.rel} t SET`,
-    `  ${setsFor(present).join(',\n    ')}`,
+    `  ${setsFor(present).join(',\n')}`,
     `FROM jsonb_populate_record(NULL::${s.rel}, _body) r`,
     `WHERE ${recordWhere(s)}`,
     `  AND ${preconditionWhere(s)}`,
@@ -312,17 +320,17 @@ function remove(s: Shape): string {
  */
 function restore(s: Shape): string {
   const h = head(s, 'restore');
-  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL WHERE ${where}`, `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`];
+  const restoring = (where: string) => [`UPDATE ${s.rel} t SET deleted_at = NULL`, `WHERE ${where}`, `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`];
   const etag = s.version ? `t.${ident(s.version)}::text` : 't._rev::text';
   return plpgsql(api(s, 'restore'), ARGS, 'json', [...h.declare, ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
     ...keyCheck(s),
     parentCheck(s),
     ...preconditionAssignments(s),
-    ...restoring(`${recordWhere(s, 'deleted')}\n  AND ${preconditionWhere(s)}`),
+    ...restoring(`${recordWhere(s, 'deleted')}\n${indent(`AND ${preconditionWhere(s)}`)}`),
     'IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN',
     // Was it the preconditions? Restore without them: a row restored so is undone by the 412 (the request's
     // transaction ends with it); a row the policies keep (restore filters, FETCH) is still not found (404).
-    `  SELECT ${etag}, t._modified_at INTO _etag, _modified FROM ${s.rel} t WHERE ${recordWhere(s, 'deleted')};`,
+    `  ${query([`SELECT ${etag}, t._modified_at INTO _etag, _modified`, `FROM ${s.rel} t`, `WHERE ${recordWhere(s, 'deleted')};`])}`,
     '  IF FOUND THEN',
     ...restoring(recordWhere(s, 'deleted')).map((l) => `    ${l}`),
     '    IF _result IS NOT NULL THEN',
@@ -332,8 +340,8 @@ function restore(s: Shape): string {
     '  END IF;',
     'END IF;',
     'IF _result IS NULL THEN',
-    `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
-    `  IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;`,
+    `  ${selectSingle(s, h)}`,
+    `  ${ifThen('_result IS NULL', [`PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent, coalesce('*' = ANY (_if_match), false));`])}`,
     // A live record was read, not written: the SELECT policies let a write's lifecycle and attribute rules
     // give way (the write's own policy judges), so the restore scenario judges it here, as its UPDATE would.
     `  PERFORM ${fn(s, 'deny')}(${literal(h.action)}, _key);`,

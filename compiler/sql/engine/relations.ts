@@ -4,6 +4,7 @@
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { fn } from './refusals.ts';
 import { byPasswordsNamed, explainMiss, head, keyCheck, ownerParentCheck, readPreconditions, type Head } from './records.ts';
+import { call, ifThen } from '../layout.ts';
 import {
   emptyRow, etagSql, isText, jsonObject, keyEquals, member, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList,
   withMembers, type Shape,
@@ -70,14 +71,15 @@ function link(j: JoinShape): string {
  */
 function linkPrecondition(j: JoinShape, linking: boolean): string[] {
   const where = `${keyEquals(`j.${ident(j.ownerColumn)}`, j.owner.keyType, '_key')} AND ${keyEquals(`j.${ident(j.targetColumn)}`, j.target.keyType, '_target')}`;
-  const refuse = (why: string) => `PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" ${why}', ${literal(j.owner.entity)}, _key, ${literal(j.target.entity)}, _target), args -> 'if_match');`;
+  const refuse = (why: string) => `PERFORM ${call('lib.link_precondition_failed', [
+    call('format', [`'If-Match: %s "%s" and %s "%s" ${why}'`, literal(j.owner.entity), '_key', literal(j.target.entity), '_target']), "args -> 'if_match'"])};`;
   if (linking) {
     return ["IF args ? 'if_match' THEN",
       `  PERFORM 1 FROM ${j.join.rel} j WHERE ${where} FOR UPDATE;`,
-      `  IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN ${refuse('are not linked, or a link has no ETag (only * matches an existing link)')} END IF;`,
+      `  ${ifThen("NOT (FOUND AND (args -> 'if_match') ? '*')", [refuse('are not linked, or a link has no ETag (only * matches an existing link)')])}`,
       'END IF;'];
   }
-  return [`IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM ${j.join.rel} j WHERE ${where}) THEN`,
+  return ["IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'", `  AND EXISTS (SELECT 1 FROM ${j.join.rel} j WHERE ${where}) THEN`,
     `  ${refuse('are linked, and a link has no ETag (only * matches it)')}`, 'END IF;'];
 }
 

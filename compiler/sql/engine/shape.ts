@@ -5,6 +5,7 @@ import { hasOrganization, serverManaged } from '../../ir/columns.ts';
 import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
 import { wireName } from '../../model/names.ts';
+import { buildObject, chain, clauses, fill, hang, indent, paren, wrap } from '../layout.ts';
 
 export interface Writable {
   name: string;
@@ -134,7 +135,7 @@ function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]):
  */
 export function jsonObject(pairs: Array<[string, string]>): string {
   if (!pairs.length) return "'{}'::json";
-  return `(SELECT row_to_json(r) FROM (SELECT ${pairs.map(([key, value]) => `${value} AS ${ident(key)}`).join(', ')}) r)`;
+  return fill('(SELECT row_to_json(r) FROM (SELECT ', pairs.map(([key, value]) => `${value} AS ${ident(key)}`), ') r)');
 }
 
 /** The row as json, keys in the model's order, as every answer shows a record. */
@@ -148,11 +149,11 @@ export function rowJsonText(s: Shape, alias = 't'): string {
  */
 export function withMembers(s: Shape, row: string, members: string): string {
   if (!members) return row;
-  return s.output.length ? `(left((${row})::text, -1) || ${members} || '}')::json` : `('{' || substr(${members}, 2) || '}')::json`;
+  return s.output.length ? `(${chain([`left((${row})::text, -1)`, members, "'}'"], '||')})::json` : `(${chain(["'{'", `substr(${members}, 2)`, "'}'"], '||')})::json`;
 }
 
 /** Text that adds the member `name` with the json value `value` to an object (withMembers): `,"name":value`. */
-export const member = (name: string, value: string) => `${literal(`,${JSON.stringify(name)}:`)} || coalesce((${value})::text, 'null')`;
+export const member = (name: string, value: string) => `${literal(`,${JSON.stringify(name)}:`)} || coalesce(${paren(value, 60)}::text, 'null')`;
 
 /** A sub-resource never written, as json: every property null but its owner's key. */
 export function emptyRow(s: Shape, key: string): string {
@@ -165,8 +166,8 @@ export function etagSql(s: Shape, alias = 't'): string {
 }
 
 /** The members of a Single beside `data`: its key, ETag and Last-Modified. */
-const singleMembers = (s: Shape, alias: string) =>
-  `'id', ${alias}.${ident(s.pk)}::text, 'etag', ${etagSql(s, alias)}, 'last_modified', ${alias}._modified_at`;
+const singleMembers = (s: Shape, alias: string): Array<[string, string]> =>
+  [["'id'", `${alias}.${ident(s.pk)}::text`], ["'etag'", etagSql(s, alias)], ["'last_modified'", `${alias}._modified_at`]];
 
 /**
  * {data, id, etag, last_modified, scenario} of a row (the Single of the api.* protocol) as json, `label` the winning
@@ -174,12 +175,12 @@ const singleMembers = (s: Shape, alias: string) =>
  * record's own (embeds: embedMembers).
  */
 export function singleJsonText(s: Shape, label: string, alias = 't', more = ''): string {
-  return `json_build_object('data', ${withMembers(s, rowJsonText(s, alias), more)}, ${singleMembers(s, alias)}, 'scenario', ${label})`;
+  return buildObject('json_build_object', [["'data'", withMembers(s, rowJsonText(s, alias), more)], ...singleMembers(s, alias), ["'scenario'", label]]);
 }
 
 /** The columns a query must select for rowJsonText/singleJsonText over a derived table. */
 export function selectList(s: Shape, alias = 't'): string {
-  return [...s.output.map((c) => `${alias}.${ident(c)}`), `${alias}._rev`, `${alias}._modified_at`].join(', ');
+  return wrap([...s.output.map((c) => `${alias}.${ident(c)}`), `${alias}._rev`, `${alias}._modified_at`]);
 }
 
 /** WHERE conditions that pick record `_key` (live unless `rows` says otherwise) under `_parent`. */
@@ -197,7 +198,7 @@ export function preconditionWhere(s: Shape): string {
     `(_if_match IS NULL OR '*' = ANY (_if_match) OR ${etagSql(s)} = ANY (_if_match))`,
     `(_since IS NULL OR date_trunc('second', t._modified_at) <= _since)`,
     ...(s.version ? [`(_expected IS NULL OR t.${ident(s.version)} = _expected)`] : []),
-  ].join('\n    AND ');
+  ].join('\nAND ');
 }
 
 /** The variables the preconditions read (declared by the caller), and their assignments from the request. */
@@ -221,11 +222,11 @@ export function plpgsql(name: string, params: Param[], returns: string, declare:
   return [
     // Functions that return json returned jsonb in earlier versions: CREATE OR REPLACE cannot change that.
     ...(returns === 'json' ? [`SELECT meta.drop_if_returns(${literal(signature)}, 'json');`] : []),
-    `CREATE OR REPLACE FUNCTION ${name}(${list}) RETURNS ${returns} LANGUAGE plpgsql${extra} AS $fn$`,
-    ...(declare.length ? ['DECLARE', ...declare.map((l) => `  ${l}`)] : []),
+    clauses(`CREATE OR REPLACE FUNCTION ${name}(${list})`, [`RETURNS ${returns} LANGUAGE plpgsql${extra}`, 'AS $fn$']),
+    ...(declare.length ? ['DECLARE', ...declare.map((l) => indent(hang(l)))] : []),
     'BEGIN',
-    ...body.map((l) => (l ? `  ${l}` : '')),
+    ...body.map((l) => indent(hang(l))),
     'END $fn$;',
-    `COMMENT ON FUNCTION ${signature} IS ${literal(comment)};`,
+    clauses(`COMMENT ON FUNCTION ${signature}`, [`IS ${literal(comment)};`]),
   ].join('\n');
 }

@@ -2,6 +2,7 @@
 // rows its read rules allow (app.<table>_changes), narrowed by the list's filters and parent, as positions.
 import { ident, literal, pgName, qname } from '../ident.ts';
 import { keyEquals, plpgsql, type Shape } from './shape.ts';
+import { call, query } from '../layout.ts';
 import { head, parentCheck } from './records.ts';
 import { embedScenarios } from './embed.ts';
 
@@ -13,7 +14,8 @@ import { embedScenarios } from './embed.ts';
 export function stream(s: Shape): string {
   const h = head(s, 'list');
   const fields = `lib.fields(${literal(s.name)})`;
-  const rows = `${qname('app', pgName(s.name, 'changes'))}(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c`;
+  const rows = `${call(qname('app', pgName(s.name, 'changes')),
+    ["($1 ->> 'after_tx')::xid8", "($1 ->> 'after_id')::bigint", "($1 ->> 'before')::xid8", "($1 ->> 'limit')::integer"])} c`;
   return plpgsql(qname('api', pgName(s.name, 'stream')), [['args', 'jsonb']], 'json',
     [...h.declare.filter((l) => !l.startsWith('_key')), '_where text;', '_sql text;', '_visible json;'], [
       parentCheck(s),
@@ -23,7 +25,7 @@ export function stream(s: Shape): string {
       'PERFORM lib.statement_params(args, _parent, 0, 0);',
       ...embedScenarios(s, "coalesce(args -> 'joined', '{}'::jsonb)"),
       // A stream without filters reads no record back from its image.
-      `_sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM ${rows}$q$`,
+      `_sql := $q$${query(["SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')", `FROM ${rows}`])}$q$`,
       `  || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::${s.rel}, c.image) t WHERE $q$ || _where END;`,
       '_visible := lib.query_generic(_sql, NULL::json);',
       "RETURN json_build_object('data', _visible);",

@@ -1,10 +1,44 @@
 -- Constraints and indexes the model no longer has, or has changed -------------------------------
 
-SELECT meta.drop_replaced('accounts', ARRAY['accounts_pkey', 'accounts_email_email', 'accounts_email_key', 'accounts_password_password']::text[], ARRAY['PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+SELECT meta.drop_replaced(
+  'accounts',
+  ARRAY[
+    'accounts_pkey', 'accounts_email_email', 'accounts_email_key', 'accounts_password_password'
+  ]::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")', 'CHECK (lib.is_email("email"))', 'UNIQUE ("email")',
+    'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')'
+  ]::text[],
+  ARRAY[]::text[],
+  ARRAY[]::text[]
+);
 
-SELECT meta.drop_replaced('accounts_labels', ARRAY['accounts_labels_pkey', 'accounts_labels_account_id_fkey', 'accounts_labels_label_slug_fkey']::text[], ARRAY['PRIMARY KEY ("account_id", "label_slug")', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE']::text[], ARRAY['accounts_labels_label_slug_idx']::text[], ARRAY['CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")']::text[]);
+SELECT meta.drop_replaced(
+  'accounts_labels',
+  ARRAY[
+    'accounts_labels_pkey', 'accounts_labels_account_id_fkey', 'accounts_labels_label_slug_fkey'
+  ]::text[],
+  ARRAY[
+    'PRIMARY KEY ("account_id", "label_slug")',
+    'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE',
+    'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE'
+  ]::text[],
+  ARRAY['accounts_labels_label_slug_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('accounts_settings', ARRAY['accounts_settings_pkey', 'accounts_settings_account_id_fkey']::text[], ARRAY['PRIMARY KEY ("account_id")', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE']::text[], ARRAY[]::text[], ARRAY[]::text[]);
+SELECT meta.drop_replaced(
+  'accounts_settings',
+  ARRAY['accounts_settings_pkey', 'accounts_settings_account_id_fkey']::text[],
+  ARRAY[
+    'PRIMARY KEY ("account_id")',
+    'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE'
+  ]::text[],
+  ARRAY[]::text[],
+  ARRAY[]::text[]
+);
 
 SELECT meta.drop_replaced('labels', ARRAY['labels_pkey']::text[], ARRAY['PRIMARY KEY ("slug")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
 
@@ -63,24 +97,61 @@ COMMENT ON COLUMN "app"."labels"."_modified_at" IS 'Time of the last write (Last
 SELECT meta.ensure_constraint('accounts', 'accounts_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 SELECT meta.ensure_constraint('accounts', 'accounts_email_email', 'CHECK (lib.is_email("email"))', '{"property":"email","rule":"email"}'::jsonb);
 SELECT meta.ensure_constraint('accounts', 'accounts_email_key', 'UNIQUE ("email")', '{"property":"email","rule":"unique"}'::jsonb);
-SELECT meta.ensure_constraint('accounts', 'accounts_password_password', 'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')', '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: UPDATE \"app\".\"accounts\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', 10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'accounts',
+  'accounts_password_password',
+  'CHECK ("password" ~ ''^\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}$'')',
+  '{"property":"password","rule":"Password","hint":"A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: '
+    'UPDATE \"app\".\"accounts\" SET \"password\" = extensions.crypt(\"password\", extensions.gen_salt(''bf'', '
+    '10)) WHERE NOT (\"password\" ~ ''^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$'');"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_pkey', 'PRIMARY KEY ("account_id", "label_slug")', '{"property":"labels","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'accounts_labels',
+  'accounts_labels_pkey',
+  'PRIMARY KEY ("account_id", "label_slug")',
+  '{"property":"labels","rule":"primary"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('accounts_settings', 'accounts_settings_pkey', 'PRIMARY KEY ("account_id")', '{"property":"account_id","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'accounts_settings',
+  'accounts_settings_pkey',
+  'PRIMARY KEY ("account_id")',
+  '{"property":"account_id","rule":"primary"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('labels', 'labels_pkey', 'PRIMARY KEY ("slug")', '{"property":"slug","rule":"primary"}'::jsonb);
 
 -- Foreign keys ----------------------------------------------------------------------------------
 
-SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_account_id_fkey', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', '{"property":"account_id","rule":"references"}'::jsonb);
-SELECT meta.ensure_constraint('accounts_labels', 'accounts_labels_label_slug_fkey', 'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE', '{"property":"label_slug","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'accounts_labels',
+  'accounts_labels_account_id_fkey',
+  'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE',
+  '{"property":"account_id","rule":"references"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'accounts_labels',
+  'accounts_labels_label_slug_fkey',
+  'FOREIGN KEY ("label_slug") REFERENCES "app"."labels" ("slug") ON DELETE CASCADE',
+  '{"property":"label_slug","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('accounts_settings', 'accounts_settings_account_id_fkey', 'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE', '{"property":"account_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'accounts_settings',
+  'accounts_settings_account_id_fkey',
+  'FOREIGN KEY ("account_id") REFERENCES "app"."accounts" ("id") ON DELETE CASCADE',
+  '{"property":"account_id","rule":"references"}'::jsonb
+);
 
 -- Indexes ---------------------------------------------------------------------------------------
 
-SELECT meta.ensure_index('accounts_labels', 'accounts_labels_label_slug_idx', 'CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")', '{"property":"label_slug","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'accounts_labels',
+  'accounts_labels_label_slug_idx',
+  'CREATE INDEX "accounts_labels_label_slug_idx" ON "app"."accounts_labels" USING btree ("label_slug")',
+  '{"property":"label_slug","rule":"indexed"}'::jsonb
+);
 
 -- Write rules -----------------------------------------------------------------------------------
 
@@ -89,16 +160,24 @@ DECLARE
   _hashes integer;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW."email" := lower(NEW."email");  -- Email: stored lowercase
   IF NEW."password" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."password" IS DISTINCT FROM OLD."password") THEN
-    IF octet_length(NEW."password") > 72 THEN PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password'); END IF;
+    IF octet_length(NEW."password") > 72 THEN
+      PERFORM lib.refuse('PT422', 'a password holds at most 72 bytes (bcrypt reads no further)', 'password', 'Password');
+    END IF;
     _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction
-    IF _hashes > 10 THEN PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password'); END IF;
+    IF _hashes > 10 THEN
+      PERFORM lib.refuse('PT413', 'at most 10 passwords are set in one request (each takes bcrypt''s time): send the others apart', 'password', 'Password');
+    END IF;
     PERFORM set_config('lib.password_hashes', _hashes::text, true);
     PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once
     NEW."password" := extensions.crypt(NEW."password", extensions.gen_salt('bf', 10));  -- Password: salted hash
@@ -136,21 +215,26 @@ BEGIN
   RETURN NEW;
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_settings_write_rules"() IS 'Write rules of app.accounts_settings: readOnly/immutable guards, modules, revision token.';
-CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_write_rules"();
+CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT
+  OR UPDATE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_write_rules"();
 
-CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_settings_touch_owner"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog,
+  pg_temp AS $fn$
 BEGIN
   UPDATE "app"."accounts" SET _rev = gen_random_uuid() WHERE "id" = (CASE WHEN TG_OP = 'DELETE' THEN OLD."account_id" ELSE NEW."account_id" END);
   RETURN NULL;
 END $fn$;
-CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings" FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
+CREATE OR REPLACE TRIGGER touch_owner AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_settings"
+  FOR EACH ROW EXECUTE FUNCTION "app"."accounts_settings_touch_owner"();
 
 CREATE OR REPLACE FUNCTION "app"."labels_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary'); END IF;
+    IF NEW."slug" IS DISTINCT FROM OLD."slug" THEN
+      PERFORM lib.refuse('PT400', 'primary key "slug" cannot be changed', 'slug', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -161,13 +245,16 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."labels" 
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'id', 'entity', '_rev', '{"password"}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'id', 'entity', '_rev', '{"password"}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'account_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."accounts_labels"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Account', 'account_id', 'join', '_rev', '{}');
 
 DROP TRIGGER IF EXISTS changes ON "app"."accounts_settings";  -- logged as its owner's update
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."labels" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."labels"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Label', 'slug', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -180,7 +267,8 @@ INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('accounts_labels
 INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('labels', 0)
   ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
 
-UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['accounts', 'accounts_labels', 'labels']::text[]);
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0
+  AND table_name <> ALL (ARRAY['accounts', 'accounts_labels', 'labels']::text[]);
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -579,13 +667,41 @@ BEGIN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."accounts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed'
+      THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1)
+              || ',"edge":' || coalesce((
+                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r)
+              )::text, 'null')
+              || '}')::json AS v, t_0."slug" AS k
+            FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug"
+            WHERE t_0_j."account_id" = t."id"
+            ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END
+        || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((
+          coalesce((
+            SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r)
+            FROM "app"."accounts_settings" t_1
+            WHERE t_1."account_id" = t."id"
+          ), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r))
+        )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$
+        || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t._rev, t._modified_at
+        FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -598,13 +714,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_list"(jsonb) IS 'list Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."accounts_list"(jsonb)
+  IS 'list Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."accounts_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -642,13 +761,41 @@ BEGIN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."accounts"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."accounts"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."email", t._rev, t._modified_at FROM "app"."accounts" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed'
+      THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1)
+              || ',"edge":' || coalesce((
+                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r)
+              )::text, 'null')
+              || '}')::json AS v, t_0."slug" AS k
+            FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug"
+            WHERE t_0_j."account_id" = t."id"
+            ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END
+        || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((
+          coalesce((
+            SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r)
+            FROM "app"."accounts_settings" t_1
+            WHERE t_1."account_id" = t."id"
+          ), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r))
+        )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$
+        || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."email", t._rev, t._modified_at
+        FROM "app"."accounts" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -661,13 +808,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."accounts_search"(jsonb)
+  IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."accounts_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -682,13 +832,53 @@ BEGIN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'labels' THEN ',"labels":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1) || ',"edge":' || coalesce(((SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r))::text, 'null') || '}')::json AS v, t_0."slug" AS k FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug" WHERE t_0_j."account_id" = t."id" ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END || CASE WHEN args -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((coalesce((SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r) FROM "app"."accounts_settings" t_1 WHERE t_1."account_id" = t."id"), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r)))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."accounts" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'labels' THEN ',"labels":' || coalesce((
+          (
+            SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+            FROM (
+              SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1)
+                || ',"edge":' || coalesce((
+                  (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r)
+                )::text, 'null')
+                || '}')::json AS v, t_0."slug" AS k
+              FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug"
+              WHERE t_0_j."account_id" = t."id"
+              ORDER BY t_0."slug" LIMIT (args ->> 'embed_limit')::integer
+            ) t_0_r
+          )
+        )::text, 'null') ELSE '' END
+          || CASE WHEN args -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((
+            coalesce((
+              SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r)
+              FROM "app"."accounts_settings" t_1
+              WHERE t_1."account_id" = t."id"
+            ), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r))
+          )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result FROM "app"."accounts" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_read"(jsonb) IS 'read one Account';
@@ -707,9 +897,15 @@ BEGIN
   BEGIN
     INSERT INTO "app"."accounts" AS t ("email", "password")
     SELECT CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
+      CASE WHEN _body ? 'password' THEN r."password" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."accounts_scenario"(_scenario);
@@ -744,24 +940,40 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-    "password" = r."password"
+      "password" = r."password"
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result;
   ELSE
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result;
   END IF;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -793,24 +1005,40 @@ BEGIN
   IF _body ? 'password' THEN
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-    "password" = r."password"
+      "password" = r."password"
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result;
   ELSE
     UPDATE "app"."accounts" t SET
       "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."accounts_scenario"(_scenario))[1]) INTO _result;
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."accounts_scenario"(_scenario))[1]
+    ) INTO _result;
   END IF;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -836,8 +1064,12 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('delete', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
   END IF;
@@ -861,12 +1093,19 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'labels' THEN
     PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."accounts_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."accounts_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."accounts", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_stream"(jsonb) IS 'which changes of Account (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."accounts_stream"(jsonb)
+  IS 'which changes of Account (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."accounts_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -882,14 +1121,18 @@ DECLARE
   _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-PERFORM "app"."accounts_require"(_key, 'read');
+  PERFORM "app"."accounts_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
-    WHERE j."account_id" = _key;
-  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."name" AS "name") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
-    SELECT t."slug", t."name", t._rev, t._modified_at, (SELECT row_to_json(r) FROM (SELECT j."role" AS "role") r) AS edge FROM "app"."accounts_labels" j JOIN "app"."labels" t ON t."slug" = j."label_slug"
-    WHERE j."account_id" = _key
+      WHERE j."account_id" = _key;
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."slug" AS "slug", x."name" AS "name") r))::text, -1)
+    || ',"edge":' || coalesce((x.edge)::text, 'null')
+    || '}')::json), '[]') INTO _rows FROM (
+    SELECT t."slug", t."name", t._rev, t._modified_at, (SELECT row_to_json(r) FROM (SELECT j."role" AS "role") r) AS edge FROM "app"."accounts_labels" j
+      JOIN "app"."labels" t ON t."slug" = j."label_slug"
+        WHERE j."account_id" = _key
     ORDER BY t."slug" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario',
+      ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_labels_list"(jsonb) IS 'list linked records: Account.labels';
 
@@ -904,12 +1147,23 @@ DECLARE
   _created boolean;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-PERFORM "app"."accounts_require"(_key, 'link');
+  PERFORM "app"."accounts_require"(_key, 'link');
   PERFORM "app"."labels_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY['role']::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Account', _key, 'Label', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Account',
+          _key,
+          'Label',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."accounts_labels" AS j ("account_id", "label_slug", "role") VALUES (_key, _target, _body ->> 'role')
   ON CONFLICT ("account_id", "label_slug") DO UPDATE SET _rev = gen_random_uuid(), "role" = EXCLUDED."role"
@@ -927,9 +1181,19 @@ DECLARE
   _target text := args ->> 'target';
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-PERFORM "app"."accounts_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Account', _key, 'Label', _target), args -> 'if_match');
+  PERFORM "app"."accounts_require"(_key, 'unlink');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."accounts_labels" j WHERE j."account_id" = _key AND j."label_slug" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Account',
+        _key,
+        'Label',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."accounts_labels" j WHERE j."account_id" = _key
     AND j."label_slug" = _target;
@@ -951,12 +1215,15 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-PERFORM "app"."accounts_require"(_key, 'read');
-  SELECT (SELECT row_to_json(r) FROM (SELECT t."account_id" AS "account_id", t."theme" AS "theme") r) INTO _row FROM "app"."accounts_settings" t WHERE t."account_id" = _key;
+  PERFORM "app"."accounts_require"(_key, 'read');
+  SELECT (SELECT row_to_json(r) FROM (SELECT t."account_id" AS "account_id", t."theme" AS "theme") r) INTO _row FROM "app"."accounts_settings" t
+    WHERE t."account_id" = _key;
   -- Never written: every property null.
   _row := coalesce(_row, (SELECT row_to_json(r) FROM (SELECT _key AS "account_id", NULL::text AS "theme") r));
   SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Account', _etag, _modified, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Account', _etag, _modified, args);
+  END IF;
   RETURN json_build_object('data', _row, 'id', _key, 'etag', _etag, 'last_modified', _modified, 'scenario', ("app"."accounts_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_settings_read"(jsonb) IS 'read the sub-resource Account.settings';
@@ -976,7 +1243,7 @@ DECLARE
   _modified timestamptz;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-PERFORM "app"."accounts_require"(_key, 'update');
+  PERFORM "app"."accounts_require"(_key, 'update');
   PERFORM lib.check_body(_body, ARRAY['account_id', 'theme']::text[], ARRAY[]::text[]);
   IF _body ? 'account_id' AND _body ->> 'account_id' IS DISTINCT FROM _key THEN
     PERFORM lib.bad_request('"account_id" is the owner''s key and cannot differ from the path', 'account_id', 'primary');
@@ -989,15 +1256,19 @@ PERFORM "app"."accounts_require"(_key, 'update');
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     FOR UPDATE;
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."accounts" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."accounts" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."accounts_deny"('update', _key);
     PERFORM lib.precondition_failed('Account', _etag, _modified, args, NULL);
   END IF;
   -- Omitted properties go back to their default.
   INSERT INTO "app"."accounts_settings" AS t ("account_id", "theme")
   SELECT CASE WHEN _body ? 'account_id' THEN r."account_id" ELSE NULL END,
-    CASE WHEN _body ? 'theme' THEN r."theme" ELSE NULL END
+      CASE WHEN _body ? 'theme' THEN r."theme" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."accounts_settings", _body) r
   ON CONFLICT ("account_id") DO UPDATE SET "theme" = EXCLUDED."theme"
   RETURNING (SELECT row_to_json(r) FROM (SELECT t."account_id" AS "account_id", t."theme" AS "theme") r) INTO _row;
@@ -1222,13 +1493,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."labels"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."name", t._rev, t._modified_at
+        FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1241,13 +1516,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_list"(jsonb) IS 'list Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."labels_list"(jsonb)
+  IS 'list Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."labels_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1282,13 +1560,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."labels"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."labels"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."slug", t."name", t._rev, t._modified_at FROM "app"."labels" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."slug", t."name", t._rev, t._modified_at
+        FROM "app"."labels" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1301,13 +1583,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."labels_search"(jsonb)
+  IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."labels_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."labels_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1318,9 +1603,19 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
-  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result FROM "app"."labels" t WHERE t."slug" = _key;
+  SELECT json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."labels_scenario"(_scenario))[1]
+  ) INTO _result
+  FROM "app"."labels" t
+  WHERE t."slug" = _key;
   IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_read"(jsonb) IS 'read one Label';
@@ -1339,9 +1634,15 @@ BEGIN
   BEGIN
     INSERT INTO "app"."labels" AS t ("slug", "name")
     SELECT CASE WHEN _body ? 'slug' THEN r."slug" ELSE gen_random_uuid()::text END,
-    CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+      CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."labels", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
+      'id', t."slug"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."labels_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."labels_scenario"(_scenario);
@@ -1379,10 +1680,20 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."labels_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."labels" t
+    WHERE t."slug" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
@@ -1417,10 +1728,20 @@ BEGIN
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r), 'id', t."slug"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."labels_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
+    'id', t."slug"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."labels_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."labels" t
+    WHERE t."slug" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('update', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
@@ -1446,8 +1767,12 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."labels" t WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."labels_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."labels" t
+    WHERE t."slug" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."labels_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."labels_deny"('delete', _key);
     PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
   END IF;
@@ -1468,12 +1793,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."labels_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."labels_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."labels", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_stream"(jsonb) IS 'which changes of Label (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."labels_stream"(jsonb)
+  IS 'which changes of Label (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."labels_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -1548,7 +1880,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
+  IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
@@ -1564,7 +1897,10 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['accounts_list', 'accounts_search', 'accounts_read', 'accounts_create', 'accounts_replace', 'accounts_patch', 'accounts_delete', 'accounts_stream', 'accounts_labels_list', 'accounts_labels_link', 'accounts_labels_unlink', 'accounts_settings_read', 'accounts_settings_replace', 'labels_list', 'labels_search', 'labels_read', 'labels_create', 'labels_replace', 'labels_patch', 'labels_delete', 'labels_stream']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['accounts_list', 'accounts_search', 'accounts_read', 'accounts_create', 'accounts_replace', 'accounts_patch',
+    'accounts_delete', 'accounts_stream', 'accounts_labels_list', 'accounts_labels_link', 'accounts_labels_unlink', 'accounts_settings_read',
+    'accounts_settings_replace', 'labels_list', 'labels_search', 'labels_read', 'labels_create', 'labels_replace', 'labels_patch', 'labels_delete',
+    'labels_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -1575,37 +1911,94 @@ SELECT meta.drop_policies('accounts');
 CREATE OR REPLACE FUNCTION "app"."accounts_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves' WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins' END;
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete', 'link', 'unlink' THEN RETURN CASE
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Accounts manage themselves'
+      WHEN (SELECT auth.roles() && ARRAY['admin']::text[]) THEN 'Admins'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."accounts_access"(text) IS 'PRE_FETCH for Account: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))));
-COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Admins [select]" ON "app"."accounts" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
-COMMENT ON POLICY "Admins [select]" ON "app"."accounts" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
-CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [select]" ON "app"."accounts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+    )
+  );
+COMMENT ON POLICY "Accounts manage themselves [select]" ON "app"."accounts"
+  IS 'Scenario "Accounts manage themselves"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
+    'unlink (entity)';
+CREATE POLICY "Admins [select]" ON "app"."accounts"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
+COMMENT ON POLICY "Admins [select]" ON "app"."accounts"
+  IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api), link (api), unlink (api)';
+CREATE POLICY "Accounts manage themselves [insert]" ON "app"."accounts"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Accounts manage themselves [insert]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; create (entity)';
-CREATE POLICY "Admins [insert]" ON "app"."accounts" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [insert]" ON "app"."accounts"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [insert]" ON "app"."accounts" IS 'Scenario "Admins"; create (api)';
-CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))) WITH CHECK (true);
+CREATE POLICY "Accounts manage themselves [update]" ON "app"."accounts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Accounts manage themselves [update]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; update (entity)';
-CREATE POLICY "Admins [update]" ON "app"."accounts" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Admins [update]" ON "app"."accounts"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."accounts" IS 'Scenario "Admins"; update (api)';
-CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))));
+CREATE POLICY "Accounts manage themselves [delete]" ON "app"."accounts"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Accounts manage themselves')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid())))
+  );
 COMMENT ON POLICY "Accounts manage themselves [delete]" ON "app"."accounts" IS 'Scenario "Accounts manage themselves"; delete (entity)';
-CREATE POLICY "Admins [delete]" ON "app"."accounts" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [delete]" ON "app"."accounts"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('accounts'), "app"."accounts_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [delete]" ON "app"."accounts" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."accounts_stakeholder"(text);
 
 ALTER TABLE "app"."accounts_labels" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_labels');
-CREATE POLICY "through Account [all]" ON "app"."accounts_labels" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"));
+CREATE POLICY "through Account [all]" ON "app"."accounts_labels"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_labels"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_labels" IS 'Rows of Account.labels follow the access to their Account.';
 
 ALTER TABLE "app"."accounts_settings" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('accounts_settings');
-CREATE POLICY "through Account [all]" ON "app"."accounts_settings" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"));
+CREATE POLICY "through Account [all]" ON "app"."accounts_settings"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."accounts" o WHERE o."id" = "app"."accounts_settings"."account_id"));
 COMMENT ON POLICY "through Account [all]" ON "app"."accounts_settings" IS 'Rows of Account.settings follow the access to their Account.';
 
 ALTER TABLE "app"."labels" ENABLE ROW LEVEL SECURITY;
@@ -1619,15 +2012,38 @@ BEGIN
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."labels_access"(text) IS 'PRE_FETCH for Label: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Admins [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [select]" ON "app"."labels"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [select]" ON "app"."labels" IS 'Scenario "Admins"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Everyone reads labels [select]" ON "app"."labels" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Everyone reads labels'));
+CREATE POLICY "Everyone reads labels [select]" ON "app"."labels"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Everyone reads labels'));
 COMMENT ON POLICY "Everyone reads labels [select]" ON "app"."labels" IS 'Scenario "Everyone reads labels"; read (action)';
-CREATE POLICY "Admins [insert]" ON "app"."labels" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [insert]" ON "app"."labels"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [insert]" ON "app"."labels" IS 'Scenario "Admins"; create (api)';
-CREATE POLICY "Admins [update]" ON "app"."labels" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[])) WITH CHECK (true);
+CREATE POLICY "Admins [update]" ON "app"."labels"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Admins [update]" ON "app"."labels" IS 'Scenario "Admins"; update (api)';
-CREATE POLICY "Admins [delete]" ON "app"."labels" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins') AND (SELECT auth.roles() && ARRAY['admin']::text[]));
+CREATE POLICY "Admins [delete]" ON "app"."labels"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('labels'), "app"."labels_access"(lib.action())) = 'Admins')
+    AND (SELECT auth.roles() && ARRAY['admin']::text[])
+  );
 COMMENT ON POLICY "Admins [delete]" ON "app"."labels" IS 'Scenario "Admins"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."labels_stakeholder"(text);
 
@@ -1648,19 +2064,26 @@ BEGIN
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
-    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'accounts' THEN c.image ELSE (SELECT to_jsonb(o) - ARRAY['password']::text[] FROM "app"."accounts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'accounts' THEN c.image
+        ELSE (SELECT to_jsonb(o) - ARRAY['password']::text[] FROM "app"."accounts" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('accounts', 'accounts_labels')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."accounts", c.image - ARRAY['email', 'password', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Accounts manage themselves' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid()))))
+        WHEN 'Accounts manage themselves' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" = (SELECT auth.uid())))
+)
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.accounts (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."accounts_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.accounts (and its links) past a position (tx, id) and of transactions below before, '
+  'those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."accounts_labels_changes"(xid8, bigint, xid8, bigint);
@@ -1689,23 +2112,42 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('labels')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image - ARRAY['slug', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."labels", c.image - ARRAY['slug', 'name', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Admins' THEN (SELECT auth.roles() && ARRAY['admin']::text[])
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.labels (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."labels_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.labels (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
 DROP FUNCTION IF EXISTS "app"."accounts_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."accounts_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'accounts' THEN json_build_object('relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END, 'target', CASE c.table_name WHEN 'accounts_labels' THEN c.image ->> 'label_slug' END, 'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'accounts' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'accounts_labels' THEN 'labels' END,
+          'target', CASE c.table_name WHEN 'accounts_labels' THEN c.image ->> 'label_slug' END,
+          'edge', CASE c.table_name WHEN 'accounts_labels' THEN json_build_object('role', c.image -> 'role') END
+        )
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('accounts', 'accounts_labels')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1713,7 +2155,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.accounts and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."accounts_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.accounts and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."accounts_labels_change_records"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "lib"."accounts_labels_change_records"(xid8, bigint, xid8, integer);
@@ -1724,9 +2167,21 @@ DROP FUNCTION IF EXISTS "lib"."accounts_settings_change_records"(xid8, bigint, x
 DROP FUNCTION IF EXISTS "app"."labels_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."labels_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('labels')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1734,7 +2189,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.labels and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."labels_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.labels and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
@@ -1748,11 +2204,14 @@ DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from t
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."accounts" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_exists"(text, text) IS 'Whether Account _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."accounts_exists"(text, text)
+  IS 'Whether Account _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."accounts_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -1762,12 +2221,16 @@ CREATE OR REPLACE FUNCTION "app"."accounts_scenario"(_scenario text) RETURNS tex
 $fn$;
 COMMENT ON FUNCTION "app"."accounts_scenario"(text) IS 'Label, level and data rules of each scenario of Account.';
 
-CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Accounts manage themselves' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END FROM "app"."accounts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE
+        THEN 'matchResourceOwner (id)' END) END FROM "app"."accounts" WHERE "id" = _key INTO _failing;
   ELSIF _scenario = 'Admins' THEN
     SELECT '' FROM "app"."accounts" WHERE "id" = _key INTO _failing;
   END IF;
@@ -1790,9 +2253,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Account _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."accounts_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Account _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."accounts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."accounts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."accounts_exists"(_key, _parent) THEN
     PERFORM "app"."accounts_deny"(_action, _key);
@@ -1823,13 +2289,17 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   PERFORM "app"."accounts_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_within"(text, jsonb) IS 'Nested paths: Account _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."accounts_within"(text, jsonb)
+  IS 'Nested paths: Account _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."labels_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."labels" t WHERE t."slug" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_exists"(text, text) IS 'Whether Label _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."labels_exists"(text, text)
+  IS 'Whether Label _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."labels_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -1839,7 +2309,9 @@ CREATE OR REPLACE FUNCTION "app"."labels_scenario"(_scenario text) RETURNS text[
 $fn$;
 COMMENT ON FUNCTION "app"."labels_scenario"(text) IS 'Label, level and data rules of each scenario of Label.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."labels_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -1867,9 +2339,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Label _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."labels_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Label _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."labels_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."labels_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."labels_exists"(_key, _parent) THEN
     PERFORM "app"."labels_deny"(_action, _key);
@@ -1900,7 +2375,8 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   PERFORM "app"."labels_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_within"(text, jsonb) IS 'Nested paths: Label _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."labels_within"(text, jsonb)
+  IS 'Nested paths: Label _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 

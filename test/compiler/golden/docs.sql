@@ -2,7 +2,20 @@
 
 SELECT meta.drop_replaced('folders', ARRAY['folders_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
 
-SELECT meta.drop_replaced('docs', ARRAY['docs_pkey', 'docs_folder_id_fkey', 'docs_status_enum']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))']::text[], ARRAY['docs_folder_id_idx', 'docs_owner_id_idx']::text[], ARRAY['CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")', 'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")']::text[]);
+SELECT meta.drop_replaced(
+  'docs',
+  ARRAY['docs_pkey', 'docs_folder_id_fkey', 'docs_status_enum']::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")',
+    'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT',
+    'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))'
+  ]::text[],
+  ARRAY['docs_folder_id_idx', 'docs_owner_id_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")',
+    'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")'
+  ]::text[]
+);
 
 -- Tables and columns ----------------------------------------------------------------------------
 
@@ -45,16 +58,36 @@ COMMENT ON COLUMN "app"."docs"."deleted_at" IS 'Set when the record is soft-dele
 SELECT meta.ensure_constraint('folders', 'folders_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
 SELECT meta.ensure_constraint('docs', 'docs_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
-SELECT meta.ensure_constraint('docs', 'docs_status_enum', 'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))', '{"property":"status","rule":"enum"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'docs',
+  'docs_status_enum',
+  'CHECK ("status"::text = ANY (ARRAY[''draft'', ''final'']::text[]))',
+  '{"property":"status","rule":"enum"}'::jsonb
+);
 
 -- Foreign keys ----------------------------------------------------------------------------------
 
-SELECT meta.ensure_constraint('docs', 'docs_folder_id_fkey', 'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT', '{"property":"folder_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'docs',
+  'docs_folder_id_fkey',
+  'FOREIGN KEY ("folder_id") REFERENCES "app"."folders" ("id") ON DELETE RESTRICT',
+  '{"property":"folder_id","rule":"references"}'::jsonb
+);
 
 -- Indexes ---------------------------------------------------------------------------------------
 
-SELECT meta.ensure_index('docs', 'docs_folder_id_idx', 'CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")', '{"property":"folder_id","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('docs', 'docs_owner_id_idx', 'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")', '{"property":"owner_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'docs',
+  'docs_folder_id_idx',
+  'CREATE INDEX "docs_folder_id_idx" ON "app"."docs" USING btree ("folder_id")',
+  '{"property":"folder_id","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'docs',
+  'docs_owner_id_idx',
+  'CREATE INDEX "docs_owner_id_idx" ON "app"."docs" USING btree ("owner_id")',
+  '{"property":"owner_id","rule":"indexed"}'::jsonb
+);
 
 -- Write rules -----------------------------------------------------------------------------------
 
@@ -63,7 +96,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -78,13 +113,20 @@ DECLARE
     AND (to_jsonb(NEW) - 'deleted_at') = (to_jsonb(OLD) - 'deleted_at');
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
-    IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft']::text[])) THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft', 'status', 'initialStatuses'); END IF;
+    IF NEW."owner_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly');
+    END IF;
+    IF NEW."status" IS NULL OR NOT (NEW."status"::text = ANY (ARRAY['draft']::text[]))
+      THEN PERFORM lib.refuse('PT422', 'a new record must start in one of the initial statuses: draft', 'status', 'initialStatuses'); END IF;
     NEW."rev" := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)
     NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
-    IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id" THEN PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable'); END IF;
-    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    IF NEW."folder_id" IS DISTINCT FROM OLD."folder_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "folder_id" cannot be changed', 'folder_id', 'immutable');
+    END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly');
+    END IF;
     NEW."rev" := OLD."rev" + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;
   END IF;
   IF NEW."folder_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."folder_id" IS DISTINCT FROM OLD."folder_id") THEN
@@ -102,9 +144,11 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."docs" FO
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."folders" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."folders"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Folder', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."docs"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Doc', 'id', 'entity', 'rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -135,7 +179,10 @@ GRANT SELECT ("id", "name", "_rev", "_modified_at") ON "app"."folders" TO anon, 
 GRANT INSERT, UPDATE, DELETE ON "app"."folders" TO anon, authenticated;
 
 REVOKE ALL ON "app"."docs" FROM anon, authenticated;
-GRANT SELECT ("id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at", "deleted_at") ON "app"."docs" TO anon, authenticated;
+GRANT SELECT (
+  "id", "folder_id", "title", "data", "status", "rev", "owner_id", "_rev", "_modified_at",
+  "deleted_at"
+) ON "app"."docs" TO anon, authenticated;
 GRANT INSERT, UPDATE, DELETE ON "app"."docs" TO anon, authenticated;
 
 -- API functions: compiled per table and action, filter fields, the manifest ---------------------
@@ -334,13 +381,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."folders"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t._rev, t._modified_at
+        FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -353,13 +404,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_list"(jsonb) IS 'list Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."folders_list"(jsonb)
+  IS 'list Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."folders_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."folders_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -394,13 +448,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."folders"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."folders"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t._rev, t._modified_at FROM "app"."folders" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
+      || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t._rev, t._modified_at
+        FROM "app"."folders" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -413,13 +471,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_search"(jsonb) IS 'search Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."folders_search"(jsonb)
+  IS 'search Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."folders_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."folders_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -430,9 +491,19 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
-  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result FROM "app"."folders" t WHERE t."id" = _key;
+  SELECT json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."folders_scenario"(_scenario))[1]
+  ) INTO _result
+  FROM "app"."folders" t
+  WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_read"(jsonb) IS 'read one Folder';
@@ -451,9 +522,15 @@ BEGIN
   BEGIN
     INSERT INTO "app"."folders" AS t ("id", "name")
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END,
-    CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+      CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."folders", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."folders_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."folders_scenario"(_scenario);
@@ -491,10 +568,20 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."folders_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."folders" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -529,10 +616,20 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."folders_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."folders_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."folders" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('update', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -558,8 +655,12 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."folders" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."folders_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."folders" t
+    WHERE t."id" = _key;
+    IF NOT FOUND THEN
+      PERFORM "app"."folders_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."folders_deny"('delete', _key);
     PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
   END IF;
@@ -580,12 +681,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."folders_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."folders_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."folders", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_stream"(jsonb) IS 'which changes of Folder (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."folders_stream"(jsonb)
+  IS 'which changes of Folder (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."folders_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -999,13 +1107,31 @@ BEGIN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where, '"app"."docs"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
+    '"app"."docs"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce((
+        (
+          SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r)
+          FROM "app"."folders" t_0
+          WHERE t_0."id" = t."folder_id"
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
+              t._modified_at
+        FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1018,13 +1144,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_list"(jsonb) IS 'list Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."docs_list"(jsonb)
+  IS 'list Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."docs_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."docs_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1063,13 +1192,31 @@ BEGIN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where, '"app"."docs"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
+    '"app"."docs"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev, t._modified_at FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce((
+        (
+          SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r)
+          FROM "app"."folders" t_0
+          WHERE t_0."id" = t."folder_id"
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
+              t._modified_at
+        FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1082,13 +1229,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_search"(jsonb) IS 'search Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."docs_search"(jsonb)
+  IS 'search Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."docs_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."docs_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1104,13 +1254,44 @@ BEGIN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'folder' THEN ',"folder":' || coalesce(((SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r) FROM "app"."folders" t_0 WHERE t_0."id" = t."folder_id"))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+        t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'folder' THEN ',"folder":' || coalesce((
+          (
+            SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r)
+            FROM "app"."folders" t_0
+            WHERE t_0."id" = t."folder_id"
+          )
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t."rev"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."docs_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+        t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."rev"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."docs_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_read"(jsonb) IS 'read one Doc';
@@ -1124,7 +1305,11 @@ DECLARE
   _result json;
   _about text[];
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _parent IS NOT NULL THEN
     IF _body ? 'folder_id' AND _body ->> 'folder_id' IS DISTINCT FROM _parent THEN
@@ -1135,11 +1320,20 @@ BEGIN
   BEGIN
     INSERT INTO "app"."docs" AS t ("folder_id", "title", "data", "status")
     SELECT CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE NULL END,
-    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
-    CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+      CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
+      CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
+      CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
     FROM jsonb_populate_record(NULL::"app"."docs", _body - 'rev') r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+        t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."rev"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."docs_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."docs_scenario"(_scenario);
@@ -1164,7 +1358,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -1183,9 +1381,20 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."rev"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."docs_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('update', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
@@ -1208,7 +1417,11 @@ DECLARE
   _etag text;
   _modified timestamptz;
 BEGIN
-  PERFORM lib.check_body(_body, ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[], ARRAY['id', 'owner_id']::text[]);
+  PERFORM lib.check_body(
+    _body,
+    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
+    ARRAY['id', 'owner_id']::text[]
+  );
   IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
@@ -1220,16 +1433,28 @@ BEGIN
   UPDATE "app"."docs" t SET
     "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
     "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data') ELSE r."data" END ELSE t."data" END,
+    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data') ELSE r."data" END
+      ELSE t."data" END,
     "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END
   FROM jsonb_populate_record(NULL::"app"."docs", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."rev"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."docs_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('update', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
@@ -1258,21 +1483,25 @@ BEGIN
   IF NOT _permanent THEN
     UPDATE "app"."docs" t SET deleted_at = now() WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."rev" = _expected);
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+      AND (_expected IS NULL OR t."rev" = _expected);
   ELSE
     DELETE FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent)
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."rev" = _expected);
+      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
+      AND (_expected IS NULL OR t."rev" = _expected);
   END IF;
   IF NOT FOUND AND NOT _permanent THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('delete', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
   ELSIF NOT FOUND THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent);
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."docs_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."docs_deny"('delete', _key);
     PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
@@ -1299,16 +1528,38 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   _expected := lib.expected_version('rev', args -> 'body');
-  UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
-  AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
+  UPDATE "app"."docs" t SET deleted_at = NULL
+  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
+    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
     AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t."rev"::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."docs_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL AND (_if_match IS NOT NULL OR _since IS NOT NULL) THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL;
+    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL;
     IF FOUND THEN
-      UPDATE "app"."docs" t SET deleted_at = NULL WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
-      RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result;
+      UPDATE "app"."docs" t SET deleted_at = NULL
+      WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NOT NULL
+      RETURNING json_build_object(
+        'data', (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+          t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+        ) r),
+        'id', t."id"::text,
+        'etag', t."rev"::text,
+        'last_modified', t._modified_at,
+        'scenario', ("app"."docs_scenario"(_scenario))[1]
+      ) INTO _result;
       IF _result IS NOT NULL THEN
         PERFORM lib.precondition_check('Doc', _etag, _modified, args);
         RETURN _result;
@@ -1316,10 +1567,25 @@ BEGIN
     END IF;
   END IF;
   IF _result IS NULL THEN
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t."rev"::text, 'last_modified', t._modified_at, 'scenario', ("app"."docs_scenario"(_scenario))[1]) INTO _result FROM "app"."docs" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
-    IF _result IS NULL THEN PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+        t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t."rev"::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."docs_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."docs" t
+    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
+    IF _result IS NULL THEN
+      PERFORM "app"."docs_refuse"('restore', _key, _parent, coalesce('*' = ANY (_if_match), false));
+    END IF;
     PERFORM "app"."docs_deny"('restore', _key);
-    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+    IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+      PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+    END IF;
   END IF;
   RETURN _result;
 END $fn$;
@@ -1342,12 +1608,19 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'folder' THEN
     PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."docs_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."docs_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_stream"(jsonb) IS 'which changes of Doc (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."docs_stream"(jsonb)
+  IS 'which changes of Doc (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 CREATE OR REPLACE FUNCTION "app"."docs_versions"(_key text, _parent text, _version text, _limit integer, _offset bigint,
   OUT readable boolean, OUT total bigint, OUT entries json)
@@ -1363,7 +1636,11 @@ BEGIN
     AND (_parent IS NULL OR "folder_id"::text = _parent)
     AND CASE _winner
         WHEN 'Editors read all' THEN (SELECT auth.roles() && ARRAY['editor']::text[])
-        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        WHEN 'Owners edit drafts' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+)
         ELSE false END
     AND deleted_at IS NULL);
   PERFORM set_config('request.action', coalesce(_was, ''), true);
@@ -1371,18 +1648,25 @@ BEGIN
   SELECT coalesce(max(c.id), 0) INTO _since FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.action = 'created';
   IF _version IS NOT NULL THEN
     SELECT json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r))) INTO entries
+      'data', (SELECT row_to_json(r) FROM (SELECT
+  t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+  t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+) r))) INTO entries
     FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since AND c.etag = _version ORDER BY c.id LIMIT 1) c
     CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t;
     RETURN;
   END IF;
   SELECT count(*) INTO total FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since;
   SELECT coalesce(json_agg(json_build_object('version', c.etag::bigint, 'etag', c.etag, 'action', c.action, 'at', c.at, 'by', c.sub,
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r)) ORDER BY c.id DESC), '[]') INTO entries
+      'data', (SELECT row_to_json(r) FROM (SELECT
+  t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+  t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+) r)) ORDER BY c.id DESC), '[]') INTO entries
   FROM (SELECT * FROM lib.changes c WHERE c.table_name = 'docs' AND c.record_key = _key AND c.id >= _since ORDER BY c.id DESC LIMIT _limit OFFSET _offset) c
   CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."docs", c.image) t;
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_versions"(text, text, text, integer, bigint) IS 'The versions of Doc _key the caller may read now, newest first, from lib.changes (design 9).';
+COMMENT ON FUNCTION "app"."docs_versions"(text, text, text, integer, bigint)
+  IS 'The versions of Doc _key the caller may read now, newest first, from lib.changes (design 9).';
 
 SELECT meta.drop_if_returns('"api"."docs_history"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."docs_history"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1481,7 +1765,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
+  IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
@@ -1497,7 +1782,9 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch', 'folders_delete', 'folders_stream', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore', 'docs_stream', 'docs_history']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['folders_list', 'folders_search', 'folders_read', 'folders_create', 'folders_replace', 'folders_patch',
+    'folders_delete', 'folders_stream', 'docs_list', 'docs_search', 'docs_read', 'docs_create', 'docs_replace', 'docs_patch', 'docs_delete', 'docs_restore',
+    'docs_stream', 'docs_history']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -1513,13 +1800,35 @@ BEGIN
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."folders_access"(text) IS 'PRE_FETCH for Folder: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Signed-in users [select]" ON "app"."folders" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
-COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders" IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Signed-in users [insert]" ON "app"."folders" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
+CREATE POLICY "Signed-in users [select]" ON "app"."folders"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
+COMMENT ON POLICY "Signed-in users [select]" ON "app"."folders"
+  IS 'Scenario "Signed-in users"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Signed-in users [insert]" ON "app"."folders"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users [insert]" ON "app"."folders" IS 'Scenario "Signed-in users"; create (entity)';
-CREATE POLICY "Signed-in users [update]" ON "app"."folders" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL)) WITH CHECK (true);
+CREATE POLICY "Signed-in users [update]" ON "app"."folders"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Signed-in users [update]" ON "app"."folders" IS 'Scenario "Signed-in users"; update (entity)';
-CREATE POLICY "Signed-in users [delete]" ON "app"."folders" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users') AND (SELECT auth.uid() IS NOT NULL));
+CREATE POLICY "Signed-in users [delete]" ON "app"."folders"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('folders'), "app"."folders_access"(lib.action())) = 'Signed-in users')
+    AND (SELECT auth.uid() IS NOT NULL)
+  );
 COMMENT ON POLICY "Signed-in users [delete]" ON "app"."folders" IS 'Scenario "Signed-in users"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."folders_stakeholder"(text);
 
@@ -1529,22 +1838,71 @@ CREATE OR REPLACE FUNCTION "app"."docs_access"(action text) RETURNS text LANGUAG
 BEGIN
   CASE action
     WHEN 'list', 'search', 'create', 'update', 'delete', 'restore' THEN RETURN CASE WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END;
-    WHEN 'read' THEN RETURN CASE WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all' WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts' END;
+    WHEN 'read' THEN RETURN CASE
+      WHEN (SELECT auth.roles() && ARRAY['editor']::text[]) THEN 'Editors read all'
+      WHEN (SELECT auth.uid() IS NOT NULL) THEN 'Owners edit drafts'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."docs_access"(text) IS 'PRE_FETCH for Doc: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Owners edit drafts [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
-COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Editors read all [select]" ON "app"."docs" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all') AND (SELECT auth.roles() && ARRAY['editor']::text[]));
+CREATE POLICY "Owners edit drafts [select]" ON "app"."docs"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+      AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
+COMMENT ON POLICY "Owners edit drafts [select]" ON "app"."docs"
+  IS 'Scenario "Owners edit drafts"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), restore (entity)';
+CREATE POLICY "Editors read all [select]" ON "app"."docs"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Editors read all')
+    AND (SELECT auth.roles() && ARRAY['editor']::text[])
+  );
 COMMENT ON POLICY "Editors read all [select]" ON "app"."docs" IS 'Scenario "Editors read all"; read (action)';
-CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [insert]" ON "app"."docs"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
 COMMENT ON POLICY "Owners edit drafts [insert]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; create (entity)';
-CREATE POLICY "Owners edit drafts [update]" ON "app"."docs" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))) WITH CHECK (true);
+CREATE POLICY "Owners edit drafts [update]" ON "app"."docs"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Owners edit drafts [update]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; update (entity), delete (entity), restore (entity)';
-CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts') AND ((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))));
+CREATE POLICY "Owners edit drafts [delete]" ON "app"."docs"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('docs'), "app"."docs_access"(lib.action())) = 'Owners edit drafts')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    )
+  );
 COMMENT ON POLICY "Owners edit drafts [delete]" ON "app"."docs" IS 'Scenario "Owners edit drafts"; delete (entity)';
-CREATE POLICY "live rows [all]" ON "app"."docs" AS RESTRICTIVE FOR ALL TO anon, authenticated USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete'])) WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
+CREATE POLICY "live rows [all]" ON "app"."docs"
+  AS RESTRICTIVE FOR ALL TO anon, authenticated
+  USING (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']))
+  WITH CHECK (deleted_at IS NULL OR (SELECT lib.action()) = ANY (ARRAY['restore', 'delete']));
 COMMENT ON POLICY "live rows [all]" ON "app"."docs" IS 'softDelete: a soft-deleted row exists only for restore and (permanent) delete.';
 DROP FUNCTION IF EXISTS "app"."docs_stakeholder"(text);
 
@@ -1569,14 +1927,16 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('folders')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image - ARRAY['id', 'name', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."folders", c.image - ARRAY['id', 'name', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Signed-in users' THEN (SELECT auth.uid() IS NOT NULL)
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.folders (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."folders_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.folders (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."docs_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."docs_changes"(xid8, bigint, xid8, bigint);
@@ -1597,24 +1957,42 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('docs')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."docs", c.image - ARRAY['id', 'folder_id', 'title', 'data', 'rev', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Owners edit drafts' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid()))) AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))))
+        WHEN 'Owners edit drafts' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("owner_id" = (SELECT auth.uid())))
+  AND ((SELECT lib.action() = ANY (ARRAY['create', 'update', 'delete', 'restore']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+)
         ELSE false END
           AND deleted_at IS NULL)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.docs (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."docs_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.docs (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
 DROP FUNCTION IF EXISTS "app"."folders_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."folders_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('folders')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1622,14 +2000,30 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."folders_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."folders_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."folders_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.folders and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."folders_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.folders and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."docs_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."docs_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data", t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
+          t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('docs')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1637,7 +2031,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."docs_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."docs_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."docs_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.docs and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."docs_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.docs and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
@@ -1651,11 +2046,14 @@ DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from t
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."folders_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."folders" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_exists"(text, text) IS 'Whether Folder _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."folders_exists"(text, text)
+  IS 'Whether Folder _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."folders_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -1664,7 +2062,9 @@ CREATE OR REPLACE FUNCTION "app"."folders_scenario"(_scenario text) RETURNS text
 $fn$;
 COMMENT ON FUNCTION "app"."folders_scenario"(text) IS 'Label, level and data rules of each scenario of Folder.';
 
-CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."folders_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -1690,9 +2090,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Folder _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."folders_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Folder _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."folders_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."folders_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."folders_exists"(_key, _parent) THEN
     PERFORM "app"."folders_deny"(_action, _key);
@@ -1723,14 +2126,18 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   PERFORM "app"."folders_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_within"(text, jsonb) IS 'Nested paths: Folder _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."folders_within"(text, jsonb)
+  IS 'Nested paths: Folder _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."docs_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   IF NOT lib.castable(_key, 'bigint') THEN RETURN false; END IF;
   RETURN EXISTS (SELECT 1 FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent));
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_exists"(text, text) IS 'Whether Doc _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."docs_exists"(text, text)
+  IS 'Whether Doc _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."docs_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -1740,12 +2147,23 @@ CREATE OR REPLACE FUNCTION "app"."docs_scenario"(_scenario text) RETURNS text[] 
 $fn$;
 COMMENT ON FUNCTION "app"."docs_scenario"(text) IS 'Label, level and data rules of each scenario of Doc.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."docs_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Owners edit drafts' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("owner_id" = (SELECT auth.uid())) AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.uid() IS NOT NULL)
+      AND ("owner_id" = (SELECT auth.uid()))
+      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
+      THEN 'matchResourceOwner' END, CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
+      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
+      THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Editors read all' THEN
     SELECT '' FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
   END IF;
@@ -1768,9 +2186,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Doc _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."docs_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Doc _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."docs_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."docs_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."docs_exists"(_key, _parent) THEN
     PERFORM "app"."docs_deny"(_action, _key);
@@ -1807,13 +2228,20 @@ BEGIN
   END IF;
   PERFORM "app"."docs_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_within"(text, jsonb) IS 'Nested paths: Doc _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."docs_within"(text, jsonb)
+  IS 'Nested paths: Doc _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 
 SELECT meta.drop_stale_columns('folders', ARRAY['id', 'name', '_rev', '_modified_at']::text[]);
 
-SELECT meta.drop_stale_columns('docs', ARRAY['id', 'folder_id', 'title', 'data', 'status', 'rev', 'owner_id', '_rev', '_modified_at', 'deleted_at']::text[]);
+SELECT meta.drop_stale_columns(
+  'docs',
+  ARRAY[
+    'id', 'folder_id', 'title', 'data', 'status', 'rev', 'owner_id', '_rev', '_modified_at',
+    'deleted_at'
+  ]::text[]
+);
 
 SELECT meta.drop_stale_tables(ARRAY['folders', 'docs']::text[]);
 

@@ -28,10 +28,14 @@ SELECT meta.ensure_constraint('notes', 'notes_pkey', 'PRIMARY KEY ("id")', '{"pr
 CREATE OR REPLACE FUNCTION "app"."notes_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -42,7 +46,8 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."notes" F
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."notes"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Note', 'id', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -348,13 +353,18 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."notes"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+    ) r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at
+        FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -367,13 +377,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."notes_list"(jsonb)
+  IS 'list Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."notes_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -408,13 +421,18 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."notes"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."notes"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at FROM "app"."notes" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+    ) r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at
+        FROM "app"."notes" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -427,13 +445,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."notes_search"(jsonb)
+  IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."notes_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -444,9 +465,21 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result FROM "app"."notes" t WHERE t."id" = _key;
+  SELECT json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."notes_scenario"(_scenario))[1]
+  ) INTO _result
+  FROM "app"."notes" t
+  WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_read"(jsonb) IS 'read one Note';
@@ -465,10 +498,18 @@ BEGIN
   BEGIN
     INSERT INTO "app"."notes" AS t ("title", "pinned", "body_text")
     SELECT CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
-    CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
+      CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
+      CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."notes", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."notes_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."notes_scenario"(_scenario);
@@ -508,7 +549,15 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."notes_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -548,7 +597,15 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."notes_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."notes_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -599,12 +656,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."notes_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."notes_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."notes", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_stream"(jsonb) IS 'which changes of Note (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."notes_stream"(jsonb)
+  IS 'which changes of Note (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."notes_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -651,7 +715,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
+  IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
@@ -667,7 +732,8 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['notes_list', 'notes_search', 'notes_read', 'notes_create', 'notes_replace', 'notes_patch', 'notes_delete', 'notes_stream']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['notes_list', 'notes_search', 'notes_read', 'notes_create', 'notes_replace', 'notes_patch', 'notes_delete',
+    'notes_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
@@ -683,13 +749,22 @@ BEGIN
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."notes_access"(text) IS 'PRE_FETCH for Note: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Everyone [select]" ON "app"."notes" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
+CREATE POLICY "Everyone [select]" ON "app"."notes"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [select]" ON "app"."notes" IS 'Scenario "Everyone"; list (api), search (api), read (api), create (api), update (api), delete (api)';
-CREATE POLICY "Everyone [insert]" ON "app"."notes" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
+CREATE POLICY "Everyone [insert]" ON "app"."notes"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [insert]" ON "app"."notes" IS 'Scenario "Everyone"; create (api)';
-CREATE POLICY "Everyone [update]" ON "app"."notes" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone')) WITH CHECK (true);
+CREATE POLICY "Everyone [update]" ON "app"."notes"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'))
+  WITH CHECK (true);
 COMMENT ON POLICY "Everyone [update]" ON "app"."notes" IS 'Scenario "Everyone"; update (api)';
-CREATE POLICY "Everyone [delete]" ON "app"."notes" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
+CREATE POLICY "Everyone [delete]" ON "app"."notes"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING ((SELECT coalesce(lib.scenario('notes'), "app"."notes_access"(lib.action())) = 'Everyone'));
 COMMENT ON POLICY "Everyone [delete]" ON "app"."notes" IS 'Scenario "Everyone"; delete (api)';
 DROP FUNCTION IF EXISTS "app"."notes_stakeholder"(text);
 
@@ -714,23 +789,39 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('notes')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."notes", c.image - ARRAY['id', 'title', 'pinned', 'body_text', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."notes", c.image - ARRAY['id', 'title', 'pinned', 'body_text', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
         WHEN 'Everyone' THEN true
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.notes (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."notes_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.notes (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
 DROP FUNCTION IF EXISTS "app"."notes_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."notes_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('notes')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -738,7 +829,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.notes and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."notes_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.notes and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
@@ -751,11 +843,14 @@ DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from t
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."notes_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."notes" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_exists"(text, text) IS 'Whether Note _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."notes_exists"(text, text)
+  IS 'Whether Note _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."notes_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -764,7 +859,9 @@ CREATE OR REPLACE FUNCTION "app"."notes_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."notes_scenario"(text) IS 'Label, level and data rules of each scenario of Note.';
 
-CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."notes_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -790,9 +887,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Note _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."notes_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Note _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."notes_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."notes_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."notes_exists"(_key, _parent) THEN
     PERFORM "app"."notes_deny"(_action, _key);
@@ -823,7 +923,8 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   PERFORM "app"."notes_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_within"(text, jsonb) IS 'Nested paths: Note _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."notes_within"(text, jsonb)
+  IS 'Nested paths: Note _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 

@@ -2,11 +2,40 @@
 
 SELECT meta.drop_replaced('users', ARRAY['users_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY[]::text[], ARRAY[]::text[]);
 
-SELECT meta.drop_replaced('teams', ARRAY['teams_pkey']::text[], ARRAY['PRIMARY KEY ("id")']::text[], ARRAY['teams_owner_id_idx']::text[], ARRAY['CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")']::text[]);
+SELECT meta.drop_replaced(
+  'teams',
+  ARRAY['teams_pkey']::text[],
+  ARRAY['PRIMARY KEY ("id")']::text[],
+  ARRAY['teams_owner_id_idx']::text[],
+  ARRAY['CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")']::text[]
+);
 
-SELECT meta.drop_replaced('teams_members', ARRAY['teams_members_pkey', 'teams_members_team_id_fkey', 'teams_members_user_id_fkey']::text[], ARRAY['PRIMARY KEY ("team_id", "user_id")', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE']::text[], ARRAY['teams_members_user_id_idx']::text[], ARRAY['CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")']::text[]);
+SELECT meta.drop_replaced(
+  'teams_members',
+  ARRAY['teams_members_pkey', 'teams_members_team_id_fkey', 'teams_members_user_id_fkey']::text[],
+  ARRAY[
+    'PRIMARY KEY ("team_id", "user_id")',
+    'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE',
+    'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE'
+  ]::text[],
+  ARRAY['teams_members_user_id_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")'
+  ]::text[]
+);
 
-SELECT meta.drop_replaced('tasks', ARRAY['tasks_pkey', 'tasks_team_id_fkey']::text[], ARRAY['PRIMARY KEY ("id")', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT']::text[], ARRAY['tasks_team_id_idx', 'tasks_title_idx']::text[], ARRAY['CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")', 'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")']::text[]);
+SELECT meta.drop_replaced(
+  'tasks',
+  ARRAY['tasks_pkey', 'tasks_team_id_fkey']::text[],
+  ARRAY[
+    'PRIMARY KEY ("id")', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT'
+  ]::text[],
+  ARRAY['tasks_team_id_idx', 'tasks_title_idx']::text[],
+  ARRAY[
+    'CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")',
+    'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")'
+  ]::text[]
+);
 
 -- Tables and columns ----------------------------------------------------------------------------
 
@@ -62,25 +91,65 @@ SELECT meta.ensure_constraint('users', 'users_pkey', 'PRIMARY KEY ("id")', '{"pr
 
 SELECT meta.ensure_constraint('teams', 'teams_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
-SELECT meta.ensure_constraint('teams_members', 'teams_members_pkey', 'PRIMARY KEY ("team_id", "user_id")', '{"property":"members","rule":"primary"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'teams_members',
+  'teams_members_pkey',
+  'PRIMARY KEY ("team_id", "user_id")',
+  '{"property":"members","rule":"primary"}'::jsonb
+);
 
 SELECT meta.ensure_constraint('tasks', 'tasks_pkey', 'PRIMARY KEY ("id")', '{"property":"id","rule":"primary"}'::jsonb);
 
 -- Foreign keys ----------------------------------------------------------------------------------
 
-SELECT meta.ensure_constraint('teams_members', 'teams_members_team_id_fkey', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE', '{"property":"team_id","rule":"references"}'::jsonb);
-SELECT meta.ensure_constraint('teams_members', 'teams_members_user_id_fkey', 'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE', '{"property":"user_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'teams_members',
+  'teams_members_team_id_fkey',
+  'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE CASCADE',
+  '{"property":"team_id","rule":"references"}'::jsonb
+);
+SELECT meta.ensure_constraint(
+  'teams_members',
+  'teams_members_user_id_fkey',
+  'FOREIGN KEY ("user_id") REFERENCES "app"."users" ("id") ON DELETE CASCADE',
+  '{"property":"user_id","rule":"references"}'::jsonb
+);
 
-SELECT meta.ensure_constraint('tasks', 'tasks_team_id_fkey', 'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT', '{"property":"team_id","rule":"references"}'::jsonb);
+SELECT meta.ensure_constraint(
+  'tasks',
+  'tasks_team_id_fkey',
+  'FOREIGN KEY ("team_id") REFERENCES "app"."teams" ("id") ON DELETE RESTRICT',
+  '{"property":"team_id","rule":"references"}'::jsonb
+);
 
 -- Indexes ---------------------------------------------------------------------------------------
 
-SELECT meta.ensure_index('teams', 'teams_owner_id_idx', 'CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")', '{"property":"owner_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'teams',
+  'teams_owner_id_idx',
+  'CREATE INDEX "teams_owner_id_idx" ON "app"."teams" USING btree ("owner_id")',
+  '{"property":"owner_id","rule":"indexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('teams_members', 'teams_members_user_id_idx', 'CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")', '{"property":"user_id","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'teams_members',
+  'teams_members_user_id_idx',
+  'CREATE INDEX "teams_members_user_id_idx" ON "app"."teams_members" USING btree ("user_id")',
+  '{"property":"user_id","rule":"indexed"}'::jsonb
+);
 
-SELECT meta.ensure_index('tasks', 'tasks_team_id_idx', 'CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")', '{"property":"team_id","rule":"indexed"}'::jsonb);
-SELECT meta.ensure_index('tasks', 'tasks_title_idx', 'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")', '{"property":"title","rule":"indexed"}'::jsonb);
+SELECT meta.ensure_index(
+  'tasks',
+  'tasks_team_id_idx',
+  'CREATE INDEX "tasks_team_id_idx" ON "app"."tasks" USING btree ("team_id")',
+  '{"property":"team_id","rule":"indexed"}'::jsonb
+);
+SELECT meta.ensure_index(
+  'tasks',
+  'tasks_title_idx',
+  'CREATE INDEX "tasks_title_idx" ON "app"."tasks" USING btree ("title")',
+  '{"property":"title","rule":"indexed"}'::jsonb
+);
 
 -- Write rules -----------------------------------------------------------------------------------
 
@@ -89,7 +158,9 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     NULL;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -101,13 +172,21 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."users" F
 CREATE OR REPLACE FUNCTION "app"."teams_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
-    IF NEW."owner_id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
+    IF NEW."owner_id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be supplied', 'owner_id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
     NEW."owner_id" := CASE WHEN current_user IN ('anon', 'authenticated') THEN auth.uid() ELSE coalesce(auth.uid(), NEW."owner_id") END;  -- Owner: the caller
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."owner_id" IS DISTINCT FROM OLD."owner_id" THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "owner_id" cannot be changed', 'owner_id', 'readOnly');
+    END IF;
   END IF;
   NEW._rev := gen_random_uuid();
   NEW._modified_at := now();
@@ -133,11 +212,17 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."teams_me
 CREATE OR REPLACE FUNCTION "app"."tasks_write_rules"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW."id" IS NOT NULL THEN PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly'); END IF;
+    IF NEW."id" IS NOT NULL THEN
+      PERFORM lib.refuse('PT400', 'readOnly property "id" cannot be supplied', 'id', 'readOnly');
+    END IF;
     NEW."id" := gen_random_uuid()::text;
   ELSE
-    IF NEW."id" IS DISTINCT FROM OLD."id" THEN PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary'); END IF;
-    IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable'); END IF;
+    IF NEW."id" IS DISTINCT FROM OLD."id" THEN
+      PERFORM lib.refuse('PT400', 'primary key "id" cannot be changed', 'id', 'primary');
+    END IF;
+    IF NEW."team_id" IS DISTINCT FROM OLD."team_id" THEN
+      PERFORM lib.refuse('PT400', 'immutable property "team_id" cannot be changed', 'team_id', 'immutable');
+    END IF;
   END IF;
   IF NEW."team_id" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."team_id" IS DISTINCT FROM OLD."team_id") THEN
     IF "app"."teams_access"('read') IS NULL THEN PERFORM lib.no_scenario('read', 'Team'); END IF;
@@ -154,13 +239,17 @@ CREATE OR REPLACE TRIGGER write_rules BEFORE INSERT OR UPDATE ON "app"."tasks" F
 
 -- Change log: each written row appended to lib.changes (design 9) -------------------------------
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users" FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."users"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('User', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'id', 'entity', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams_members" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."teams_members"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Team', 'team_id', 'join', '_rev', '{}');
 
-CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks" FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
+CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON "app"."tasks"
+  FOR EACH ROW EXECUTE FUNCTION lib.log_change('Task', 'id', 'entity', '_rev', '{}');
 
 -- Change log: how long each table's rows are kept (record history, design 9) --------------------
 
@@ -176,7 +265,8 @@ INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('teams_members',
 INSERT INTO lib.changes_keep (table_name, keep_seconds) VALUES ('tasks', 0)
   ON CONFLICT (table_name) DO UPDATE SET keep_seconds = EXCLUDED.keep_seconds;
 
-UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0 AND table_name <> ALL (ARRAY['users', 'teams', 'teams_members', 'tasks']::text[]);
+UPDATE lib.changes_keep SET keep_seconds = 0 WHERE keep_seconds IS DISTINCT FROM 0
+  AND table_name <> ALL (ARRAY['users', 'teams', 'teams_members', 'tasks']::text[]);
 
 -- Files: claim of file references, outbox of replaced and deleted files -------------------------
 
@@ -374,13 +464,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys)
+      || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -393,13 +487,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."users_list"(jsonb)
+  IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -434,13 +531,17 @@ BEGIN
   _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
   PERFORM lib.statement_params(args, _parent, _per_page, _offset);
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."users"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."users"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t._rev, t._modified_at FROM "app"."users" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys)
+      || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t._rev, t._modified_at
+        FROM "app"."users" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -453,13 +554,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."users_search"(jsonb)
+  IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -470,9 +574,19 @@ DECLARE
   _result json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result FROM "app"."users" t WHERE t."id" = _key;
+  SELECT json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."users_scenario"(_scenario))[1]
+  ) INTO _result
+  FROM "app"."users" t
+  WHERE t."id" = _key;
   IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."users_read"(jsonb) IS 'read one User';
@@ -492,7 +606,13 @@ BEGIN
     INSERT INTO "app"."users" AS t ("id")
     SELECT CASE WHEN _body ? 'id' THEN r."id" ELSE gen_random_uuid()::text END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."users_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."users_scenario"(_scenario);
@@ -530,7 +650,13 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."users_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -568,7 +694,13 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."users_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."users_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -619,12 +751,19 @@ BEGIN
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   IF NOT args ? 'before' THEN RETURN json_build_object('data', '[]'::json); END IF;
   PERFORM lib.statement_params(args, _parent, 0, 0);
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."users_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."users_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."users", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_stream"(jsonb) IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."users_stream"(jsonb)
+  IS 'which changes of User (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."users_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -860,13 +999,34 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."teams"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1)
+              || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+              || '}')::json AS v, t_0."id" AS k
+            FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+            WHERE t_0_j."team_id" = t."id"
+            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -879,13 +1039,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_list"(jsonb) IS 'list Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."teams_list"(jsonb)
+  IS 'list Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."teams_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -923,13 +1086,34 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."teams"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."teams"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at FROM "app"."teams" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+        (
+          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+          FROM (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1)
+              || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+              || '}')::json AS v, t_0."id" AS k
+            FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+            WHERE t_0_j."team_id" = t."id"
+            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+          ) t_0_r
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
+        FROM "app"."teams" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -942,13 +1126,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."teams_search"(jsonb)
+  IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."teams_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -963,13 +1150,48 @@ BEGIN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0."id" AS k FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id" WHERE t_0_j."team_id" = t."id" ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_r))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."teams" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'members' THEN ',"members":' || coalesce((
+          (
+            SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
+            FROM (
+              SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1)
+                || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                || '}')::json AS v, t_0."id" AS k
+              FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
+              WHERE t_0_j."team_id" = t."id"
+              ORDER BY t_0."id" LIMIT (args ->> 'embed_limit')::integer
+            ) t_0_r
+          )
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."teams_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."teams" t
+    WHERE t."id" = _key;
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result FROM "app"."teams" t WHERE t."id" = _key;
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."teams_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."teams" t
+    WHERE t."id" = _key;
   END IF;
   IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_read"(jsonb) IS 'read one Team';
@@ -989,7 +1211,15 @@ BEGIN
     INSERT INTO "app"."teams" AS t ("name")
     SELECT CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."teams", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."teams_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."teams_scenario"(_scenario);
@@ -1027,7 +1257,15 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."teams_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -1065,7 +1303,15 @@ BEGIN
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."teams_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."teams_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
     SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
     IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
@@ -1119,12 +1365,19 @@ BEGIN
   IF coalesce(args -> 'joined', '{}'::jsonb) ? 'members' THEN
     PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."teams_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."teams_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."teams", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_stream"(jsonb) IS 'which changes of Team (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."teams_stream"(jsonb)
+  IS 'which changes of Team (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."teams_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -1140,14 +1393,17 @@ DECLARE
   _rows json;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
-PERFORM "app"."teams_require"(_key, 'read');
+  PERFORM "app"."teams_require"(_key, 'read');
   SELECT count(*) INTO _total FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
-    WHERE j."team_id" = _key;
-  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."id" AS "id") r))::text, -1) || ',"edge":' || coalesce((x.edge)::text, 'null') || '}')::json), '[]') INTO _rows FROM (
+      WHERE j."team_id" = _key;
+  SELECT coalesce(json_agg((left(((SELECT row_to_json(r) FROM (SELECT x."id" AS "id") r))::text, -1)
+    || ',"edge":' || coalesce((x.edge)::text, 'null')
+    || '}')::json), '[]') INTO _rows FROM (
     SELECT t."id", t._rev, t._modified_at, '{}'::json AS edge FROM "app"."teams_members" j JOIN "app"."users" t ON t."id" = j."user_id"
-    WHERE j."team_id" = _key
+        WHERE j."team_id" = _key
     ORDER BY t."id" LIMIT _per_page OFFSET (_page - 1)::bigint * _per_page) x;
-  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario', ("app"."teams_scenario"(_scenario))[1]);
+  RETURN json_build_object('data', _rows, 'meta', json_build_object('total', _total, 'count', 'exact', 'page', _page, 'per_page', _per_page), 'scenario',
+      ("app"."teams_scenario"(_scenario))[1]);
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_members_list"(jsonb) IS 'list linked records: Team.members';
 
@@ -1162,12 +1418,23 @@ DECLARE
   _created boolean;
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
-PERFORM "app"."teams_require"(_key, 'link');
+  PERFORM "app"."teams_require"(_key, 'link');
   PERFORM "app"."users_require"(_target, 'read');
   PERFORM lib.check_edge(_body, ARRAY[]::text[]);
   IF args ? 'if_match' THEN
     PERFORM 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target FOR UPDATE;
-    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)', 'Team', _key, 'User', _target), args -> 'if_match'); END IF;
+    IF NOT (FOUND AND (args -> 'if_match') ? '*') THEN
+      PERFORM lib.link_precondition_failed(
+        format(
+          'If-Match: %s "%s" and %s "%s" are not linked, or a link has no ETag (only * matches an existing link)',
+          'Team',
+          _key,
+          'User',
+          _target
+        ),
+        args -> 'if_match'
+      );
+    END IF;
   END IF;
   INSERT INTO "app"."teams_members" AS j ("team_id", "user_id") VALUES (_key, _target)
   ON CONFLICT ("team_id", "user_id") DO UPDATE SET _rev = gen_random_uuid()
@@ -1185,9 +1452,19 @@ DECLARE
   _target text := args ->> 'target';
 BEGIN
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
-PERFORM "app"."teams_require"(_key, 'unlink');
-  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*' AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target) THEN
-    PERFORM lib.link_precondition_failed(format('If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)', 'Team', _key, 'User', _target), args -> 'if_match');
+  PERFORM "app"."teams_require"(_key, 'unlink');
+  IF args ? 'if_match' AND NOT (args -> 'if_match') ? '*'
+    AND EXISTS (SELECT 1 FROM "app"."teams_members" j WHERE j."team_id" = _key AND j."user_id" = _target) THEN
+    PERFORM lib.link_precondition_failed(
+      format(
+        'If-Match: %s "%s" and %s "%s" are linked, and a link has no ETag (only * matches it)',
+        'Team',
+        _key,
+        'User',
+        _target
+      ),
+      args -> 'if_match'
+    );
   END IF;
   DELETE FROM "app"."teams_members" j WHERE j."team_id" = _key
     AND j."user_id" = _target;
@@ -1422,13 +1699,44 @@ BEGIN
     END IF;
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tasks"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tasks"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce((
+              (
+                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                FROM (
+                  SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1)
+                    || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                    || '}')::json AS v, t_0_0."id" AS k
+                  FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                  WHERE t_0_0_j."team_id" = t_0."id"
+                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                ) t_0_0_r
+              )
+            )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."teams" t_0
+          WHERE t_0."id" = t."team_id"
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."team_id", t."title", t._rev, t._modified_at
+        FROM "app"."tasks" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1441,13 +1749,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_list"(jsonb) IS 'list Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."tasks_list"(jsonb)
+  IS 'list Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."tasks_search"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1489,13 +1800,44 @@ BEGIN
     END IF;
   END IF;
   _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where, '"app"."tasks"'::regclass, 1000);
+    $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
+    '"app"."tasks"'::regclass, 1000);
   _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
   IF _few AND (_total ->> 'total')::bigint <= _offset THEN
     _page_rows := ('[]', '[]')::lib.page_rows;
   ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END || $q$t."id", t."team_id", t."title", t._rev, t._modified_at FROM "app"."tasks" t WHERE $q$ || _where
+    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r))::text, -1)
+      || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce((
+        (
+          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+          ) r))::text, -1)
+            || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce((
+              (
+                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                FROM (
+                  SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1)
+                    || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                    || '}')::json AS v, t_0_0."id" AS k
+                  FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                  WHERE t_0_0_j."team_id" = t_0."id"
+                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
+                ) t_0_0_r
+              )
+            )::text, 'null') ELSE '' END)
+            || '}')::json
+          FROM "app"."teams" t_0
+          WHERE t_0."id" = t."team_id"
+        )
+      )::text, 'null') ELSE '' END)
+      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
+      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
+      || $q$t."id", t."team_id", t."title", t._rev, t._modified_at
+        FROM "app"."tasks" t WHERE $q$ || _where
       || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
       || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
       || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
@@ -1508,13 +1850,16 @@ BEGIN
     OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
   IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
   _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort)); END IF;
+  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
+    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
+  END IF;
   IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
     _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "api"."tasks_search"(jsonb)
+  IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
 
 SELECT meta.drop_if_returns('"api"."tasks_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tasks_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1532,13 +1877,58 @@ BEGIN
     END IF;
   END IF;
   IF args ? 'embed' THEN
-    SELECT json_build_object('data', (left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r))::text, -1) || (CASE WHEN args -> 'embed' ? 'team' THEN ',"team":' || coalesce(((SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id") r))::text, -1) || (CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce(((SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json) FROM (SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1) || ',"edge":' || coalesce(('{}'::json)::text, 'null') || '}')::json AS v, t_0_0."id" AS k FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id" WHERE t_0_0_j."team_id" = t_0."id" ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer) t_0_0_r))::text, 'null') ELSE '' END) || '}')::json FROM "app"."teams" t_0 WHERE t_0."id" = t."team_id"))::text, 'null') ELSE '' END) || '}')::json, 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result
-      FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT json_build_object(
+      'data', (left(((SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+      ) r))::text, -1)
+        || (CASE WHEN args -> 'embed' ? 'team' THEN ',"team":' || coalesce((
+          (
+            SELECT (left(((SELECT row_to_json(r) FROM (SELECT
+              t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
+            ) r))::text, -1)
+              || (CASE WHEN args -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce((
+                (
+                  SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
+                  FROM (
+                    SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1)
+                      || ',"edge":' || coalesce(('{}'::json)::text, 'null')
+                      || '}')::json AS v, t_0_0."id" AS k
+                    FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
+                    WHERE t_0_0_j."team_id" = t_0."id"
+                    ORDER BY t_0_0."id" LIMIT (args ->> 'embed_limit')::integer
+                  ) t_0_0_r
+                )
+              )::text, 'null') ELSE '' END)
+              || '}')::json
+            FROM "app"."teams" t_0
+            WHERE t_0."id" = t."team_id"
+          )
+        )::text, 'null') ELSE '' END)
+        || '}')::json,
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."tasks_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."tasks" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   ELSE
-    SELECT json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."tasks_scenario"(_scenario))[1]
+    ) INTO _result
+    FROM "app"."tasks" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   END IF;
   IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
-  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args); END IF;
+  IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
+    PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
+  END IF;
   RETURN _result;
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_read"(jsonb) IS 'read one Task';
@@ -1563,9 +1953,17 @@ BEGIN
   BEGIN
     INSERT INTO "app"."tasks" AS t ("team_id", "title")
     SELECT CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE NULL END,
-    CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
+      CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
-    RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
+    RETURNING json_build_object(
+      'data', (SELECT row_to_json(r) FROM (SELECT
+        t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+      ) r),
+      'id', t."id"::text,
+      'etag', t._rev::text,
+      'last_modified', t._modified_at,
+      'scenario', ("app"."tasks_scenario"(_scenario))[1]
+    ) INTO _result;
   EXCEPTION WHEN insufficient_privilege THEN
     -- The row-level policy's WITH CHECK: the new record does not satisfy the winning scenario.
     _about := "app"."tasks_scenario"(_scenario);
@@ -1604,9 +2002,19 @@ BEGIN
   WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."tasks_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."tasks" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tasks_deny"('update', _key);
     PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
@@ -1643,9 +2051,19 @@ BEGIN
   WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object('data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r), 'id', t."id"::text, 'etag', t._rev::text, 'last_modified', t._modified_at, 'scenario', ("app"."tasks_scenario"(_scenario))[1]) INTO _result;
+  RETURNING json_build_object(
+    'data', (SELECT row_to_json(r) FROM (SELECT
+      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+    ) r),
+    'id', t."id"::text,
+    'etag', t._rev::text,
+    'last_modified', t._modified_at,
+    'scenario', ("app"."tasks_scenario"(_scenario))[1]
+  ) INTO _result;
   IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."tasks" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tasks_deny"('update', _key);
     PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
@@ -1672,7 +2090,9 @@ BEGIN
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
     AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since);
   IF NOT FOUND THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
+    SELECT t._rev::text, t._modified_at INTO _etag, _modified
+    FROM "app"."tasks" t
+    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
     IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('delete', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
     PERFORM "app"."tasks_deny"('delete', _key);
     PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
@@ -1701,12 +2121,19 @@ BEGIN
       PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
     END IF;
   END IF;
-  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]') FROM "app"."tasks_changes"(($1 ->> 'after_tx')::xid8, ($1 ->> 'after_id')::bigint, ($1 ->> 'before')::xid8, ($1 ->> 'limit')::integer) c$q$
+  _sql := $q$SELECT coalesce(json_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx, c.id), '[]')
+  FROM "app"."tasks_changes"(
+    ($1 ->> 'after_tx')::xid8,
+    ($1 ->> 'after_id')::bigint,
+    ($1 ->> 'before')::xid8,
+    ($1 ->> 'limit')::integer
+  ) c$q$
     || CASE WHEN _where = 'true' THEN '' ELSE $q$ CROSS JOIN LATERAL jsonb_populate_record(NULL::"app"."tasks", c.image) t WHERE $q$ || _where END;
   _visible := lib.query_generic(_sql, NULL::json);
   RETURN json_build_object('data', _visible);
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_stream"(jsonb) IS 'which changes of Task (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
+COMMENT ON FUNCTION "api"."tasks_stream"(jsonb)
+  IS 'which changes of Task (and its links) past a position the caller may list, narrowed by the list''s filters and parent (design 9)';
 
 DROP FUNCTION IF EXISTS "app"."tasks_versions"(text, text, text, integer, bigint);  -- no history kept
 
@@ -1787,7 +2214,8 @@ BEGIN
   IF current_setting('request.outbox', true) = 'queued' THEN _result := (left(_result::text, -1) || ',"outbox":true}')::json; END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb) IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
+COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
+  IS 'The one statement of a request: role, claims and IP for this transaction, then api.<fn>(args).';
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
@@ -1803,13 +2231,18 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;
 
-SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete', 'users_stream', 'teams_list', 'teams_search', 'teams_read', 'teams_create', 'teams_replace', 'teams_patch', 'teams_delete', 'teams_stream', 'teams_members_list', 'teams_members_link', 'teams_members_unlink', 'tasks_list', 'tasks_search', 'tasks_read', 'tasks_create', 'tasks_replace', 'tasks_patch', 'tasks_delete', 'tasks_stream']::text[]);
+SELECT meta.drop_stale_functions(ARRAY['users_list', 'users_search', 'users_read', 'users_create', 'users_replace', 'users_patch', 'users_delete',
+    'users_stream', 'teams_list', 'teams_search', 'teams_read', 'teams_create', 'teams_replace', 'teams_patch', 'teams_delete', 'teams_stream',
+    'teams_members_list', 'teams_members_link', 'teams_members_unlink', 'tasks_list', 'tasks_search', 'tasks_read', 'tasks_create', 'tasks_replace',
+    'tasks_patch', 'tasks_delete', 'tasks_stream']::text[]);
 
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO anon, authenticated;
 
 -- Access scenarios: PRE_FETCH functions and row-level security policies -------------------------
 
-CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_stakeholder_keys"() RETURNS SETOF character varying(255)
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN QUERY
     SELECT p."id" FROM "app"."teams" p WHERE p."owner_id" = (SELECT auth.uid())
@@ -1817,7 +2250,9 @@ BEGIN
     SELECT m."team_id" FROM "app"."teams_members" m WHERE m."user_id" = (SELECT auth.uid());
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_stakeholder_keys"() IS 'matchProjectStakeholder: keys of the Team rows in projects the caller owns or is a member of.';
-CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255) LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_stakeholder_keys"() RETURNS SETOF character varying(255)
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN QUERY
     SELECT x."id" FROM "app"."tasks" x WHERE x."team_id" IN (SELECT "app"."teams_stakeholder_keys"());
@@ -1846,19 +2281,48 @@ BEGIN
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."teams_access"(text) IS 'PRE_FETCH for Team: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders [select]" ON "app"."teams" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))));
-COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams" IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), unlink (entity)';
-CREATE POLICY "Stakeholders [insert]" ON "app"."teams" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders [select]" ON "app"."teams"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND (
+      (SELECT auth.uid() IS NOT NULL)
+      AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
+COMMENT ON POLICY "Stakeholders [select]" ON "app"."teams"
+  IS 'Scenario "Stakeholders"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity), link (entity), '
+    'unlink (entity)';
+CREATE POLICY "Stakeholders [insert]" ON "app"."teams"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders [insert]" ON "app"."teams" IS 'Scenario "Stakeholders"; create (entity)';
-CREATE POLICY "Stakeholders [update]" ON "app"."teams" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))) WITH CHECK (true);
+CREATE POLICY "Stakeholders [update]" ON "app"."teams"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders [update]" ON "app"."teams" IS 'Scenario "Stakeholders"; update (entity)';
-CREATE POLICY "Stakeholders [delete]" ON "app"."teams" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders') AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))));
+CREATE POLICY "Stakeholders [delete]" ON "app"."teams"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('teams'), "app"."teams_access"(lib.action())) = 'Stakeholders')
+    AND ((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  );
 COMMENT ON POLICY "Stakeholders [delete]" ON "app"."teams" IS 'Scenario "Stakeholders"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."teams_stakeholder"(text);
 
 ALTER TABLE "app"."teams_members" ENABLE ROW LEVEL SECURITY;
 SELECT meta.drop_policies('teams_members');
-CREATE POLICY "through Team [all]" ON "app"."teams_members" AS PERMISSIVE FOR ALL TO anon, authenticated USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id")) WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"));
+CREATE POLICY "through Team [all]" ON "app"."teams_members"
+  AS PERMISSIVE FOR ALL TO anon, authenticated
+  USING (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"))
+  WITH CHECK (EXISTS (SELECT 1 FROM "app"."teams" o WHERE o."id" = "app"."teams_members"."team_id"));
 COMMENT ON POLICY "through Team [all]" ON "app"."teams_members" IS 'Rows of Team.members follow the access to their Team.';
 
 ALTER TABLE "app"."tasks" ENABLE ROW LEVEL SECURITY;
@@ -1866,18 +2330,57 @@ SELECT meta.drop_policies('tasks');
 CREATE OR REPLACE FUNCTION "app"."tasks_access"(action text) RETURNS text LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
   CASE action
-    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN CASE WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers' END;
+    WHEN 'list', 'search', 'read', 'create', 'update', 'delete' THEN RETURN CASE
+      WHEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR (SELECT auth.uid() IS NOT NULL)) THEN 'Stakeholders or readers'
+    END;
     ELSE RETURN NULL;
   END CASE;
 END $fn$;
 COMMENT ON FUNCTION "app"."tasks_access"(text) IS 'PRE_FETCH for Task: the scenario that wins an action (first whose identity rules pass), or NULL.';
-CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks" AS PERMISSIVE FOR SELECT TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))));
-COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
-CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks" AS PERMISSIVE FOR INSERT TO anon, authenticated WITH CHECK ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+CREATE POLICY "Stakeholders or readers [select]" ON "app"."tasks"
+  AS PERMISSIVE FOR SELECT TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR (
+        (SELECT auth.uid() IS NOT NULL)
+        AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+      )
+    )
+  );
+COMMENT ON POLICY "Stakeholders or readers [select]" ON "app"."tasks"
+  IS 'Scenario "Stakeholders or readers"; list (entity), search (entity), read (entity), create (entity), update (entity), delete (entity)';
+CREATE POLICY "Stakeholders or readers [insert]" ON "app"."tasks"
+  AS PERMISSIVE FOR INSERT TO anon, authenticated
+  WITH CHECK (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders or readers [insert]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; create (entity)';
-CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks" AS PERMISSIVE FOR UPDATE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"()))))) WITH CHECK (true);
+CREATE POLICY "Stakeholders or readers [update]" ON "app"."tasks"
+  AS PERMISSIVE FOR UPDATE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  )
+  WITH CHECK (true);
 COMMENT ON POLICY "Stakeholders or readers [update]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; update (entity)';
-CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks" AS PERMISSIVE FOR DELETE TO anon, authenticated USING ((SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers') AND ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))));
+CREATE POLICY "Stakeholders or readers [delete]" ON "app"."tasks"
+  AS PERMISSIVE FOR DELETE TO anon, authenticated
+  USING (
+    (SELECT coalesce(lib.scenario('tasks'), "app"."tasks_access"(lib.action())) = 'Stakeholders or readers')
+    AND (
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    )
+  );
 COMMENT ON POLICY "Stakeholders or readers [delete]" ON "app"."tasks" IS 'Scenario "Stakeholders or readers"; delete (entity)';
 DROP FUNCTION IF EXISTS "app"."tasks_stakeholder"(text);
 
@@ -1902,12 +2405,14 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."users", c.image - ARRAY['id', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE false)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."users_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.users (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."teams_changes"(xid8, bigint, xid8, bigint);
@@ -1924,18 +2429,24 @@ BEGIN
   PERFORM set_config('request.action', 'list', true);  -- the rules of a list, whatever the session set
   RETURN QUERY
     SELECT c.id, c.tx, c.action, c.record_key, c.image
-    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'teams' THEN c.image ELSE (SELECT to_jsonb(o) FROM "app"."teams" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
+    FROM (SELECT c.id, c.tx, c.action, c.record_key, CASE WHEN c.table_name = 'teams' THEN c.image
+        ELSE (SELECT to_jsonb(o) FROM "app"."teams" o WHERE o."id" = c.record_key) END AS image FROM lib.changes c
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('teams', 'teams_members')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."teams", c.image - ARRAY['name', 'owner_id', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders' THEN ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"()))))
+        WHEN 'Stakeholders' THEN (
+  (SELECT auth.uid() IS NOT NULL)
+  AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("id" IN (SELECT "app"."teams_stakeholder_keys"())))
+)
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.teams (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."teams_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.teams (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(bigint, bigint);
 DROP FUNCTION IF EXISTS "app"."teams_members_changes"(xid8, bigint, xid8, bigint);
@@ -1960,23 +2471,43 @@ BEGIN
       WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tasks')
       ORDER BY c.tx, c.id LIMIT lim) c  -- the same rows as lib.<table>_change_records reads for this page
     WHERE c.image IS NOT NULL AND EXISTS (
-        SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev', '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
+        SELECT FROM jsonb_populate_record(NULL::"app"."tasks", c.image - ARRAY['id', 'title', '_rev',
+            '_modified_at']::text[])  -- the record as that change wrote it (a link: its owner now)
         WHERE CASE _winner
-        WHEN 'Stakeholders or readers' THEN ((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))))
+        WHEN 'Stakeholders or readers' THEN (
+  (SELECT auth.roles() && ARRAY['reader']::text[])
+  OR (
+    (SELECT auth.uid() IS NOT NULL)
+    AND ((SELECT lib.action() = ANY (ARRAY['update']::text[])) OR ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+  )
+)
         ELSE false END)
     ORDER BY c.tx, c.id;
   PERFORM set_config('request.action', coalesce(_was, ''), true);
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer) IS 'Of the first lim changes of app.tasks (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
+COMMENT ON FUNCTION "app"."tasks_changes"(xid8, bigint, xid8, integer)
+  IS 'Of the first lim changes of app.tasks (and its links) past a position (tx, id) and of transactions below before, those the caller may list (design 9).';
 
 -- Change log: pages of changes shaped as records, for the gateway's streams (design 9) ----------
 
 DROP FUNCTION IF EXISTS "app"."users_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."users_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('users')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1984,14 +2515,34 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."users_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.users and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."teams_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.table_name <> 'teams' THEN json_build_object('relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END, 'target', CASE c.table_name WHEN 'teams_members' THEN c.image ->> 'user_id' END, 'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END) WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.table_name <> 'teams' THEN json_build_object(
+          'relation', CASE c.table_name WHEN 'teams_members' THEN 'members' END,
+          'target', CASE c.table_name WHEN 'teams_members' THEN c.image ->> 'user_id' END,
+          'edge', CASE c.table_name WHEN 'teams_members' THEN json_build_object() END
+        )
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('teams', 'teams_members')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -1999,7 +2550,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.teams and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."teams_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.teams and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 DROP FUNCTION IF EXISTS "app"."teams_members_change_records"(xid8, bigint, xid8, integer);
 DROP FUNCTION IF EXISTS "lib"."teams_members_change_records"(xid8, bigint, xid8, integer);
@@ -2007,9 +2559,23 @@ DROP FUNCTION IF EXISTS "lib"."teams_members_change_records"(xid8, bigint, xid8,
 DROP FUNCTION IF EXISTS "app"."tasks_change_records"(xid8, bigint, xid8, integer);
 CREATE OR REPLACE FUNCTION "lib"."tasks_change_records"(after_tx xid8, after_id bigint, before xid8, lim integer) RETURNS json
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT json_build_object('data', coalesce(json_agg(json_build_object('id', c.tx::text || '-' || c.id::text, 'action', c.action,
-      'key', c.record_key, 'etag', c.etag, 'at', c.at, 'data', CASE WHEN c.action = 'deleted' THEN NULL ELSE (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title") r) END) ORDER BY c.tx, c.id), '[]'),
-    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1], 'read', count(*))
+  SELECT json_build_object(
+    'data', coalesce(json_agg(json_build_object(
+      'id', c.tx::text || '-' || c.id::text,
+      'action', c.action,
+      'key', c.record_key,
+      'etag', c.etag,
+      'at', c.at,
+      'data', CASE
+        WHEN c.action = 'deleted' THEN NULL
+        ELSE (SELECT row_to_json(r) FROM (SELECT
+          t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
+        ) r)
+      END
+    ) ORDER BY c.tx, c.id), '[]'),
+    'last', (array_agg(c.tx::text || '-' || c.id::text ORDER BY c.tx DESC, c.id DESC))[1],
+    'read', count(*)
+  )
   FROM (SELECT * FROM lib.changes c
     WHERE (c.tx, c.id) > (after_tx, after_id) AND c.tx < before AND c.table_name IN ('tasks')
     ORDER BY c.tx, c.id LIMIT lim) c
@@ -2017,7 +2583,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f
 $fn$;
 REVOKE EXECUTE ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) TO authenticator;
-COMMENT ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer) IS 'A page of the change log of app.tasks and its links, shaped as records; for the gateway''s streams only (design 9).';
+COMMENT ON FUNCTION "lib"."tasks_change_records"(xid8, bigint, xid8, integer)
+  IS 'A page of the change log of app.tasks and its links, shaped as records; for the gateway''s streams only (design 9).';
 
 -- Identity: sign-in, refresh tokens and their revocation (api.identity) -------------------------
 
@@ -2032,18 +2599,23 @@ DELETE FROM lib.webhooks WHERE name <> ALL (ARRAY[]::text[]);  -- removed from t
 
 -- Access: existence past the policies, failing rules, refusals (403/404) and pre-flights --------
 
-CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."users" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."users_exists"(text, text) IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."users_exists"(text, text)
+  IS 'Whether User _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."users_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT NULL::text[]
 $fn$;
 COMMENT ON FUNCTION "app"."users_scenario"(text) IS 'Label, level and data rules of each scenario of User.';
 
-CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
@@ -2067,9 +2639,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."users_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."users_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."users_exists"(_key, _parent) THEN
     PERFORM "app"."users_deny"(_action, _key);
@@ -2100,13 +2675,17 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('User has no parent'); END IF;
   PERFORM "app"."users_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."users_within"(text, jsonb) IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."users_within"(text, jsonb)
+  IS 'Nested paths: User _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."teams" t WHERE t."id" = _key);
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_exists"(text, text) IS 'Whether Team _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."teams_exists"(text, text)
+  IS 'Whether Team _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."teams_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -2115,12 +2694,17 @@ CREATE OR REPLACE FUNCTION "app"."teams_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."teams_scenario"(text) IS 'Label, level and data rules of each scenario of Team.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."teams" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN ''
+      ELSE concat_ws(', ', CASE
+        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END) END FROM "app"."teams" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2141,9 +2725,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Team _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."teams_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Team _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."teams_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."teams_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."teams_exists"(_key, _parent) THEN
     PERFORM "app"."teams_deny"(_action, _key);
@@ -2174,13 +2761,17 @@ BEGIN
   IF jsonb_array_length(coalesce(_above, '[]')) > 0 THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   PERFORM "app"."teams_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_within"(text, jsonb) IS 'Nested paths: Team _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."teams_within"(text, jsonb)
+  IS 'Nested paths: Team _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_exists"(_key text, _parent text DEFAULT NULL)
+  RETURNS boolean LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent));
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_exists"(text, text) IS 'Whether Task _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
+COMMENT ON FUNCTION "app"."tasks_exists"(text, text)
+  IS 'Whether Task _key exists (live, in the caller''s organization, under _parent), whatever the policies say. Definer: it says only that.';
 
 CREATE OR REPLACE FUNCTION "app"."tasks_scenario"(_scenario text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE _scenario
@@ -2189,12 +2780,20 @@ CREATE OR REPLACE FUNCTION "app"."tasks_scenario"(_scenario text) RETURNS text[]
 $fn$;
 COMMENT ON FUNCTION "app"."tasks_scenario"(text) IS 'Label, level and data rules of each scenario of Task.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text) RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_failing"(_scenario text, _key text)
+  RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
 DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders or readers' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.roles() && ARRAY['reader']::text[]) OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))), false) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN coalesce((
+      (SELECT auth.roles() && ARRAY['reader']::text[])
+      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
+    ), false) THEN ''
+      ELSE concat_ws(', ', CASE
+      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
+      THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2215,9 +2814,12 @@ BEGIN
       DETAIL = jsonb_build_object('scenario', _about[1], 'rules', _failing)::text;
   END IF;
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_deny"(text, text) IS 'Refuses (403) when the scenario that wins _action rejects the existing Task _key, naming the rules it breaks.';
+COMMENT ON FUNCTION "app"."tasks_deny"(text, text)
+  IS 'Refuses (403) when the scenario that wins _action rejects the existing Task _key, naming the rules it breaks.';
 
-CREATE OR REPLACE FUNCTION "app"."tasks_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false) RETURNS void LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION "app"."tasks_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS void LANGUAGE plpgsql
+  AS $fn$
 BEGIN
   IF "app"."tasks_exists"(_key, _parent) THEN
     PERFORM "app"."tasks_deny"(_action, _key);
@@ -2252,7 +2854,8 @@ BEGIN
   END IF;
   PERFORM "app"."tasks_require"(_key, 'read');
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_within"(text, jsonb) IS 'Nested paths: Task _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
+COMMENT ON FUNCTION "app"."tasks_within"(text, jsonb)
+  IS 'Nested paths: Task _key, under the ancestors _above (outermost first), each existing, containing the next and readable.';
 
 -- Removed from the model ------------------------------------------------------------------------
 
