@@ -65,7 +65,7 @@ export interface Delta {
 
 /** A new index of a table that exists, as a script graphile-migrate runs outside a transaction. */
 function concurrentIndex(sql: string): { name: string; sql: string } | undefined {
-  const m = /^SELECT meta\.ensure_index\('(?:[^']|'')+', '((?:[^']|'')+)', '(CREATE (?:UNIQUE )?INDEX (?:[^']|'')+)', '/.exec(sql);
+  const m = /^SELECT meta\.ensure_index\(\s*'(?:[^']|'')+',\s*'((?:[^']|'')+)',\s*'(CREATE (?:UNIQUE )?INDEX (?:[^']|'')+)',/.exec(sql);
   if (!m) return undefined;
   const def = m[2]!.replace(/''/g, "'").replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX CONCURRENTLY IF NOT EXISTS ');
   return {
@@ -106,7 +106,8 @@ const ALWAYS = 'model grants';
 
 /** A new optional column, added as a person would write it (the reconciling call is for columns that exist). */
 function addColumn(sql: string): string | undefined {
-  const m = /^SELECT meta\.ensure_column\('((?:[^']|'')+)', '((?:[^']|'')+)', '((?:[^']|'')+)', false, (NULL|'(?:[^']|'')*'), false\);$/.exec(sql);
+  const m = /^SELECT meta\.ensure_column\(\s*'((?:[^']|'')+)',\s*'((?:[^']|'')+)',\s*'((?:[^']|'')+)',\s*false,\s*(NULL|'(?:[^']|'')*'),\s*false\s*\);$/
+    .exec(sql);
   if (!m) return undefined;
   const un = (s: string) => s.replace(/''/g, "'");
   const def = m[4] === 'NULL' ? '' : ` DEFAULT ${un(m[4]!.slice(1, -1))}`;

@@ -39,8 +39,8 @@ export function splitStatements(sql: string): string[] {
   return out;
 }
 
-/** The statement without the comment lines before it, and with runs of white space as one space. */
-const head = (statement: string) => statement.replace(/^(\s*--[^\n]*\n)*\s*/, '').replace(/\s+/g, ' ');
+/** The statement without the comment lines before it, runs of white space as one space, none after an opening parenthesis. */
+const head = (statement: string) => statement.replace(/^(\s*--[^\n]*\n)*\s*/, '').replace(/\s+/g, ' ').replace(/\( /g, '(');
 
 /** A quoted or bare SQL name with its schema: `"app"."posts_read"` -> `app.posts_read`. */
 const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\.(?:"[^"]+"|[\w$]+))?)`;

@@ -25,7 +25,7 @@ export function renamedTables(model: Model, tables: TableIR[]): Map<string, stri
  * once the triggers call the new ones.
  */
 export function earlierFunctionsDdl(table: string, earlier: string, sql: string): string {
-  const re = new RegExp(String.raw`^COMMENT ON FUNCTION "(app|lib)"\."${table}_(\w+)"\(([^)]*)\) IS`, 'gm');
+  const re = new RegExp(String.raw`^COMMENT ON FUNCTION "(app|lib)"\."${table}_(\w+)"\(([^)]*)\)\s+IS\b`, 'gm');
   return [...sql.matchAll(re)].map((m) => `DROP FUNCTION IF EXISTS "${m[1]}"."${earlier}_${m[2]}"(${m[3]});`).join('\n');
 }
 
