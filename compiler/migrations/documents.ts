@@ -1,6 +1,7 @@
 // The JSON documents a script stores (lib.fields, lib.manifest_resources, lib.manifest): in a delta, a changed
 // document is written as an RFC 7396 merge patch of the committed one, so a review shows what changed in it.
 import { splitStatements } from './statements.ts';
+import { json } from '../sql/layout.ts';
 
 /** `INSERT INTO lib.<table> (<key>, <doc>) VALUES (<key value>, '<json>'::jsonb) ON CONFLICT … ;` */
 const INSERT = /^INSERT INTO lib\.(\w+) \((\w+), (\w+)\) VALUES \(('(?:[^']|'')*'|true), '((?:[^']|'')*)'::jsonb\)\s*ON CONFLICT \(\w+\) DO UPDATE SET \w+ = EXCLUDED\.\w+;$/s;
@@ -70,16 +71,7 @@ export function asPatch(sql: string, committed: Map<string, Json>): string | und
   if (d?.doc === undefined || !committed.has(d.name)) return undefined;
   const patch = diff(committed.get(d.name)!, d.doc);
   if (patch === undefined) return undefined;
-  return `UPDATE lib.${d.table} SET ${d.docColumn} = lib.merge_patch(${d.docColumn}, ${quote(layout(patch))}::jsonb) `
+  return `UPDATE lib.${d.table} SET ${d.docColumn} = lib.merge_patch(${d.docColumn}, ${quote(json(patch))}::jsonb) `
     + `WHERE ${d.keyColumn} = ${d.key};`;
 }
 
-/** JSON with layout: a value that fits on its line stays on it, a longer one opens over indented lines. */
-function layout(v: Json, indent = ''): string {
-  const flat = JSON.stringify(v);
-  if (flat.length + indent.length <= 100 || typeof v !== 'object' || v === null) return flat;
-  const inner = `${indent}  `;
-  const items = Array.isArray(v) ? v.map((x) => inner + layout(x, inner))
-    : Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${layout(x, inner)}`);
-  return Array.isArray(v) ? `[\n${items.join(',\n')}\n${indent}]` : `{\n${items.join(',\n')}\n${indent}}`;
-}

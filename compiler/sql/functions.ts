@@ -4,6 +4,7 @@ import type { Model } from '../model/types.ts';
 import type { ColumnIR, TableIR } from '../ir/types.ts';
 import { buildManifest } from '../manifest/build.ts';
 import { literal, pgName, qname } from './ident.ts';
+import { json } from './layout.ts';
 import { shapeOf, type Shape } from './engine/shape.ts';
 import { recordFunctions } from './engine/records.ts';
 import { stream } from './engine/stream.ts';
@@ -45,7 +46,7 @@ function fieldsDdl(s: Shape): string {
     pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])),
     ...(refs.length ? { embeds: Object.fromEntries(refs) } : {}),
   };
-  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(JSON.stringify(fields, null, 2))}::jsonb)\n`
+  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(json(fields))}::jsonb)\n`
     + '  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;';
 }
 
@@ -128,7 +129,7 @@ export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string
   if (t.kind === 'entity') {
     const resource = buildManifest(model).resources[t.entityName];
     out.push(fieldsDdl(shapes.get(t.name)!),
-      `INSERT INTO lib.manifest_resources (entity, resource) VALUES (${literal(t.entityName)}, ${literal(JSON.stringify(resource, null, 2))}::jsonb)`
+      `INSERT INTO lib.manifest_resources (entity, resource) VALUES (${literal(t.entityName)}, ${literal(json(resource))}::jsonb)`
       + '\n  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;');
   }
   for (const [, ddl] of tableFunctions(model, t, shapes, tables)) out.push(ddl);
@@ -144,7 +145,7 @@ export function apiDdl(model: Model, tables: TableIR[], roles: RoleNames): strin
     `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
     `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
     dispatchDdl([...own, ...FIXED_FUNCTIONS], tables.map((t) => t.name), roles),
-    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(JSON.stringify({ ...buildManifest(model), resources: {} }, null, 2))}::jsonb)`,
+    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(json({ ...buildManifest(model), resources: {} }))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
     `SELECT meta.drop_stale_functions(${list(own)});`,
     `GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO ${requestRoles(roles)};`,

@@ -213,3 +213,20 @@ export function group(parts: readonly string[], op: string, width = INLINE): str
   const flat = `(${parts.join(` ${op} `)})`;
   return fits(flat, width) ? flat : `(\n${indent([parts[0], ...parts.slice(1).map((p) => `${op} ${p}`)].join('\n'))}\n)`;
 }
+
+/**
+ * JSON with layout: a value that fits on its line (after `indent` and a member's `"key": `) stays on it, a longer
+ * object or array opens over lines one level in. Parsed back, the same value as JSON.stringify's.
+ */
+export function json(value: unknown, by = '', prefix = 0): string {
+  const flat = JSON.stringify(value);
+  if (typeof value !== 'object' || value === null || by.length + prefix + flat.length <= INLINE) return flat;
+  const inner = `${by}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return flat;
+    return `[\n${value.map((x) => inner + json(x, inner)).join(',\n')}\n${by}]`;
+  }
+  const entries = Object.entries(value).filter(([, x]) => x !== undefined);
+  if (entries.length === 0) return flat;
+  return `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${json(x, inner, JSON.stringify(k).length + 2)}`).join(',\n')}\n${by}}`;
+}

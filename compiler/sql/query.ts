@@ -3,13 +3,14 @@
 import { OPERATORS } from '../query/operators.ts';
 import { COUNT_MODES, DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/paging.ts';
 import { literal } from './ident.ts';
+import { json } from './layout.ts';
 
 /** Per operator what the SQL emitter needs: its value kind, the types it applies to, its SQL operator. */
 function operatorsJson(): string {
   const facts = Object.fromEntries(Object.entries(OPERATORS).map(([op, o]) => [op, {
     value: o.value, ...('types' in o ? { types: o.types } : {}), ...('sql' in o ? { sql: o.sql } : {}),
   }]));
-  return JSON.stringify(facts, null, 2);
+  return json(facts);
 }
 
 export function queryLanguageSql(): string {

@@ -1953,90 +1953,20 @@ GRANT EXECUTE ON FUNCTION lib.webhook_list(), lib.webhook_enqueue(integer), lib.
 -- The filter operators (compiler/query/operators.ts): value kind, types, SQL operator.
 CREATE OR REPLACE FUNCTION lib.operators() RETURNS jsonb LANGUAGE sql IMMUTABLE AS $fn$
   SELECT '{
-  "eq": {
-    "value": "single",
-    "sql": "="
-  },
-  "ne": {
-    "value": "single",
-    "sql": "IS DISTINCT FROM"
-  },
-  "gt": {
-    "value": "single",
-    "types": [
-      "String",
-      "Number",
-      "Date",
-      "Time",
-      "DateTime"
-    ],
-    "sql": ">"
-  },
-  "gte": {
-    "value": "single",
-    "types": [
-      "String",
-      "Number",
-      "Date",
-      "Time",
-      "DateTime"
-    ],
-    "sql": ">="
-  },
-  "lt": {
-    "value": "single",
-    "types": [
-      "String",
-      "Number",
-      "Date",
-      "Time",
-      "DateTime"
-    ],
-    "sql": "<"
-  },
-  "lte": {
-    "value": "single",
-    "types": [
-      "String",
-      "Number",
-      "Date",
-      "Time",
-      "DateTime"
-    ],
-    "sql": "<="
-  },
-  "in": {
-    "value": "list"
-  },
-  "nin": {
-    "value": "list"
-  },
-  "like": {
-    "value": "pattern",
-    "types": [
-      "String"
-    ],
-    "sql": "LIKE"
-  },
-  "ilike": {
-    "value": "pattern",
-    "types": [
-      "String"
-    ],
-    "sql": "ILIKE"
-  },
-  "contains": {
-    "value": "document"
-  },
-  "exists": {
-    "value": "flag"
-  },
-  "null": {
-    "value": "flag"
-  },
-  "search": {
-    "value": "words"
-  }
+  "eq": {"value":"single","sql":"="},
+  "ne": {"value":"single","sql":"IS DISTINCT FROM"},
+  "gt": {"value":"single","types":["String","Number","Date","Time","DateTime"],"sql":">"},
+  "gte": {"value":"single","types":["String","Number","Date","Time","DateTime"],"sql":">="},
+  "lt": {"value":"single","types":["String","Number","Date","Time","DateTime"],"sql":"<"},
+  "lte": {"value":"single","types":["String","Number","Date","Time","DateTime"],"sql":"<="},
+  "in": {"value":"list"},
+  "nin": {"value":"list"},
+  "like": {"value":"pattern","types":["String"],"sql":"LIKE"},
+  "ilike": {"value":"pattern","types":["String"],"sql":"ILIKE"},
+  "contains": {"value":"document"},
+  "exists": {"value":"flag"},
+  "null": {"value":"flag"},
+  "search": {"value":"words"}
 }'::jsonb
 $fn$;
 
@@ -3127,10 +3057,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "profile": {
       "kind": "oneToOne",
       "table": "users_profile",
-      "functions": {
-        "read": "users_profile_read",
-        "replace": "users_profile_replace"
-      },
+      "functions": {"read":"users_profile_read","replace":"users_profile_replace"},
       "ownerColumn": "user_id",
       "properties": {
         "bio": {
@@ -3157,14 +3084,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "file": {
             "module": "ImageURL",
             "maxSizeInBytes": 1048576,
-            "allowedMimeTypes": [
-              "image/png",
-              "image/jpeg"
-            ],
-            "fileTypes": [
-              "image/png",
-              "image/jpeg"
-            ]
+            "allowedMimeTypes": ["image/png","image/jpeg"],
+            "fileTypes": ["image/png","image/jpeg"]
           }
         }
       },
@@ -3172,16 +3093,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
         "replace": {
           "type": "object",
           "properties": {
-            "bio": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
+            "bio": {"anyOf":[{"type":"string"},{"type":"null"}]},
             "avatar": {
               "anyOf": [
                 {
@@ -3189,9 +3101,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
                   "minLength": 1,
                   "description": "file_reference from the upload intent"
                 },
-                {
-                  "type": "null"
-                }
+                {"type":"null"}
               ]
             }
           },
@@ -3200,35 +3110,16 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
         "read": {
           "type": "object",
           "properties": {
-            "user_id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "bio": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
+            "user_id": {"type":"string","maxLength":255,"readOnly":true},
+            "bio": {"anyOf":[{"type":"string"},{"type":"null"}]},
             "avatar": {
               "anyOf": [
                 {
                   "type": "object",
                   "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
                   "properties": {
-                    "id": {
-                      "type": "string",
-                      "description": "The file reference token."
-                    },
-                    "name": {
-                      "type": "string",
-                      "description": "Original file name."
-                    },
+                    "id": {"type":"string","description":"The file reference token."},
+                    "name": {"type":"string","description":"Original file name."},
                     "mime": {
                       "type": "string",
                       "description": "The content type declared at upload; its media type is one of image/png, image/jpeg."
@@ -3239,16 +3130,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
                       "description": "Signed download link (15 minutes)."
                     }
                   },
-                  "required": [
-                    "id",
-                    "name",
-                    "mime",
-                    "url"
-                  ]
+                  "required": ["id","name","mime","url"]
                 },
-                {
-                  "type": "null"
-                }
+                {"type":"null"}
               ]
             }
           }
@@ -3256,12 +3140,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       }
     }
   },
-  "embeds": {
-    "profile": {
-      "kind": "oneToOne",
-      "relation": "profile"
-    }
-  },
+  "embeds": {"profile":{"kind":"oneToOne","relation":"profile"}},
   "functions": {
     "list": "users_list",
     "search": "users_search",
@@ -3276,170 +3155,51 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "create": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "display_name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "email"
-      ],
+      "required": ["email"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "display_name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "email"
-      ],
+      "required": ["email"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "display_name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "display_name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "created_at": {
-          "type": "string",
-          "format": "date-time",
-          "readOnly": true
-        },
-        "updated_at": {
-          "type": "string",
-          "format": "date-time",
-          "readOnly": true
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "email": {"type":"string","maxLength":255},
+        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+        "created_at": {"type":"string","format":"date-time","readOnly":true},
+        "updated_at": {"type":"string","format":"date-time","readOnly":true}
       }
     }
   },
   "constraints": {
-    "users_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "users_email_email": {
-      "property": "email",
-      "rule": "email"
-    },
-    "users_email_key": {
-      "property": "email",
-      "rule": "unique"
-    },
-    "users_password_password": {
-      "property": "password",
-      "rule": "Password"
-    },
-    "users_profile_pkey": {
-      "property": "user_id",
-      "rule": "primary"
-    },
-    "users_profile_user_id_fkey": {
-      "property": "user_id",
-      "rule": "references"
-    },
-    "users_profile_avatar_file": {
-      "property": "avatar",
-      "rule": "file"
-    }
+    "users_pkey": {"property":"id","rule":"primary"},
+    "users_email_email": {"property":"email","rule":"email"},
+    "users_email_key": {"property":"email","rule":"unique"},
+    "users_password_password": {"property":"password","rule":"Password"},
+    "users_profile_pkey": {"property":"user_id","rule":"primary"},
+    "users_profile_user_id_fkey": {"property":"user_id","rule":"references"},
+    "users_profile_avatar_file": {"property":"avatar","rule":"file"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -4070,20 +3830,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
       },
       "ownerColumn": "project_id",
       "targetColumn": "user_id",
-      "edge": {
-        "role": {
-          "enum": [
-            "editor",
-            "viewer"
-          ]
-        },
-        "status": {
-          "enum": [
-            "invited",
-            "active"
-          ]
-        }
-      },
+      "edge": {"role":{"enum":["editor","viewer"]},"status":{"enum":["invited","active"]}},
       "schemas": {
         "link": {
           "type": "object",
@@ -4091,33 +3838,15 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
             "role": {
               "title": "Member role",
               "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "editor",
-                    "viewer"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
+                {"type":"string","maxLength":255,"enum":["editor","viewer"]},
+                {"type":"null"}
               ]
             },
             "status": {
               "title": "Membership status",
               "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255,
-                  "enum": [
-                    "invited",
-                    "active"
-                  ]
-                },
-                {
-                  "type": "null"
-                }
+                {"type":"string","maxLength":255,"enum":["invited","active"]},
+                {"type":"null"}
               ]
             }
           },
@@ -4126,13 +3855,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
       }
     }
   },
-  "embeds": {
-    "members": {
-      "kind": "manyToMany",
-      "target": "User",
-      "relation": "members"
-    }
-  },
+  "embeds": {"members":{"kind":"manyToMany","target":"User","relation":"members"}},
   "functions": {
     "list": "projects_list",
     "search": "projects_search",
@@ -4146,92 +3869,37 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
-      "required": [
-        "name"
-      ],
+      "properties": {"name":{"type":"string","maxLength":255}},
+      "required": ["name"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
-      "required": [
-        "name"
-      ],
+      "properties": {"name":{"type":"string","maxLength":255}},
+      "required": ["name"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
+      "properties": {"name":{"type":"string","maxLength":255}},
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "owner_id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "readOnly": true
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "name": {"type":"string","maxLength":255},
+        "owner_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true}
       }
     }
   },
   "constraints": {
-    "projects_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "projects_members_pkey": {
-      "property": "members",
-      "rule": "primary"
-    },
-    "projects_members_project_id_fkey": {
-      "property": "project_id",
-      "rule": "references"
-    },
-    "projects_members_user_id_fkey": {
-      "property": "user_id",
-      "rule": "references"
-    },
-    "projects_members_role_enum": {
-      "property": "role",
-      "rule": "enum"
-    },
-    "projects_members_status_enum": {
-      "property": "status",
-      "rule": "enum"
-    }
+    "projects_pkey": {"property":"id","rule":"primary"},
+    "projects_members_pkey": {"property":"members","rule":"primary"},
+    "projects_members_project_id_fkey": {"property":"project_id","rule":"references"},
+    "projects_members_user_id_fkey": {"property":"user_id","rule":"references"},
+    "projects_members_role_enum": {"property":"role","rule":"enum"},
+    "projects_members_status_enum": {"property":"status","rule":"enum"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -4946,10 +4614,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "json": true,
       "readable": true,
       "search": false,
-      "casts": {
-        "address.city": "Text",
-        "priority": "Integer"
-      }
+      "casts": {"address.city":"Text","priority":"Integer"}
     },
     "legacy_code": {
       "type": "character varying",
@@ -4984,14 +4649,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false
     }
   },
-  "embeds": {
-    "project": {
-      "table": "projects",
-      "pk": "id",
-      "column": "project_id",
-      "live": false
-    }
-  }
+  "embeds": {"project":{"table":"projects","pk":"id","column":"project_id","live":false}}
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
 
@@ -5002,10 +4660,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
   "primaryKey": "id",
   "softDelete": true,
   "versionProperty": "version",
-  "parent": {
-    "entity": "Project",
-    "property": "project_id"
-  },
+  "parent": {"entity":"Project","property":"project_id"},
   "properties": {
     "id": {
       "type": "String",
@@ -5061,12 +4716,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "writeOnly": false,
       "searchIndexed": false,
       "hidden": false,
-      "enum": [
-        "draft",
-        "in_review",
-        "published",
-        "archived"
-      ],
+      "enum": ["draft","in_review","published","archived"],
       "defaultValue": "draft"
     },
     "version": {
@@ -5173,16 +4823,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "file": {
         "module": "ImageURL",
         "maxSizeInBytes": 2097152,
-        "allowedMimeTypes": [
-          "image/png",
-          "image/jpeg",
-          "image/webp"
-        ],
-        "fileTypes": [
-          "image/png",
-          "image/jpeg",
-          "image/webp"
-        ]
+        "allowedMimeTypes": ["image/png","image/jpeg","image/webp"],
+        "fileTypes": ["image/png","image/jpeg","image/webp"]
       }
     },
     "attachment": {
@@ -5198,12 +4840,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "file": {
         "module": "FileURL",
         "maxSizeInBytes": 10485760,
-        "allowedMimeTypes": [
-          "application/pdf"
-        ],
-        "fileTypes": [
-          "application/pdf"
-        ]
+        "allowedMimeTypes": ["application/pdf"],
+        "fileTypes": ["application/pdf"]
       }
     },
     "meta": {
@@ -5216,10 +4854,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "writeOnly": false,
       "searchIndexed": false,
       "hidden": false,
-      "casts": {
-        "address.city": "Text",
-        "priority": "Integer"
-      }
+      "casts": {"address.city":"Text","priority":"Integer"}
     },
     "legacyCode": {
       "type": "String",
@@ -5273,34 +4908,16 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "kind": "manyToMany",
       "target": "Tag",
       "table": "posts_tags",
-      "functions": {
-        "list": "posts_tags_list",
-        "link": "posts_tags_link",
-        "unlink": "posts_tags_unlink"
-      },
+      "functions": {"list":"posts_tags_list","link":"posts_tags_link","unlink":"posts_tags_unlink"},
       "ownerColumn": "post_id",
       "targetColumn": "tag_slug",
       "edge": {},
-      "schemas": {
-        "link": {
-          "type": "object",
-          "properties": {},
-          "additionalProperties": false
-        }
-      }
+      "schemas": {"link":{"type":"object","properties":{},"additionalProperties":false}}
     }
   },
   "embeds": {
-    "project": {
-      "kind": "reference",
-      "target": "Project",
-      "property": "project_id"
-    },
-    "tags": {
-      "kind": "manyToMany",
-      "target": "Tag",
-      "relation": "tags"
-    }
+    "project": {"kind":"reference","target":"Project","property":"project_id"},
+    "tags": {"kind":"manyToMany","target":"Tag","relation":"tags"}
   },
   "functions": {
     "list": "posts_list",
@@ -5318,150 +4935,47 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "create": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "project_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255,
-          "pattern": "^\\S.*$"
-        },
-        "body": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "project_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
+        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
         "status": {
           "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "in_review",
-                "published",
-                "archived"
-              ]
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
+            {"type":"null"}
           ]
         },
-        "version": {
-          "description": "ignored: a new record starts at version 1"
-        },
+        "version": {"description":"ignored: a new record starts at version 1"},
         "rating": {
-          "anyOf": [
-            {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 5,
-              "multipleOf": 0.5
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
         },
         "word_count": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 2147483647
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
         },
-        "published_on": {
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
         "reading_slot": {
           "anyOf": [
             {
               "type": "string",
               "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
-        "featured": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
         "tags_cache": {
-          "anyOf": [
-            {
-              "type": "array",
-              "items": {
-                "type": "string",
-                "maxLength": 255
-              }
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
         },
         "cover": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "attachment": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "meta": {
@@ -5471,111 +4985,34 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "properties": {
                 "address": {
                   "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
+                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
                 },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
+                "priority": {"type":"integer","minimum":0},
+                "labels": {"type":"array","items":{"type":"string"}}
               }
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "legacyCode": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "deprecated": true
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
         },
-        "internal_note": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "project_id",
-        "title"
-      ],
+      "required": ["project_id","title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "project_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255,
-          "pattern": "^\\S.*$"
-        },
-        "body": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "project_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
+        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
         "status": {
           "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "in_review",
-                "published",
-                "archived"
-              ]
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
+            {"type":"null"}
           ]
         },
         "version": {
@@ -5584,98 +5021,35 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           "description": "the version this update expects (409 when it moved on); null is no version (422)"
         },
         "rating": {
-          "anyOf": [
-            {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 5,
-              "multipleOf": 0.5
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
         },
         "word_count": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 2147483647
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
         },
-        "published_on": {
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
         "reading_slot": {
           "anyOf": [
             {
               "type": "string",
               "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
-        "featured": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
         "tags_cache": {
-          "anyOf": [
-            {
-              "type": "array",
-              "items": {
-                "type": "string",
-                "maxLength": 255
-              }
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
         },
         "cover": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "attachment": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "meta": {
@@ -5685,110 +5059,34 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "properties": {
                 "address": {
                   "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
+                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
                 },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
+                "priority": {"type":"integer","minimum":0},
+                "labels": {"type":"array","items":{"type":"string"}}
               }
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "legacyCode": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "deprecated": true
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
         },
-        "internal_note": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "title"
-      ],
+      "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "project_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255,
-          "pattern": "^\\S.*$"
-        },
-        "body": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "project_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
+        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
         "status": {
           "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "in_review",
-                "published",
-                "archived"
-              ]
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
+            {"type":"null"}
           ]
         },
         "version": {
@@ -5797,98 +5095,35 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
           "description": "the version this update expects (409 when it moved on); null is no version (422)"
         },
         "rating": {
-          "anyOf": [
-            {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 5,
-              "multipleOf": 0.5
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
         },
         "word_count": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 2147483647
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
         },
-        "published_on": {
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
         "reading_slot": {
           "anyOf": [
             {
               "type": "string",
               "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
-        "featured": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
         "tags_cache": {
-          "anyOf": [
-            {
-              "type": "array",
-              "items": {
-                "type": "string",
-                "maxLength": 255
-              }
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
         },
         "cover": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "attachment": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "description": "file_reference from the upload intent"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
+            {"type":"null"}
           ]
         },
         "meta": {
@@ -5898,188 +5133,56 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "properties": {
                 "address": {
                   "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
+                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
                 },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
+                "priority": {"type":"integer","minimum":0},
+                "labels": {"type":"array","items":{"type":"string"}}
               }
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "legacyCode": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "deprecated": true
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
         },
-        "internal_note": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 255
-        },
-        "project_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255,
-          "pattern": "^\\S.*$"
-        },
-        "body": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "id": {"type":"string","minLength":1,"maxLength":255},
+        "project_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
+        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
         "status": {
           "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "in_review",
-                "published",
-                "archived"
-              ]
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
+            {"type":"null"}
           ]
         },
-        "version": {
-          "type": "integer",
-          "minimum": 1
-        },
-        "author_id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "readOnly": true
-        },
+        "version": {"type":"integer","minimum":1},
+        "author_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true},
         "rating": {
-          "anyOf": [
-            {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 5,
-              "multipleOf": 0.5
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
         },
         "word_count": {
-          "anyOf": [
-            {
-              "type": "integer",
-              "minimum": 0,
-              "maximum": 2147483647
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
         },
-        "published_on": {
-          "anyOf": [
-            {
-              "type": "string",
-              "format": "date"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
         "reading_slot": {
           "anyOf": [
             {
               "type": "string",
               "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
-        "featured": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
         "tags_cache": {
-          "anyOf": [
-            {
-              "type": "array",
-              "items": {
-                "type": "string",
-                "maxLength": 255
-              }
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
         },
         "cover": {
           "anyOf": [
@@ -6087,14 +5190,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "type": "object",
               "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
               "properties": {
-                "id": {
-                  "type": "string",
-                  "description": "The file reference token."
-                },
-                "name": {
-                  "type": "string",
-                  "description": "Original file name."
-                },
+                "id": {"type":"string","description":"The file reference token."},
+                "name": {"type":"string","description":"Original file name."},
                 "mime": {
                   "type": "string",
                   "description": "The content type declared at upload; its media type is one of image/png, image/jpeg, image/webp."
@@ -6105,16 +5202,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
                   "description": "Signed download link (15 minutes)."
                 }
               },
-              "required": [
-                "id",
-                "name",
-                "mime",
-                "url"
-              ]
+              "required": ["id","name","mime","url"]
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "attachment": {
@@ -6123,14 +5213,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "type": "object",
               "description": "Stored file: the reference token, the original name, its content type and a download link signed for 15 minutes.",
               "properties": {
-                "id": {
-                  "type": "string",
-                  "description": "The file reference token."
-                },
-                "name": {
-                  "type": "string",
-                  "description": "Original file name."
-                },
+                "id": {"type":"string","description":"The file reference token."},
+                "name": {"type":"string","description":"Original file name."},
                 "mime": {
                   "type": "string",
                   "description": "The content type declared at upload; its media type is one of application/pdf."
@@ -6141,16 +5225,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
                   "description": "Signed download link (15 minutes)."
                 }
               },
-              "required": [
-                "id",
-                "name",
-                "mime",
-                "url"
-              ]
+              "required": ["id","name","mime","url"]
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "meta": {
@@ -6160,121 +5237,39 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "properties": {
                 "address": {
                   "type": "object",
-                  "properties": {
-                    "city": {
-                      "type": "string"
-                    },
-                    "zip": {
-                      "type": "string"
-                    }
-                  }
+                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
                 },
-                "priority": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "labels": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                }
+                "priority": {"type":"integer","minimum":0},
+                "labels": {"type":"array","items":{"type":"string"}}
               }
             },
-            {
-              "type": "null"
-            }
+            {"type":"null"}
           ]
         },
         "legacyCode": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
+          "anyOf": [{"type":"string","maxLength":255},{"type":"null"}],
           "deprecated": true
         },
-        "internal_note": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "created_at": {
-          "type": "string",
-          "format": "date-time",
-          "readOnly": true
-        },
-        "updated_at": {
-          "type": "string",
-          "format": "date-time",
-          "readOnly": true
-        }
+        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+        "created_at": {"type":"string","format":"date-time","readOnly":true},
+        "updated_at": {"type":"string","format":"date-time","readOnly":true}
       }
     }
   },
   "constraints": {
-    "posts_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "posts_project_id_fkey": {
-      "property": "project_id",
-      "rule": "references"
-    },
-    "posts_title_pattern": {
-      "property": "title",
-      "rule": "pattern"
-    },
-    "posts_status_enum": {
-      "property": "status",
-      "rule": "enum"
-    },
-    "posts_rating_minimum": {
-      "property": "rating",
-      "rule": "minimum"
-    },
-    "posts_rating_maximum": {
-      "property": "rating",
-      "rule": "maximum"
-    },
-    "posts_rating_multiple_of": {
-      "property": "rating",
-      "rule": "multipleOf"
-    },
-    "posts_word_count_minimum": {
-      "property": "word_count",
-      "rule": "minimum"
-    },
-    "posts_cover_file": {
-      "property": "cover",
-      "rule": "file"
-    },
-    "posts_attachment_file": {
-      "property": "attachment",
-      "rule": "file"
-    },
-    "posts_tags_pkey": {
-      "property": "tags",
-      "rule": "primary"
-    },
-    "posts_tags_post_id_fkey": {
-      "property": "post_id",
-      "rule": "references"
-    },
-    "posts_tags_tag_slug_fkey": {
-      "property": "tag_slug",
-      "rule": "references"
-    }
+    "posts_pkey": {"property":"id","rule":"primary"},
+    "posts_project_id_fkey": {"property":"project_id","rule":"references"},
+    "posts_title_pattern": {"property":"title","rule":"pattern"},
+    "posts_status_enum": {"property":"status","rule":"enum"},
+    "posts_rating_minimum": {"property":"rating","rule":"minimum"},
+    "posts_rating_maximum": {"property":"rating","rule":"maximum"},
+    "posts_rating_multiple_of": {"property":"rating","rule":"multipleOf"},
+    "posts_word_count_minimum": {"property":"word_count","rule":"minimum"},
+    "posts_cover_file": {"property":"cover","rule":"file"},
+    "posts_attachment_file": {"property":"attachment","rule":"file"},
+    "posts_tags_pkey": {"property":"tags","rule":"primary"},
+    "posts_tags_post_id_fkey": {"property":"post_id","rule":"references"},
+    "posts_tags_tag_slug_fkey": {"property":"tag_slug","rule":"references"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -7348,14 +6343,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
       "search": false
     }
   },
-  "embeds": {
-    "post": {
-      "table": "posts",
-      "pk": "id",
-      "column": "post_id",
-      "live": true
-    }
-  }
+  "embeds": {"post":{"table":"posts","pk":"id","column":"post_id","live":true}}
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
 
@@ -7365,10 +6353,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
   "table": "comments",
   "primaryKey": "id",
   "softDelete": false,
-  "parent": {
-    "entity": "Post",
-    "property": "post_id"
-  },
+  "parent": {"entity":"Post","property":"post_id"},
   "properties": {
     "id": {
       "type": "Number",
@@ -7428,13 +6413,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
     }
   },
   "relations": {},
-  "embeds": {
-    "post": {
-      "kind": "reference",
-      "target": "Post",
-      "property": "post_id"
-    }
-  },
+  "embeds": {"post":{"kind":"reference","target":"Post","property":"post_id"}},
   "functions": {
     "list": "comments_list",
     "search": "comments_search",
@@ -7448,93 +6427,35 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "post_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "body": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "post_id",
-        "body"
-      ],
+      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
+      "required": ["post_id","body"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "post_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "body": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "body"
-      ],
+      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
+      "required": ["body"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "post_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "body": {
-          "type": "string"
-        }
-      },
+      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "integer",
-          "readOnly": true
-        },
-        "post_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "body": {
-          "type": "string"
-        },
-        "author_id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "readOnly": true
-        },
-        "created_at": {
-          "type": "string",
-          "format": "date-time",
-          "readOnly": true
-        }
+        "id": {"type":"integer","readOnly":true},
+        "post_id": {"type":"string","maxLength":255},
+        "body": {"type":"string"},
+        "author_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true},
+        "created_at": {"type":"string","format":"date-time","readOnly":true}
       }
     }
   },
   "constraints": {
-    "comments_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "comments_post_id_fkey": {
-      "property": "post_id",
-      "rule": "references"
-    }
+    "comments_pkey": {"property":"id","rule":"primary"},
+    "comments_post_id_fkey": {"property":"post_id","rule":"references"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -8244,25 +7165,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
       "properties": {
         "slug": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255,
-              "pattern": "^[a-z0-9-]+$"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
+            {"type":"null"}
           ]
         },
-        "label": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "label": {"type":"string","maxLength":255}
       },
-      "required": [
-        "label"
-      ],
+      "required": ["label"],
       "additionalProperties": false
     },
     "replace": {
@@ -8270,25 +7179,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
       "properties": {
         "slug": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255,
-              "pattern": "^[a-z0-9-]+$"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
+            {"type":"null"}
           ]
         },
-        "label": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "label": {"type":"string","maxLength":255}
       },
-      "required": [
-        "label"
-      ],
+      "required": ["label"],
       "additionalProperties": false
     },
     "patch": {
@@ -8296,49 +7193,25 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
       "properties": {
         "slug": {
           "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255,
-              "pattern": "^[a-z0-9-]+$"
-            },
-            {
-              "type": "null"
-            }
+            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
+            {"type":"null"}
           ]
         },
-        "label": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "label": {"type":"string","maxLength":255}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "slug": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 255,
-          "pattern": "^[a-z0-9-]+$"
-        },
-        "label": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "slug": {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
+        "label": {"type":"string","maxLength":255}
       }
     }
   },
   "constraints": {
-    "tags_pkey": {
-      "property": "slug",
-      "rule": "primary"
-    },
-    "tags_slug_pattern": {
-      "property": "slug",
-      "rule": "pattern"
-    }
+    "tags_pkey": {"property":"slug","rule":"primary"},
+    "tags_slug_pattern": {"property":"slug","rule":"pattern"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -8824,10 +7697,7 @@ INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
     "basePath": "/api/publishing/v1"
   },
   "resources": {},
-  "identity": {
-    "entity": "User",
-    "collection": "users"
-  }
+  "identity": {"entity":"User","collection":"users"}
 }'::jsonb)
 
   ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;

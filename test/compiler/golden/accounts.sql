@@ -398,25 +398,11 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       },
       "ownerColumn": "account_id",
       "targetColumn": "label_slug",
-      "edge": {
-        "role": {}
-      },
+      "edge": {"role":{}},
       "schemas": {
         "link": {
           "type": "object",
-          "properties": {
-            "role": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
+          "properties": {"role":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
           "additionalProperties": false
         }
       }
@@ -424,10 +410,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
     "settings": {
       "kind": "oneToOne",
       "table": "accounts_settings",
-      "functions": {
-        "read": "accounts_settings_read",
-        "replace": "accounts_settings_replace"
-      },
+      "functions": {"read":"accounts_settings_read","replace":"accounts_settings_replace"},
       "ownerColumn": "account_id",
       "properties": {
         "theme": {
@@ -445,55 +428,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       "schemas": {
         "replace": {
           "type": "object",
-          "properties": {
-            "theme": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
+          "properties": {"theme":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
           "additionalProperties": false
         },
         "read": {
           "type": "object",
           "properties": {
-            "account_id": {
-              "type": "string",
-              "maxLength": 255,
-              "readOnly": true
-            },
-            "theme": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "maxLength": 255
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
+            "account_id": {"type":"string","maxLength":255,"readOnly":true},
+            "theme": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
           }
         }
       }
     }
   },
   "embeds": {
-    "labels": {
-      "kind": "manyToMany",
-      "target": "Label",
-      "relation": "labels"
-    },
-    "settings": {
-      "kind": "oneToOne",
-      "relation": "settings"
-    }
+    "labels": {"kind":"manyToMany","target":"Label","relation":"labels"},
+    "settings": {"kind":"oneToOne","relation":"settings"}
   },
   "functions": {
     "list": "accounts_list",
@@ -509,124 +459,47 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
     "create": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "email"
-      ],
+      "required": ["email"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "email"
-      ],
+      "required": ["email"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "password": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "email": {"type":"string","maxLength":255},
+        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "email": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "email": {"type":"string","maxLength":255}
       }
     }
   },
   "constraints": {
-    "accounts_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "accounts_email_email": {
-      "property": "email",
-      "rule": "email"
-    },
-    "accounts_email_key": {
-      "property": "email",
-      "rule": "unique"
-    },
-    "accounts_password_password": {
-      "property": "password",
-      "rule": "Password"
-    },
-    "accounts_labels_pkey": {
-      "property": "labels",
-      "rule": "primary"
-    },
-    "accounts_labels_account_id_fkey": {
-      "property": "account_id",
-      "rule": "references"
-    },
-    "accounts_labels_label_slug_fkey": {
-      "property": "label_slug",
-      "rule": "references"
-    },
-    "accounts_settings_pkey": {
-      "property": "account_id",
-      "rule": "primary"
-    },
-    "accounts_settings_account_id_fkey": {
-      "property": "account_id",
-      "rule": "references"
-    }
+    "accounts_pkey": {"property":"id","rule":"primary"},
+    "accounts_email_email": {"property":"email","rule":"email"},
+    "accounts_email_key": {"property":"email","rule":"unique"},
+    "accounts_password_password": {"property":"password","rule":"Password"},
+    "accounts_labels_pkey": {"property":"labels","rule":"primary"},
+    "accounts_labels_account_id_fkey": {"property":"account_id","rule":"references"},
+    "accounts_labels_label_slug_fkey": {"property":"label_slug","rule":"references"},
+    "accounts_settings_pkey": {"property":"account_id","rule":"primary"},
+    "accounts_settings_account_id_fkey": {"property":"account_id","rule":"references"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -1345,118 +1218,36 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
     "create": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "slug": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 255
-        },
-        "name": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "slug": {"type":"string","minLength":1,"maxLength":255},
+        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       }
     }
   },
-  "constraints": {
-    "labels_pkey": {
-      "property": "slug",
-      "rule": "primary"
-    }
-  }
+  "constraints": {"labels_pkey":{"property":"slug","rule":"primary"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 

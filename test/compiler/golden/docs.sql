@@ -255,96 +255,38 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
     "create": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"type":"string","maxLength":255}
       },
-      "required": [
-        "name"
-      ],
+      "required": ["name"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"type":"string","maxLength":255}
       },
-      "required": [
-        "name"
-      ],
+      "required": ["name"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+        "name": {"type":"string","maxLength":255}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 255
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"type":"string","minLength":1,"maxLength":255},
+        "name": {"type":"string","maxLength":255}
       }
     }
   },
-  "constraints": {
-    "folders_pkey": {
-      "property": "id",
-      "rule": "primary"
-    }
-  }
+  "constraints": {"folders_pkey":{"property":"id","rule":"primary"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
@@ -757,14 +699,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
       "search": false
     }
   },
-  "embeds": {
-    "folder": {
-      "table": "folders",
-      "pk": "id",
-      "column": "folder_id",
-      "live": false
-    }
-  }
+  "embeds": {"folder":{"table":"folders","pk":"id","column":"folder_id","live":false}}
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
 
@@ -775,10 +710,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
   "primaryKey": "id",
   "softDelete": true,
   "versionProperty": "rev",
-  "parent": {
-    "entity": "Folder",
-    "property": "folder_id"
-  },
+  "parent": {"entity":"Folder","property":"folder_id"},
   "properties": {
     "id": {
       "type": "Number",
@@ -835,10 +767,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
       "writeOnly": false,
       "searchIndexed": false,
       "hidden": false,
-      "enum": [
-        "draft",
-        "final"
-      ],
+      "enum": ["draft","final"],
       "defaultValue": "draft"
     },
     "rev": {
@@ -866,13 +795,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     }
   },
   "relations": {},
-  "embeds": {
-    "folder": {
-      "kind": "reference",
-      "target": "Folder",
-      "property": "folder_id"
-    }
-  },
+  "embeds": {"folder":{"kind":"reference","target":"Folder","property":"folder_id"}},
   "functions": {
     "list": "docs_list",
     "search": "docs_search",
@@ -889,66 +812,25 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "create": {
       "type": "object",
       "properties": {
-        "folder_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
+        "folder_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255},
         "data": {},
         "status": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "final"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
         },
-        "rev": {
-          "description": "ignored: a new record starts at version 1"
-        }
+        "rev": {"description":"ignored: a new record starts at version 1"}
       },
-      "required": [
-        "folder_id",
-        "title"
-      ],
+      "required": ["folder_id","title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "folder_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
+        "folder_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255},
         "data": {},
         "status": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "final"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
         },
         "rev": {
           "type": "integer",
@@ -956,37 +838,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
           "description": "the version this update expects (409 when it moved on); null is no version (422)"
         }
       },
-      "required": [
-        "title"
-      ],
+      "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "folder_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
+        "folder_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255},
         "data": {},
         "status": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "final"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
         },
         "rev": {
           "type": "integer",
@@ -999,73 +861,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "integer",
-          "readOnly": true
-        },
-        "folder_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "data": {
-          "anyOf": [
-            {},
-            {
-              "type": "null"
-            }
-          ]
-        },
+        "id": {"type":"integer","readOnly":true},
+        "folder_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255},
+        "data": {"anyOf":[{},{"type":"null"}]},
         "status": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255,
-              "enum": [
-                "draft",
-                "final"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
         },
-        "rev": {
-          "type": "integer",
-          "minimum": 1
-        },
-        "owner_id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "readOnly": true
-        }
+        "rev": {"type":"integer","minimum":1},
+        "owner_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true}
       }
     }
   },
   "constraints": {
-    "docs_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "docs_folder_id_fkey": {
-      "property": "folder_id",
-      "rule": "references"
-    },
-    "docs_status_enum": {
-      "property": "status",
-      "rule": "enum"
-    }
+    "docs_pkey": {"property":"id","rule":"primary"},
+    "docs_folder_id_fkey": {"property":"folder_id","rule":"references"},
+    "docs_status_enum": {"property":"status","rule":"enum"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;

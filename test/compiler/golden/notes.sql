@@ -179,144 +179,43 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
     "create": {
       "type": "object",
       "properties": {
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "pinned": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "bodyText": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "title": {"type":"string","maxLength":255},
+        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "title"
-      ],
+      "required": ["title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "pinned": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "bodyText": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "title": {"type":"string","maxLength":255},
+        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
-      "required": [
-        "title"
-      ],
+      "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "pinned": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "bodyText": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "title": {"type":"string","maxLength":255},
+        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "pinned": {
-          "anyOf": [
-            {
-              "type": "boolean"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "bodyText": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "title": {"type":"string","maxLength":255},
+        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       }
     }
   },
-  "constraints": {
-    "notes_pkey": {
-      "property": "id",
-      "rule": "primary"
-    }
-  }
+  "constraints": {"notes_pkey":{"property":"id","rule":"primary"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 

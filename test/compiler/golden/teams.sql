@@ -360,74 +360,27 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "create": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
+        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
     },
-    "read": {
-      "type": "object",
-      "properties": {
-        "id": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 255
-        }
-      }
-    }
+    "read": {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":255}}}
   },
-  "constraints": {
-    "users_pkey": {
-      "property": "id",
-      "rule": "primary"
-    }
-  }
+  "constraints": {"users_pkey":{"property":"id","rule":"primary"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
@@ -852,22 +805,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
       "ownerColumn": "team_id",
       "targetColumn": "user_id",
       "edge": {},
-      "schemas": {
-        "link": {
-          "type": "object",
-          "properties": {},
-          "additionalProperties": false
-        }
-      }
+      "schemas": {"link":{"type":"object","properties":{},"additionalProperties":false}}
     }
   },
-  "embeds": {
-    "members": {
-      "kind": "manyToMany",
-      "target": "User",
-      "relation": "members"
-    }
-  },
+  "embeds": {"members":{"kind":"manyToMany","target":"User","relation":"members"}},
   "functions": {
     "list": "teams_list",
     "search": "teams_search",
@@ -881,84 +822,35 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
-      "required": [
-        "name"
-      ],
+      "properties": {"name":{"type":"string","maxLength":255}},
+      "required": ["name"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
-      "required": [
-        "name"
-      ],
+      "properties": {"name":{"type":"string","maxLength":255}},
+      "required": ["name"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        }
-      },
+      "properties": {"name":{"type":"string","maxLength":255}},
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "name": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "owner_id": {
-          "anyOf": [
-            {
-              "type": "string",
-              "maxLength": 255
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "readOnly": true
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "name": {"type":"string","maxLength":255},
+        "owner_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true}
       }
     }
   },
   "constraints": {
-    "teams_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "teams_members_pkey": {
-      "property": "members",
-      "rule": "primary"
-    },
-    "teams_members_team_id_fkey": {
-      "property": "team_id",
-      "rule": "references"
-    },
-    "teams_members_user_id_fkey": {
-      "property": "user_id",
-      "rule": "references"
-    }
+    "teams_pkey": {"property":"id","rule":"primary"},
+    "teams_members_pkey": {"property":"members","rule":"primary"},
+    "teams_members_team_id_fkey": {"property":"team_id","rule":"references"},
+    "teams_members_user_id_fkey": {"property":"user_id","rule":"references"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
@@ -1503,14 +1395,7 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
       "search": false
     }
   },
-  "embeds": {
-    "team": {
-      "table": "teams",
-      "pk": "id",
-      "column": "team_id",
-      "live": false
-    }
-  }
+  "embeds": {"team":{"table":"teams","pk":"id","column":"team_id","live":false}}
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
 
@@ -1520,10 +1405,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
   "table": "tasks",
   "primaryKey": "id",
   "softDelete": false,
-  "parent": {
-    "entity": "Team",
-    "property": "team_id"
-  },
+  "parent": {"entity":"Team","property":"team_id"},
   "properties": {
     "id": {
       "type": "String",
@@ -1560,13 +1442,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
     }
   },
   "relations": {},
-  "embeds": {
-    "team": {
-      "kind": "reference",
-      "target": "Team",
-      "property": "team_id"
-    }
-  },
+  "embeds": {"team":{"kind":"reference","target":"Team","property":"team_id"}},
   "functions": {
     "list": "tasks_list",
     "search": "tasks_search",
@@ -1581,80 +1457,41 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
     "create": {
       "type": "object",
       "properties": {
-        "team_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "team_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255}
       },
-      "required": [
-        "team_id",
-        "title"
-      ],
+      "required": ["team_id","title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
       "properties": {
-        "team_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "team_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255}
       },
-      "required": [
-        "title"
-      ],
+      "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
       "properties": {
-        "team_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "team_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
       "properties": {
-        "id": {
-          "type": "string",
-          "maxLength": 255,
-          "readOnly": true
-        },
-        "team_id": {
-          "type": "string",
-          "maxLength": 255
-        },
-        "title": {
-          "type": "string",
-          "maxLength": 255
-        }
+        "id": {"type":"string","maxLength":255,"readOnly":true},
+        "team_id": {"type":"string","maxLength":255},
+        "title": {"type":"string","maxLength":255}
       }
     }
   },
   "constraints": {
-    "tasks_pkey": {
-      "property": "id",
-      "rule": "primary"
-    },
-    "tasks_team_id_fkey": {
-      "property": "team_id",
-      "rule": "references"
-    }
+    "tasks_pkey": {"property":"id","rule":"primary"},
+    "tasks_team_id_fkey": {"property":"team_id","rule":"references"}
   }
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
