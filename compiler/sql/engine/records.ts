@@ -162,7 +162,12 @@ function read(s: Shape): string {
       `  SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`,
       'END IF;',
     ] : [`SELECT ${singleJsonText(s, h.scenarioLabel)} INTO _result FROM ${s.rel} t WHERE ${recordWhere(s)};`]),
-    `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
+    'IF _result IS NULL THEN',
+    // The gateway takes the refusal as the answer (`answer_refusal`): nothing to undo, and no error's cost on either
+    // side (its context, the server log's line, the aborted transaction, the client's error object). Others get it raised.
+    `  IF args ? 'answer_refusal' THEN RETURN ${fn(s, 'refusal')}(${literal(h.action)}, _key, _parent); END IF;`,
+    `  PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent);`,
+    'END IF;',
     readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
     'RETURN _result;',
   ], `read one ${s.entity}`);
