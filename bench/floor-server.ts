@@ -17,7 +17,7 @@ const POSTS = '/api/publishing/v1/posts';
 /** The call of a request, or undefined when the floor does not serve its path. */
 function callOf(target: string): [string, Record<string, unknown>] | undefined {
   const [path, query = ''] = target.split('?');
-  if (path!.startsWith(`${POSTS}/`)) return ['posts_read', { id: decodeURIComponent(path!.slice(POSTS.length + 1)) }];
+  if (path!.startsWith(`${POSTS}/`)) return ['posts_read', { id: decodeURIComponent(path!.slice(POSTS.length + 1)), answer_refusal: true }];
   const q = new URLSearchParams(query);
   if (path !== POSTS || !q.has('project_id')) return undefined;
   return ['posts_list', { filter: { field: 'project_id', op: 'eq', value: q.get('project_id') }, page: 1, per_page: Number(q.get('per_page') ?? 25), sort: [] }];

@@ -30,6 +30,11 @@ export interface RuleContext {
   entity: Entity;
   /** The scenario can win an update: its SELECT policy lets the row an update makes be returned (see movable). */
   updates?: boolean;
+  /**
+   * matchProjectStakeholder on one known row (a refusal's explanation): whether the caller is a stakeholder of the
+   * `table` row whose key `column` holds, probed by that key, instead of `column IN (SELECT <table>_stakeholder_keys())`.
+   */
+  stakeholder?: (table: string, column: string) => string;
 }
 
 const claims = {
@@ -117,10 +122,12 @@ function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
   const projectEntity = ctx.model.api.projects!.entity;
   if (ctx.entityName === projectEntity && !via) {
     const pk = Object.entries(ctx.entity.properties).find(([, p]) => p.primary)![0];
+    if (ctx.stakeholder) return ctx.stakeholder(tableName(ctx.entity), ident(pk));
     return `(${ident(pk)} IN (SELECT ${stakeholderKeys(tableName(ctx.entity))}()))`;
   }
   const hop = via ?? ctx.entity.parent!.property;
   const target = via ? ctx.entity.properties[via]!.references!.split('.')[0]! : ctx.entity.parent!.entity;
+  if (ctx.stakeholder) return ctx.stakeholder(tableName(ctx.model.entities[target]!), ident(hop));
   return `(${ident(hop)} IN (SELECT ${stakeholderKeys(tableName(ctx.model.entities[target]!))}()))`;
 }
 

@@ -46,7 +46,9 @@ $$;
 -- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion), json
 -- whose records keep the model's order (earlier versions: jsonb).
 SELECT meta.drop_if_returns('api.dispatch_each(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+-- Under api.dispatch's search_path (see there), so its calls do not switch it for each element.
+CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _results text := '';
   _at int := 0;
@@ -200,6 +202,20 @@ $$;
 CREATE OR REPLACE FUNCTION lib.not_found(entity text, pk text, id text) RETURNS void LANGUAGE sql AS $$
   SELECT lib.refuse('PT404', format('no %s with %s "%s"', entity, pk, coalesce(id, '')), NULL, NULL)
 $$;
+
+-- Raises a refusal an app.<table>_refusal function wrote ({refused: {code, message, detail, hint}}), as the
+-- raise it stands for would have: the same SQLSTATE, message, DETAIL and HINT (an option left out where null).
+CREATE OR REPLACE FUNCTION lib.raise_refusal(refusal json) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  r json := refusal -> 'refused';
+BEGIN
+  IF r ->> 'hint' IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message', DETAIL = coalesce(r ->> 'detail', ''), HINT = r ->> 'hint';
+  ELSIF r ->> 'detail' IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message', DETAIL = r ->> 'detail';
+  END IF;
+  RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message';
+END $$;
 
 -- Values -----------------------------------------------------------------------------------------
 

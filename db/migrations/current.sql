@@ -531,7 +531,9 @@ $$;
 -- Success: {results: [the result of each call]} (with outbox: true when files were queued for deletion), json
 -- whose records keep the model's order (earlier versions: jsonb).
 SELECT meta.drop_if_returns('api.dispatch_each(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+-- Under api.dispatch's search_path (see there), so its calls do not switch it for each element.
+CREATE OR REPLACE FUNCTION api.dispatch_each(req_role text, claims jsonb, ip text, fn text, args_list jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   _results text := '';
   _at int := 0;
@@ -685,6 +687,20 @@ $$;
 CREATE OR REPLACE FUNCTION lib.not_found(entity text, pk text, id text) RETURNS void LANGUAGE sql AS $$
   SELECT lib.refuse('PT404', format('no %s with %s "%s"', entity, pk, coalesce(id, '')), NULL, NULL)
 $$;
+
+-- Raises a refusal an app.<table>_refusal function wrote ({refused: {code, message, detail, hint}}), as the
+-- raise it stands for would have: the same SQLSTATE, message, DETAIL and HINT (an option left out where null).
+CREATE OR REPLACE FUNCTION lib.raise_refusal(refusal json) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  r json := refusal -> 'refused';
+BEGIN
+  IF r ->> 'hint' IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message', DETAIL = coalesce(r ->> 'detail', ''), HINT = r ->> 'hint';
+  ELSIF r ->> 'detail' IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message', DETAIL = r ->> 'detail';
+  END IF;
+  RAISE EXCEPTION USING ERRCODE = r ->> 'code', MESSAGE = r ->> 'message';
+END $$;
 
 -- Values -----------------------------------------------------------------------------------------
 
@@ -3420,7 +3436,10 @@ BEGIN
     FROM "app"."users" t
     WHERE t."id" = _key;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."users_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."users_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -4180,7 +4199,10 @@ BEGIN
     FROM "app"."projects" t
     WHERE t."id" = _key;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."projects_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."projects_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."projects_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Project', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -5681,7 +5703,10 @@ BEGIN
     FROM "app"."posts" t
     WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."posts_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."posts_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."posts_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Post', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -6853,7 +6878,10 @@ BEGIN
     FROM "app"."comments" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."comments_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."comments_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."comments_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Comment', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -7368,7 +7396,10 @@ BEGIN
   ) INTO _result
   FROM "app"."tags" t
   WHERE t."slug" = _key;
-  IF _result IS NULL THEN PERFORM "app"."tags_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."tags_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."tags_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Tag', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -7558,7 +7589,8 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'projects', 'posts', 'co
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Project', 'Post', 'Comment', 'Tag']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
@@ -8889,15 +8921,18 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Signed-in users see users' THEN
-    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
   ELSIF _scenario = 'Users manage themselves' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE
-        THEN 'matchResourceOwner (id)' END) END FROM "app"."users" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."users" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
-    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
   ELSIF _scenario = 'Anyone signs up' THEN
-    SELECT '' FROM "app"."users" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -8921,18 +8956,66 @@ END $fn$;
 COMMENT ON FUNCTION "app"."users_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."users_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."users_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Signed-in users see users' THEN
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  ELSIF _scenario = 'Users manage themselves' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."users" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  ELSIF _scenario = 'Anyone signs up' THEN
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'User', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'User', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'User'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'User'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."users_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'User', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'User'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."users_refusal"(text, text, text, boolean)
+  IS 'Why a User the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."users_exists"(_key, _parent) THEN
-    PERFORM "app"."users_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'User');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('User', 'id', _key); END IF;
-  PERFORM lib.not_found('User', 'id', _key);
+  PERFORM lib.raise_refusal("app"."users_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -8982,14 +9065,18 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders work on their projects' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."projects_stakeholder_keys"()))), false) THEN ''
-      ELSE concat_ws(', ', CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE
-        THEN 'matchProjectStakeholder' END) END FROM "app"."projects" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."projects" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
-    SELECT '' FROM "app"."projects" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
   ELSIF _scenario = 'Any signed-in user starts a project' THEN
-    SELECT '' FROM "app"."projects" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -9013,18 +9100,67 @@ END $fn$;
 COMMENT ON FUNCTION "app"."projects_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Project _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."projects_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."projects_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."projects_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Stakeholders work on their projects' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."projects" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
+  ELSIF _scenario = 'Any signed-in user starts a project' THEN
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."projects" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Project', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Project', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Project'), 'detail',
+          NULL, 'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Project'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."projects_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Project', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Project'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."projects_refusal"(text, text, text, boolean)
+  IS 'Why a Project the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."projects_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."projects_exists"(_key, _parent) THEN
-    PERFORM "app"."projects_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Project');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Project', 'id', _key); END IF;
-  PERFORM lib.not_found('Project', 'id', _key);
+  PERFORM lib.raise_refusal("app"."projects_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."projects_refuse"(text, text, text, boolean) IS 'A Project the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."projects_refuse"(text, text, text, boolean)
+  IS 'A Project the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."projects_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -9080,64 +9216,51 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Readers' THEN
-    SELECT CASE WHEN coalesce((
-      ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[]))))
-      OR (
-        (SELECT auth.roles() && ARRAY['editor']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
-      )
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid())))
-      OR (SELECT auth.roles() && ARRAY['admin']::text[])
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE
-      WHEN (NOT (true) OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
-        false)) IS NOT TRUE THEN 'lifecycleStatus (allowed: published)' END, CASE
-      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
-      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
-      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE THEN 'matchResourceOwner' END) END
-      FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_r.r0 OR (_g.g0 AND _r.r1) OR (_g.g1 AND _r.r2) OR _g.g2) THEN ''
+      ELSE concat_ws(', ', CASE WHEN NOT _r.r0 THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (_g.g1) OR _r.r2) IS NOT TRUE THEN 'matchResourceOwner' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['editor']::text[]) AS g0, (SELECT auth.uid() IS NOT NULL) AS g1,
+            (SELECT auth.roles() && ARRAY['admin']::text[]) AS g2 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
+              false) AS r0, coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r1, coalesce(CASE WHEN (_g.g1) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r2 FROM "app"."posts" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
-    SELECT CASE WHEN coalesce((
-      (
-        (SELECT auth.roles() && ARRAY['editor']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
-      )
-      OR (
-        (SELECT auth.roles() && ARRAY['author']::text[])
-        AND ("project_id" IN (SELECT "app"."projects_stakeholder_keys"()))
-      )
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE
-      WHEN (NOT ((SELECT auth.roles() && ARRAY['editor']::text[]))
-      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE
-      WHEN (NOT ((SELECT auth.roles() && ARRAY['author']::text[]))
-      OR coalesce(("project_id" IN (SELECT "app"."projects_stakeholder_keys"())), false)) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
-      FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN ((_g.g0 AND _r.r0) OR (_g.g1 AND _r.r1)) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (_g.g1) OR _r.r1) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['editor']::text[]) AS g0, (SELECT auth.roles() && ARRAY['author']::text[]) AS g1 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r0, coalesce(CASE WHEN (_g.g1) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r1 FROM "app"."posts" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
-    SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key INTO _failing;
   ELSIF _scenario = 'Administrators edit anything' THEN
-    SELECT '' FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key INTO _failing;
   ELSIF _scenario = 'Reviewers move posts through review' THEN
-    SELECT CASE WHEN coalesce((
-      (SELECT auth.roles() && ARRAY['reviewer']::text[])
-      AND ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[]))
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE
-      WHEN (NOT ((SELECT auth.roles() && ARRAY['reviewer']::text[]))
-      OR coalesce(("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])), false)) IS NOT TRUE
-      THEN 'matchResourceAttribute (status in in_review, published)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['reviewer']::text[]) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])) END,
+              false) AS r0 FROM "app"."posts" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Authors edit their posts until they are published' THEN
-    SELECT CASE WHEN coalesce((
-      (SELECT auth.uid() IS NOT NULL)
-      AND ("author_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[])))))
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
-      THEN 'matchResourceOwner' END, CASE
-      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[]))
-          OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))), false)) IS NOT TRUE
-      THEN 'lifecycleStatus (denied: published, archived)' END) END FROM "app"."posts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0 AND _r.r1) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+        THEN 'lifecycleStatus (denied: published, archived)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r0,
+            coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+                OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))) END, false) AS r1 FROM "app"."posts" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -9161,18 +9284,101 @@ END $fn$;
 COMMENT ON FUNCTION "app"."posts_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Post _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."posts_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."posts_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."posts_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Readers' THEN
+    SELECT CASE WHEN (_r.r0 OR (_g.g0 AND _r.r1) OR (_g.g1 AND _r.r2) OR _g.g2) THEN ''
+      ELSE concat_ws(', ', CASE WHEN NOT _r.r0 THEN 'lifecycleStatus (allowed: published)' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (_g.g1) OR _r.r2) IS NOT TRUE THEN 'matchResourceOwner' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['editor']::text[]) AS g0, (SELECT auth.uid() IS NOT NULL) AS g1,
+            (SELECT auth.roles() && ARRAY['admin']::text[]) AS g2 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['published']::text[])))),
+              false) AS r0, coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r1, coalesce(CASE WHEN (_g.g1) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r2 FROM "app"."posts" t
+            WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent) OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Editors and authors manage posts of their projects' THEN
+    SELECT CASE WHEN ((_g.g0 AND _r.r0) OR (_g.g1 AND _r.r1)) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END, CASE WHEN (NOT (_g.g1) OR _r.r1) IS NOT TRUE
+        THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['editor']::text[]) AS g0, (SELECT auth.roles() && ARRAY['author']::text[]) AS g1 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r0, coalesce(CASE WHEN (_g.g1) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."projects" p0 WHERE p0."id" = t."project_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."projects_members" m0 WHERE m0."project_id" = t."project_id" AND m0."user_id" = (SELECT auth.uid()))) END,
+              false) AS r1 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL
+            AND (_parent IS NULL OR t."project_id"::text = _parent) OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent) INTO _failing;
+  ELSIF _scenario = 'Administrators edit anything' THEN
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent) INTO _failing;
+  ELSIF _scenario = 'Reviewers move posts through review' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceAttribute (status in in_review, published)' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['reviewer']::text[]) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("status" = ANY (ARRAY['in_review', 'published']::character varying(255)[])) END,
+              false) AS r0 FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL
+            AND (_parent IS NULL OR t."project_id"::text = _parent) OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Authors edit their posts until they are published' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0 AND _r.r1) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+        THEN 'lifecycleStatus (denied: published, archived)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r0,
+            coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN ((SELECT lib.action() = ANY (ARRAY['create']::text[]))
+                OR (("status" IS NULL OR NOT ("status"::text = ANY (ARRAY['published', 'archived']::text[]))))) END, false) AS r1 FROM "app"."posts" t
+            WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent) OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."posts" t WHERE t."id" = _key AND t.deleted_at IS NULL AND (_parent IS NULL OR t."project_id"::text = _parent) INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Post', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Post', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Post'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Post'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."posts_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Post', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Post'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."posts_refusal"(text, text, text, boolean)
+  IS 'Why a Post the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."posts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."posts_exists"(_key, _parent) THEN
-    PERFORM "app"."posts_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Post');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Post', 'id', _key); END IF;
-  PERFORM lib.not_found('Post', 'id', _key);
+  PERFORM lib.raise_refusal("app"."posts_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."posts_refuse"(text, text, text, boolean) IS 'A Post the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."posts_refuse"(text, text, text, boolean) IS 'A Post the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."posts_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -9229,17 +9435,20 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Everyone reads comments' THEN
-    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Administrators moderate comments' THEN
-    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Authors manage their comments' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("author_id" = (SELECT auth.uid()))), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("author_id" = (SELECT auth.uid())), false)) IS NOT TRUE
-        THEN 'matchResourceOwner' END) END FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."comments" t
+            WHERE t."id" = _key::bigint OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
-    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint INTO _failing;
   ELSIF _scenario = 'Signed-in users from trusted domains comment' THEN
-    SELECT '' FROM "app"."comments" WHERE "id" = _key::bigint INTO _failing;
+    SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -9263,18 +9472,71 @@ END $fn$;
 COMMENT ON FUNCTION "app"."comments_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Comment _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."comments_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."comments_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."comments_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF lib.castable(_key, 'bigint') THEN
+    IF _scenario = 'Everyone reads comments' THEN
+      SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) INTO _failing;
+    ELSIF _scenario = 'Administrators moderate comments' THEN
+      SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) INTO _failing;
+    ELSIF _scenario = 'Authors manage their comments' THEN
+      SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END) END
+          FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+          LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("author_id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."comments" t
+              WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) OFFSET 0) _r INTO _failing;
+    ELSIF _scenario = 'Administrators can do anything' THEN
+      SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) INTO _failing;
+    ELSIF _scenario = 'Signed-in users from trusted domains comment' THEN
+      SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) INTO _failing;
+    ELSE
+      SELECT ''::text FROM "app"."comments" t WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id"::text = _parent) INTO _failing;
+    END IF;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Comment', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Comment', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Comment'), 'detail',
+          NULL, 'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Comment'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."comments_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Comment', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Comment'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."comments_refusal"(text, text, text, boolean)
+  IS 'Why a Comment the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."comments_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."comments_exists"(_key, _parent) THEN
-    PERFORM "app"."comments_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Comment');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Comment', 'id', _key); END IF;
-  PERFORM lib.not_found('Comment', 'id', _key);
+  PERFORM lib.raise_refusal("app"."comments_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."comments_refuse"(text, text, text, boolean) IS 'A Comment the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."comments_refuse"(text, text, text, boolean)
+  IS 'A Comment the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."comments_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -9330,11 +9592,13 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Everyone reads tags' THEN
-    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
   ELSIF _scenario = 'Administrators can do anything' THEN
-    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
   ELSIF _scenario = 'Only editors create tags' THEN
-    SELECT '' FROM "app"."tags" WHERE "slug" = _key INTO _failing;
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -9358,18 +9622,61 @@ END $fn$;
 COMMENT ON FUNCTION "app"."tags_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Tag _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."tags_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tags_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."tags_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Everyone reads tags' THEN
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
+  ELSIF _scenario = 'Administrators can do anything' THEN
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
+  ELSIF _scenario = 'Only editors create tags' THEN
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."tags" t WHERE t."slug" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Tag', 'slug', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Tag', 'slug', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Tag'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Tag'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."tags_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Tag', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Tag'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."tags_refusal"(text, text, text, boolean)
+  IS 'Why a Tag the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."tags_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."tags_exists"(_key, _parent) THEN
-    PERFORM "app"."tags_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Tag');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Tag', 'slug', _key); END IF;
-  PERFORM lib.not_found('Tag', 'slug', _key);
+  PERFORM lib.raise_refusal("app"."tags_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."tags_refuse"(text, text, text, boolean) IS 'A Tag the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."tags_refuse"(text, text, text, boolean) IS 'A Tag the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."tags_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE

@@ -77,7 +77,8 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, references);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
-    case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions });
+    // A record the caller may not read is answered as its refusal, not raised (compiler/sql/engine/records.ts): see dispatch.ts.
+    case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions, answer_refusal: true });
     case 'create': case 'bulkCreate': {
       const b = await readJsonObjects(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
       if (e.action === 'bulkCreate' && !Array.isArray(b)) throw badRequest('This request needs a JSON array of objects, one for each record to create.');

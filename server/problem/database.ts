@@ -1,7 +1,7 @@
 // Turns an error raised by the one api.dispatch call into a problem: PTnnn refusals keep their
 // message (written for clients); PostgreSQL's own errors are described from their fields, never echoed.
 import type { Manifest } from '../../compiler/manifest/types.ts';
-import { ApiError, busy, type FieldError, type ProblemKind } from './types.ts';
+import { ApiError, busy, withoutStack, type FieldError, type ProblemKind } from './types.ts';
 import { CONNECTION_CODES, dataExceptionDetail, LOCK_NOT_AVAILABLE, statusFor } from './sqlstate.ts';
 
 export interface ErrorContext {
@@ -36,7 +36,7 @@ export function problemFromDatabase(err: unknown, ctx: ErrorContext): ApiError {
   const status = statusFor(code, ctx.anonymous);
   const constraint = findConstraint(ctx.manifest, text(e.constraint_name));
   const table = text(e.table_name)?.split('.').pop();
-  if (code.startsWith('PT') && status < 500) return refusal(code, status, text(e.message) ?? '', text(e.detail), text(e.hint));
+  if (code.startsWith('PT') && status < 500) return withoutStack(() => refusal(code, status, text(e.message) ?? '', text(e.detail), text(e.hint)));
 
   switch (code) {
     case '23505': {

@@ -70,6 +70,20 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Makes an expected problem (a 4xx the database chose: a refusal, a validation) without capturing a stack: nothing
+ * reads it (only a 5xx is logged), and an enumeration of hidden records sends nothing else.
+ */
+export function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** The same problem, marked with where in a batch or bulk body it arose (extension members, outermost first). */
 export function locate(err: ApiError, members: Record<string, unknown>): ApiError {
   Object.assign(err.extra, { members: { ...members, ...err.extra.members } });

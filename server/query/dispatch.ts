@@ -16,6 +16,25 @@ import type { Call } from '../plan/call.ts';
 
 export type { Call };
 
+/**
+ * A refusal the function answered instead of raising (`{refused: {code, message, detail, hint}}`: a read of a record
+ * the caller may not see, asked for with `answer_refusal`), thrown as the database error it stands for, with the same
+ * fields, so everything above (problem mapping, batches' rollback) treats it as it treated the raise. Not an Error:
+ * an expected 4xx captures no stack, where a raise made postgres.js build an error and format its stack.
+ */
+export class Refused {
+  readonly code: string;
+  readonly message: string;
+  readonly detail: string | undefined;
+  readonly hint: string | undefined;
+  constructor(r: { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown }) {
+    this.code = String(r.code);
+    this.message = typeof r.message === 'string' ? r.message : '';
+    this.detail = typeof r.detail === 'string' ? r.detail : undefined;
+    this.hint = typeof r.hint === 'string' ? r.hint : undefined;
+  }
+}
+
 /** An element of a bulk create failed: the database error's fields, and the element's index (from 0). */
 export class ElementFailure extends Error {
   readonly index: number;
@@ -98,6 +117,8 @@ async function run(sql: Sql, call: Call, bounds: Bounds | undefined): Promise<un
   }
   const failed = call.each ? (result as { failed?: Record<string, unknown> } | null)?.failed : undefined;
   if (failed) throw new ElementFailure(failed);
+  const refused = (result as { refused?: Record<string, unknown> } | null)?.refused;
+  if (refused) throw new Refused(refused);
   return result;
 }
 

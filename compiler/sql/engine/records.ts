@@ -170,7 +170,12 @@ function read(s: Shape): string {
       `  ${selectSingle(s, h)}`,
       'END IF;',
     ] : [selectSingle(s, h)]),
-    `IF _result IS NULL THEN PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent); END IF;`,
+    'IF _result IS NULL THEN',
+    // The gateway takes the refusal as the answer (`answer_refusal`): nothing to undo, and no error's cost on either
+    // side (its context, the server log's line, the aborted transaction, the client's error object). Others get it raised.
+    `  IF args ? 'answer_refusal' THEN RETURN ${fn(s, 'refusal')}(${literal(h.action)}, _key, _parent); END IF;`,
+    `  PERFORM ${fn(s, 'refuse')}(${literal(h.action)}, _key, _parent);`,
+    'END IF;',
     readPreconditions(s, "_result ->> 'etag'", "(_result ->> 'last_modified')::timestamptz"),
     'RETURN _result;',
   ], `read one ${s.entity}`);

@@ -3,7 +3,9 @@
 // owner or link target. They run only when a statement returned no row, or before a nested request.
 import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
-import { dataRules, treeSql, type RuleContext } from '../../access/rules.ts';
+import { dataRules, describeRule, ownerProperty, ruleSql, type RuleContext } from '../../access/rules.ts';
+import type { TableIR } from '../../ir/types.ts';
+import { IDENTITY_RULES, isGroup, type PredicateGroup, type Rule } from '../../model/types.ts';
 import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
 import { keyCastable, keyEquals, plpgsql, type Shape } from './shape.ts';
 
@@ -47,30 +49,109 @@ function scenarioDdl(s: Shape, model: Model): string {
 }
 
 /**
- * app.<t>_failing(scenario, key): the data rules of the scenario that record `key` breaks (definer); none
- * when its tree holds for the record, though a rule of another or-branch fails (that branch is not needed).
+ * A scenario's rules, each computed once for a refusal: its identity rules as `_g.g<n>` (one per distinct condition),
+ * its data rules as `_r.r<n>` with the identity rules of their enclosing and-groups (their guards: PRE_FETCH pruned
+ * the branches whose identity fails, so only rules of kept branches are reported), and its tree over those names.
  */
-function failingDdl(s: Shape, model: Model): string {
-  const ctx: RuleContext = { model, entityName: s.table.entityName, entity: s.table.entity };
+interface Explained { identities: string[]; rules: Array<{ rule: string; sql: string; guards: string[] }>; tree: string }
+
+function explained(g: PredicateGroup, ctx: RuleContext): Explained {
+  const out: Explained = { identities: [], rules: [], tree: '' };
+  const identity = (c: Rule) => {
+    const sql = ruleSql(c, ctx, 'row');
+    if (sql === 'true') return sql;
+    if (!out.identities.includes(sql)) out.identities.push(sql);
+    return `_g.g${out.identities.indexOf(sql)}`;
+  };
+  // The same traversal and `true` folding as treeSql (compiler/access/rules.ts), over the computed names.
+  const walk = (group: PredicateGroup, guards: string[]): string => {
+    const here = group.style === 'and'
+      ? [...guards, ...group.children.filter((c): c is Rule => !isGroup(c) && IDENTITY_RULES.includes(c.type)).map(identity).filter((x) => x !== 'true')]
+      : guards;
+    const all = group.children.map((c) => {
+      if (isGroup(c)) return walk(c, here);
+      if (IDENTITY_RULES.includes(c.type)) return identity(c);
+      out.rules.push({ rule: describeRule(c), sql: ruleSql(c, ctx, 'row'), guards: here });
+      return `_r.r${out.rules.length - 1}`;
+    });
+    if (group.style !== 'and' && all.includes('true')) return 'true';
+    const parts = group.style === 'and' ? all.filter((p) => p !== 'true') : all;
+    if (parts.length === 0) return group.style === 'and' ? 'true' : 'false';
+    return parts.length === 1 ? parts[0]! : `(${parts.join(group.style === 'and' ? ' AND ' : ' OR ')})`;
+  };
+  out.tree = walk(g, []);
+  return out;
+}
+
+/**
+ * matchProjectStakeholder probed for one row: the caller owns or is a member of the project the key `column` names
+ * (through the parent chain for an entity below the projects), each step one lookup by key. The policies build the
+ * caller's whole key set once per statement (app.<table>_stakeholder_keys), which pays off over many rows; a refusal
+ * judges one, where the set cost more than the rest of the refusal (a call, two queries, a hash of every key).
+ * Definer, as the refusal: past the policies, within the caller's organization under the organization strategies.
+ */
+function stakeholderProbe(model: Model, tables: TableIR[]): (table: string, column: string) => string {
+  const projects = model.api.projects!;
+  const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
+  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const project = entityTable(projects?.entity ?? '');
+  const inOrg = (alias: string) => (model.api.strategy === 'RBAC' ? '' : ` AND ${alias}.organization_id = (SELECT auth.org())`);
+  const probe = (table: string, value: string, depth: number): string => {
+    const t = tables.find((x) => x.kind === 'entity' && x.name === table)!;
+    if (t.entityName === projects.entity) {
+      const members = tables.find((x) => x.kind === 'join' && x.entityName === projects.entity && x.relation!.name === projects.members)!;
+      const owner = ownerProperty(project.entity);
+      const byMembers = `EXISTS (SELECT 1 FROM ${qname('app', members.name)} m${depth} WHERE m${depth}.${ident(members.relation!.ownerColumn)} = ${value}`
+        + ` AND m${depth}.${ident(members.relation!.targetColumn!)} = (SELECT auth.uid())${inOrg(`m${depth}`)})`;
+      return owner
+        ? `(EXISTS (SELECT 1 FROM ${qname('app', t.name)} p${depth} WHERE p${depth}.${ident(keyOf(t))} = ${value} AND p${depth}.${ident(owner)} = (SELECT auth.uid())${inOrg(`p${depth}`)}) OR ${byMembers})`
+        : `(${byMembers})`;
+    }
+    const parent = entityTable(t.entity.parent!.entity);
+    const x = `x${depth}`;
+    return `(EXISTS (SELECT 1 FROM ${qname('app', t.name)} ${x} WHERE ${x}.${ident(keyOf(t))} = ${value}${inOrg(x)}`
+      + ` AND ${probe(parent.name, `${x}.${ident(t.entity.parent!.property)}`, depth + 1)}))`;
+  };
+  return (table, column) => probe(table, `t.${column}`, 0);
+}
+
+/**
+ * Per scenario, one statement that reads the record `where` finds (definer, past the policies) and says which data
+ * rules of the scenario it breaks: '' when its tree holds (though a rule of another or-branch fails), no row when
+ * there is none. Each rule is computed once, in a subquery kept apart (OFFSET 0): written out in the tree and again
+ * in the list of failures, a stakeholder rule built the caller's project keys twice, each a query of its own.
+ * One statement per scenario, chosen by IF: one holding every scenario's rules cost its whole plan's start-up on
+ * each call, whichever scenario was asked.
+ */
+function failingBranches(s: Shape, model: Model, tables: TableIR[], where: string): string[] {
+  const ctx: RuleContext = { model, entityName: s.table.entityName, entity: s.table.entity, stakeholder: stakeholderProbe(model, tables) };
   const whens = new Map<string, string>();
   for (const list of mergedScenarios(model, s.table.entity).values()) {
     for (const p of list) {
-      const checks = dataRules(p.scenario.predicate, ctx).map((r) =>
-        `CASE WHEN (NOT (${r.guard}) OR coalesce(${r.sql}, false)) IS NOT TRUE THEN ${literal(r.rule)} END`);
-      const holds = treeSql(p.scenario.predicate, ctx, 'row');
-      whens.set(p.key, checks.length ? `CASE WHEN coalesce(${holds}, false) THEN '' ELSE concat_ws(', ', ${checks.join(', ')}) END` : "''");
+      const e = explained(p.scenario.predicate, ctx);
+      if (!e.rules.length) { whens.set(p.key, `SELECT ''::text FROM ${s.rel} t WHERE ${where}`); continue; }
+      // The caller's conditions once (each is a query on the claims), then the record's rules once each, a rule under
+      // its guards: the tree ANDs it with them anyway, and a caller without them never builds what it needs.
+      const identities = e.identities.length ? e.identities.map((sql, i) => `${sql} AS g${i}`).join(', ') : 'true AS g';
+      const computed = e.rules.map((r, i) =>
+        `coalesce(${r.guards.length ? `CASE WHEN (${r.guards.join(' AND ')}) IS NOT FALSE THEN ${r.sql} END` : r.sql}, false) AS r${i}`).join(', ');
+      const checks = e.rules.map((r, i) => `CASE WHEN ${r.guards.length ? `(NOT (${r.guards.join(' AND ')}) OR _r.r${i}) IS NOT TRUE` : `NOT _r.r${i}`} THEN ${literal(r.rule)} END`);
+      whens.set(p.key, `SELECT CASE WHEN ${e.tree} THEN '' ELSE concat_ws(', ', ${checks.join(', ')}) END\n`
+        + `    FROM (SELECT ${identities} OFFSET 0) _g,\n`
+        + `    LATERAL (SELECT ${computed} FROM ${s.rel} t WHERE ${where} OFFSET 0) _r`);
     }
   }
-  // One statement per scenario, chosen by IF: one statement holding every scenario's rules cost its whole plan's
-  // start-up on each call (a refused read: about 0.3 ms of the 0.35 its refusal took), whichever scenario was asked.
-  const from = `FROM ${s.rel} WHERE ${keyEquals(ident(s.pk), s.keyType, '_key')}${s.org ? ' AND organization_id = auth.org()' : ''}`;
-  const branches = [...whens].flatMap(([key, sql], i) => [
-    `${i === 0 ? 'IF' : 'ELSIF'} _scenario = ${literal(key)} THEN`,
-    // Definer, past the policies: the caller's organization's record alone (another may hold the same key).
-    `  SELECT ${sql} ${from} INTO _failing;`,
-  ]);
+  const branches = [...whens].flatMap(([key, sql], i) => [`${i === 0 ? 'IF' : 'ELSIF'} _scenario = ${literal(key)} THEN`, `  ${sql} INTO _failing;`]);
+  return branches.length ? [...branches, 'ELSE', `  SELECT ''::text FROM ${s.rel} t WHERE ${where} INTO _failing;`, 'END IF;']
+    : [`SELECT ''::text FROM ${s.rel} t WHERE ${where} INTO _failing;`];
+}
+
+/** app.<t>_failing(scenario, key): the data rules of the scenario that record `key` breaks (definer), for deny. */
+function failingDdl(s: Shape, model: Model, tables: TableIR[]): string {
+  // Definer, past the policies: the caller's organization's record alone (another may hold the same key).
+  const where = `${keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key')}${s.org ? ' AND t.organization_id = auth.org()' : ''}`;
   return plpgsql(fn(s, 'failing'), [['_scenario', 'text'], ['_key', 'text']], 'text', ['_failing text;'], [
-    ...(branches.length ? [...branches, 'END IF;'] : [`SELECT ''::text ${from} INTO _failing;`]),
+    ...failingBranches(s, model, tables, where),
     'RETURN _failing;',
   ], `The data rules of a ${s.entity} scenario that an existing record breaks (for 403 details).`, STABLE_DEFINER);
 }
@@ -91,17 +172,50 @@ function denyDdl(s: Shape): string {
     ], `Refuses (403) when the scenario that wins _action rejects the existing ${s.entity} _key, naming the rules it breaks.`);
 }
 
-/** app.<t>_refuse(action, key, parent, star): the record was not returned: 403 when it exists, else 404 (412 for If-Match: *). */
-function refuseDdl(s: Shape): string {
+/**
+ * app.<t>_refusal(action, key, parent, star): why a record the caller asked for was not returned, as the refusal
+ * ({refused: {code, message, detail, hint}}) a raise would carry: 404 when there is none (412 for If-Match: *), 401/403
+ * when no scenario lets the caller act, 403 naming the winner's rules the record breaks, else a plain 403. One
+ * statement finds the record (live, in the organization, under the parent) and judges it under the winner.
+ */
+function refusalDdl(s: Shape, model: Model, tables: TableIR[]): string {
   const e = literal(s.entity);
+  const where = [keyEquals(`t.${ident(s.pk)}`, s.keyType, '_key'),
+    ...(s.soft ? ['t.deleted_at IS NULL'] : []),
+    ...(s.parent ? [`(_parent IS NULL OR t.${ident(s.parent.column)}::text = _parent)`] : []),
+    ...(s.org ? ['t.organization_id = auth.org()'] : [])].join(' AND ');
+  const castable = keyCastable(s, '_key');
+  const refused = (code: string, message: string, detail: string, hint = 'NULL') =>
+    `RETURN json_build_object('refused', json_build_object('code', ${literal(code)}, 'message', ${message}, 'detail', ${detail}, 'hint', ${hint}));`;
+  return plpgsql(fn(s, 'refusal'), [['_action', 'text'], ['_key', 'text'], ['_parent', 'text', 'NULL'], ['_star', 'boolean', 'false']], 'json',
+    [`_scenario text := ${fn(s, 'access')}(_action);`, '_failing text;', '_about text[];'], [
+      ...(castable ? [`IF ${castable} THEN`] : []),
+      ...failingBranches(s, model, tables, where).map((l) => (castable ? `  ${l}` : l)),
+      ...(castable ? ['END IF;'] : []),
+      'IF _failing IS NULL THEN',
+      `  IF _star THEN ${refused('PT412', `format('If-Match: * requires an existing %s, and there is none with %s "%s"', ${e}, ${literal(s.pk)}, _key)`,
+        "jsonb_build_object('current', NULL, 'supplied', '*')::text",
+        "'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.'")} END IF;`,
+      `  ${refused('PT404', `format('no %s with %s "%s"', ${e}, ${literal(s.pk)}, coalesce(_key, ''))`, "jsonb_build_object('property', NULL, 'rule', NULL)::text")}`,
+      'END IF;',
+      'IF _scenario IS NULL THEN',
+      `  IF auth.uid() IS NULL THEN ${refused('PT401', `format('No access scenario lets an anonymous caller %s %s: sign in.', _action, ${e})`, 'NULL')} END IF;`,
+      `  ${refused('PT403', `format('No access scenario lets you %s %s.', _action, ${e})`, 'NULL')}`,
+      'END IF;',
+      `IF _failing <> '' THEN`,
+      `  _about := ${fn(s, 'scenario')}(_scenario);`,
+      `  ${refused('PT403', `format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, ${e}, _failing)`,
+        "jsonb_build_object('scenario', _about[1], 'rules', _failing)::text")}`,
+      'END IF;',
+      refused('PT403', `format('You may not %s this %s.', _action, ${e})`, 'NULL'),
+    ], `Why a ${s.entity} the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.`, STABLE_DEFINER);
+}
+
+/** app.<t>_refuse(action, key, parent, star): the record was not returned: raises its refusal (app.<t>_refusal). */
+function refuseDdl(s: Shape): string {
   return plpgsql(fn(s, 'refuse'), [['_action', 'text'], ['_key', 'text'], ['_parent', 'text', 'NULL'], ['_star', 'boolean', 'false']], 'void', [], [
-    `IF ${fn(s, 'exists')}(_key, _parent) THEN`,
-    `  PERFORM ${fn(s, 'deny')}(_action, _key);`,
-    `  RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, ${e});`,
-    'END IF;',
-    `IF _star THEN PERFORM lib.absent_for_star(${e}, ${literal(s.pk)}, _key); END IF;`,
-    `PERFORM lib.not_found(${e}, ${literal(s.pk)}, _key);`,
-  ], `A ${s.entity} the caller cannot _action was asked for: 403 when it exists, else 404.`);
+    `PERFORM lib.raise_refusal(${fn(s, 'refusal')}(_action, _key, _parent, _star));`,
+  ], `A ${s.entity} the caller cannot _action was asked for: 403 when it exists, else 404 (raised).`);
 }
 
 /** app.<t>_require(key, action): pre-flight of a parent, relation owner or link target, as `action`. */
@@ -145,6 +259,6 @@ function withinDdl(s: Shape): string {
   ], `Nested paths: ${s.entity} _key, under the ancestors _above (outermost first), each existing, containing the next and readable.`);
 }
 
-export function refusalsDdl(s: Shape, model: Model): string {
-  return [existsDdl(s), scenarioDdl(s, model), failingDdl(s, model), denyDdl(s), refuseDdl(s), requireDdl(s), withinDdl(s)].join('\n\n');
+export function refusalsDdl(s: Shape, model: Model, tables: TableIR[]): string {
+  return [existsDdl(s), scenarioDdl(s, model), failingDdl(s, model, tables), denyDdl(s), refusalDdl(s, model, tables), refuseDdl(s), requireDdl(s), withinDdl(s)].join('\n\n');
 }

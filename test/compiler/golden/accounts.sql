@@ -748,7 +748,10 @@ BEGIN
     FROM "app"."accounts" t
     WHERE t."id" = _key;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."accounts_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."accounts_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."accounts_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Account', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1403,7 +1406,10 @@ BEGIN
   ) INTO _result
   FROM "app"."labels" t
   WHERE t."slug" = _key;
-  IF _result IS NULL THEN PERFORM "app"."labels_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."labels_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."labels_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Label', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1605,7 +1611,8 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['accounts', 'labels']::text[]);
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Account', 'Label']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
@@ -2019,11 +2026,14 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Accounts manage themselves' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" = (SELECT auth.uid()))), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" = (SELECT auth.uid())), false)) IS NOT TRUE
-        THEN 'matchResourceOwner (id)' END) END FROM "app"."accounts" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."accounts" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Admins' THEN
-    SELECT '' FROM "app"."accounts" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."accounts" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."accounts" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2047,18 +2057,63 @@ END $fn$;
 COMMENT ON FUNCTION "app"."accounts_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Account _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."accounts_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."accounts_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."accounts_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Accounts manage themselves' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner (id)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("id" = (SELECT auth.uid())) END, false) AS r0 FROM "app"."accounts" t
+            WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSIF _scenario = 'Admins' THEN
+    SELECT ''::text FROM "app"."accounts" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."accounts" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Account', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Account', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Account'), 'detail',
+          NULL, 'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Account'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."accounts_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Account', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Account'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."accounts_refusal"(text, text, text, boolean)
+  IS 'Why a Account the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."accounts_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."accounts_exists"(_key, _parent) THEN
-    PERFORM "app"."accounts_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Account');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Account', 'id', _key); END IF;
-  PERFORM lib.not_found('Account', 'id', _key);
+  PERFORM lib.raise_refusal("app"."accounts_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."accounts_refuse"(text, text, text, boolean) IS 'A Account the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."accounts_refuse"(text, text, text, boolean)
+  IS 'A Account the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."accounts_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -2107,9 +2162,11 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Admins' THEN
-    SELECT '' FROM "app"."labels" WHERE "slug" = _key INTO _failing;
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
   ELSIF _scenario = 'Everyone reads labels' THEN
-    SELECT '' FROM "app"."labels" WHERE "slug" = _key INTO _failing;
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2133,18 +2190,60 @@ END $fn$;
 COMMENT ON FUNCTION "app"."labels_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Label _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."labels_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."labels_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."labels_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Admins' THEN
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
+  ELSIF _scenario = 'Everyone reads labels' THEN
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."labels" t WHERE t."slug" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Label', 'slug', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Label', 'slug', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Label'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Label'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."labels_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Label', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Label'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."labels_refusal"(text, text, text, boolean)
+  IS 'Why a Label the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."labels_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."labels_exists"(_key, _parent) THEN
-    PERFORM "app"."labels_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Label');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Label', 'slug', _key); END IF;
-  PERFORM lib.not_found('Label', 'slug', _key);
+  PERFORM lib.raise_refusal("app"."labels_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."labels_refuse"(text, text, text, boolean) IS 'A Label the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."labels_refuse"(text, text, text, boolean)
+  IS 'A Label the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."labels_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE

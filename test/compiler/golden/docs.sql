@@ -442,7 +442,10 @@ BEGIN
   ) INTO _result
   FROM "app"."folders" t
   WHERE t."id" = _key;
-  IF _result IS NULL THEN PERFORM "app"."folders_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."folders_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."folders_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Folder', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1099,7 +1102,10 @@ BEGIN
     FROM "app"."docs" t
     WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."docs_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."docs_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."docs_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Doc', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1515,7 +1521,8 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['folders', 'docs']::text[]);
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Folder', 'Doc']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
@@ -1880,7 +1887,9 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Signed-in users' THEN
-    SELECT '' FROM "app"."folders" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."folders" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."folders" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -1904,18 +1913,58 @@ END $fn$;
 COMMENT ON FUNCTION "app"."folders_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Folder _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."folders_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."folders_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."folders_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Signed-in users' THEN
+    SELECT ''::text FROM "app"."folders" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."folders" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Folder', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Folder', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Folder'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Folder'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."folders_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Folder', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Folder'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."folders_refusal"(text, text, text, boolean)
+  IS 'Why a Folder the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."folders_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."folders_exists"(_key, _parent) THEN
-    PERFORM "app"."folders_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Folder');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Folder', 'id', _key); END IF;
-  PERFORM lib.not_found('Folder', 'id', _key);
+  PERFORM lib.raise_refusal("app"."folders_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."folders_refuse"(text, text, text, boolean) IS 'A Folder the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."folders_refuse"(text, text, text, boolean)
+  IS 'A Folder the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."folders_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1965,18 +2014,18 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Owners edit drafts' THEN
-    SELECT CASE WHEN coalesce((
-      (SELECT auth.uid() IS NOT NULL)
-      AND ("owner_id" = (SELECT auth.uid()))
-      AND ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[]))))
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("owner_id" = (SELECT auth.uid())), false)) IS NOT TRUE
-      THEN 'matchResourceOwner' END, CASE
-      WHEN (NOT ((SELECT auth.uid() IS NOT NULL))
-      OR coalesce(((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))), false)) IS NOT TRUE
-      THEN 'lifecycleStatus (allowed: draft)' END) END FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0 AND _r.r1) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+        THEN 'lifecycleStatus (allowed: draft)' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("owner_id" = (SELECT auth.uid())) END, false) AS r0,
+            coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))) END, false) AS r1
+            FROM "app"."docs" t WHERE t."id" = _key::bigint OFFSET 0) _r INTO _failing;
   ELSIF _scenario = 'Editors read all' THEN
-    SELECT '' FROM "app"."docs" WHERE "id" = _key::bigint INTO _failing;
+    SELECT ''::text FROM "app"."docs" t WHERE t."id" = _key::bigint INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."docs" t WHERE t."id" = _key::bigint INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2000,18 +2049,71 @@ END $fn$;
 COMMENT ON FUNCTION "app"."docs_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Doc _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."docs_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."docs_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."docs_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF lib.castable(_key, 'bigint') THEN
+    IF _scenario = 'Owners edit drafts' THEN
+      SELECT CASE WHEN (_g.g0 AND _r.r0 AND _r.r1) THEN ''
+        ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchResourceOwner' END, CASE WHEN (NOT (_g.g0) OR _r.r1) IS NOT TRUE
+          THEN 'lifecycleStatus (allowed: draft)' END) END
+          FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+          LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE THEN ("owner_id" = (SELECT auth.uid())) END, false) AS r0,
+              coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+                THEN ((SELECT lib.action() = ANY (ARRAY['create']::text[])) OR (("status"::text = ANY (ARRAY['draft']::text[])))) END, false) AS r1
+              FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent) OFFSET 0) _r
+            INTO _failing;
+    ELSIF _scenario = 'Editors read all' THEN
+      SELECT ''::text FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent)
+        INTO _failing;
+    ELSE
+      SELECT ''::text FROM "app"."docs" t WHERE t."id" = _key::bigint AND t.deleted_at IS NULL AND (_parent IS NULL OR t."folder_id"::text = _parent)
+        INTO _failing;
+    END IF;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Doc', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Doc', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Doc'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Doc'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."docs_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Doc', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Doc'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."docs_refusal"(text, text, text, boolean)
+  IS 'Why a Doc the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."docs_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."docs_exists"(_key, _parent) THEN
-    PERFORM "app"."docs_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Doc');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Doc', 'id', _key); END IF;
-  PERFORM lib.not_found('Doc', 'id', _key);
+  PERFORM lib.raise_refusal("app"."docs_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."docs_refuse"(text, text, text, boolean) IS 'A Doc the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."docs_refuse"(text, text, text, boolean) IS 'A Doc the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."docs_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE

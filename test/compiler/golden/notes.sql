@@ -375,7 +375,10 @@ BEGIN
   ) INTO _result
   FROM "app"."notes" t
   WHERE t."id" = _key;
-  IF _result IS NULL THEN PERFORM "app"."notes_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."notes_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."notes_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Note', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -576,7 +579,8 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['notes']::text[]);
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['Note']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
@@ -765,7 +769,9 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Everyone' THEN
-    SELECT '' FROM "app"."notes" WHERE "id" = _key INTO _failing;
+    SELECT ''::text FROM "app"."notes" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."notes" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -789,18 +795,57 @@ END $fn$;
 COMMENT ON FUNCTION "app"."notes_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Note _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."notes_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."notes_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."notes_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Everyone' THEN
+    SELECT ''::text FROM "app"."notes" t WHERE t."id" = _key INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."notes" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Note', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Note', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Note'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Note'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."notes_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Note', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Note'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."notes_refusal"(text, text, text, boolean)
+  IS 'Why a Note the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."notes_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."notes_exists"(_key, _parent) THEN
-    PERFORM "app"."notes_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Note');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Note', 'id', _key); END IF;
-  PERFORM lib.not_found('Note', 'id', _key);
+  PERFORM lib.raise_refusal("app"."notes_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."notes_refuse"(text, text, text, boolean) IS 'A Note the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."notes_refuse"(text, text, text, boolean) IS 'A Note the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."notes_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE

@@ -536,7 +536,10 @@ BEGIN
   ) INTO _result
   FROM "app"."users" t
   WHERE t."id" = _key;
-  IF _result IS NULL THEN PERFORM "app"."users_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."users_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."users_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('User', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1080,7 +1083,10 @@ BEGIN
     FROM "app"."teams" t
     WHERE t."id" = _key;
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."teams_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."teams_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."teams_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Team', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1762,7 +1768,10 @@ BEGIN
     FROM "app"."tasks" t
     WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
   END IF;
-  IF _result IS NULL THEN PERFORM "app"."tasks_refuse"('read', _key, _parent); END IF;
+  IF _result IS NULL THEN
+    IF args ? 'answer_refusal' THEN RETURN "app"."tasks_refusal"('read', _key, _parent); END IF;
+    PERFORM "app"."tasks_refuse"('read', _key, _parent);
+  END IF;
   IF args ? 'if_match' OR args ? 'if_unmodified_since' THEN
     PERFORM lib.precondition_check('Task', _result ->> 'etag', (_result ->> 'last_modified')::timestamptz, args);
   END IF;
@@ -1979,7 +1988,8 @@ DELETE FROM lib.fields WHERE tbl <> ALL (ARRAY['users', 'teams', 'tasks']::text[
 DELETE FROM lib.manifest_resources WHERE entity <> ALL (ARRAY['User', 'Team', 'Task']::text[]);
 
 SELECT meta.drop_if_returns('api.dispatch(text, jsonb, text, text, jsonb)', 'json');
-CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION api.dispatch(req_role text, claims jsonb, ip text, fn text, args jsonb) RETURNS json LANGUAGE plpgsql
+  SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE _result json; _set text;
 BEGIN
   IF req_role NOT IN ('anon', 'authenticated') THEN
@@ -2456,7 +2466,7 @@ CREATE OR REPLACE FUNCTION "app"."users_failing"(_scenario text, _key text)
 DECLARE
   _failing text;
 BEGIN
-  SELECT ''::text FROM "app"."users" WHERE "id" = _key INTO _failing;
+  SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
   RETURN _failing;
 END $fn$;
 COMMENT ON FUNCTION "app"."users_failing"(text, text) IS 'The data rules of a User scenario that an existing record breaks (for 403 details).';
@@ -2479,18 +2489,53 @@ END $fn$;
 COMMENT ON FUNCTION "app"."users_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing User _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."users_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."users_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  SELECT ''::text FROM "app"."users" t WHERE t."id" = _key INTO _failing;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'User', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'User', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'User'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'User'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."users_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'User', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'User'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."users_refusal"(text, text, text, boolean)
+  IS 'Why a User the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."users_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."users_exists"(_key, _parent) THEN
-    PERFORM "app"."users_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'User');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('User', 'id', _key); END IF;
-  PERFORM lib.not_found('User', 'id', _key);
+  PERFORM lib.raise_refusal("app"."users_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."users_refuse"(text, text, text, boolean) IS 'A User the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."users_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -2538,10 +2583,14 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders' THEN
-    SELECT CASE WHEN coalesce(((SELECT auth.uid() IS NOT NULL) AND ("id" IN (SELECT "app"."teams_stakeholder_keys"()))), false) THEN ''
-      ELSE concat_ws(', ', CASE
-        WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
-        THEN 'matchProjectStakeholder' END) END FROM "app"."teams" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."teams" p0 WHERE p0."id" = t."id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."teams_members" m0 WHERE m0."team_id" = t."id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."teams" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."teams" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2565,18 +2614,62 @@ END $fn$;
 COMMENT ON FUNCTION "app"."teams_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Team _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."teams_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."teams_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."teams_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Stakeholders' THEN
+    SELECT CASE WHEN (_g.g0 AND _r.r0) THEN '' ELSE concat_ws(', ', CASE WHEN (NOT (_g.g0) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.uid() IS NOT NULL) AS g0 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g0) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."teams" p0 WHERE p0."id" = t."id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."teams_members" m0 WHERE m0."team_id" = t."id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."teams" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."teams" t WHERE t."id" = _key INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Team', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Team', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Team'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Team'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."teams_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Team', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Team'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."teams_refusal"(text, text, text, boolean)
+  IS 'Why a Team the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."teams_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."teams_exists"(_key, _parent) THEN
-    PERFORM "app"."teams_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Team');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Team', 'id', _key); END IF;
-  PERFORM lib.not_found('Team', 'id', _key);
+  PERFORM lib.raise_refusal("app"."teams_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."teams_refuse"(text, text, text, boolean) IS 'A Team the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."teams_refuse"(text, text, text, boolean) IS 'A Team the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."teams_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -2624,13 +2717,15 @@ DECLARE
   _failing text;
 BEGIN
   IF _scenario = 'Stakeholders or readers' THEN
-    SELECT CASE WHEN coalesce((
-      (SELECT auth.roles() && ARRAY['reader']::text[])
-      OR ((SELECT auth.uid() IS NOT NULL) AND ("team_id" IN (SELECT "app"."teams_stakeholder_keys"())))
-    ), false) THEN ''
-      ELSE concat_ws(', ', CASE
-      WHEN (NOT ((SELECT auth.uid() IS NOT NULL)) OR coalesce(("team_id" IN (SELECT "app"."teams_stakeholder_keys"())), false)) IS NOT TRUE
-      THEN 'matchProjectStakeholder' END) END FROM "app"."tasks" WHERE "id" = _key INTO _failing;
+    SELECT CASE WHEN (_g.g0 OR (_g.g1 AND _r.r0)) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g1) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['reader']::text[]) AS g0, (SELECT auth.uid() IS NOT NULL) AS g1 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g1) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."teams" p0 WHERE p0."id" = t."team_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."teams_members" m0 WHERE m0."team_id" = t."team_id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."tasks" t WHERE t."id" = _key OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."tasks" t WHERE t."id" = _key INTO _failing;
   END IF;
   RETURN _failing;
 END $fn$;
@@ -2654,18 +2749,63 @@ END $fn$;
 COMMENT ON FUNCTION "app"."tasks_deny"(text, text)
   IS 'Refuses (403) when the scenario that wins _action rejects the existing Task _key, naming the rules it breaks.';
 
+SELECT meta.drop_if_returns('"app"."tasks_refusal"(text, text, text, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tasks_refusal"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
+  RETURNS json LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $fn$
+DECLARE
+  _scenario text := "app"."tasks_access"(_action);
+  _failing text;
+  _about text[];
+BEGIN
+  IF _scenario = 'Stakeholders or readers' THEN
+    SELECT CASE WHEN (_g.g0 OR (_g.g1 AND _r.r0)) THEN ''
+      ELSE concat_ws(', ', CASE WHEN (NOT (_g.g1) OR _r.r0) IS NOT TRUE THEN 'matchProjectStakeholder' END) END
+        FROM (SELECT (SELECT auth.roles() && ARRAY['reader']::text[]) AS g0, (SELECT auth.uid() IS NOT NULL) AS g1 OFFSET 0) _g,
+        LATERAL (SELECT coalesce(CASE WHEN (_g.g1) IS NOT FALSE
+              THEN (EXISTS (SELECT 1 FROM "app"."teams" p0 WHERE p0."id" = t."team_id" AND p0."owner_id" = (SELECT auth.uid()))
+                OR EXISTS (SELECT 1 FROM "app"."teams_members" m0 WHERE m0."team_id" = t."team_id" AND m0."user_id" = (SELECT auth.uid()))) END, false) AS r0
+            FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent) OFFSET 0) _r INTO _failing;
+  ELSE
+    SELECT ''::text FROM "app"."tasks" t WHERE t."id" = _key AND (_parent IS NULL OR t."team_id"::text = _parent) INTO _failing;
+  END IF;
+  IF _failing IS NULL THEN
+    IF _star THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT412', 'message', format('If-Match: * requires an existing %s, and there is none with %s "%s"', 'Task', 'id', _key),
+          'detail', jsonb_build_object('current', NULL, 'supplied', '*')::text, 'hint',
+          'Fetch the latest version of the resource (it may have been deleted or never created) before retrying.')); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT404', 'message', format('no %s with %s "%s"', 'Task', 'id', coalesce(_key, '')), 'detail',
+          jsonb_build_object('property', NULL, 'rule', NULL)::text, 'hint', NULL));
+  END IF;
+  IF _scenario IS NULL THEN
+    IF auth.uid() IS NULL
+      THEN RETURN json_build_object('refused',
+        json_build_object('code', 'PT401', 'message', format('No access scenario lets an anonymous caller %s %s: sign in.', _action, 'Task'), 'detail', NULL,
+          'hint', NULL)); END IF;
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message', format('No access scenario lets you %s %s.', _action, 'Task'), 'detail', NULL, 'hint', NULL));
+  END IF;
+  IF _failing <> '' THEN
+    _about := "app"."tasks_scenario"(_scenario);
+    RETURN json_build_object('refused',
+        json_build_object('code', 'PT403', 'message',
+          format('Scenario "%s" (%s level) does not allow you to %s this %s: %s does not hold.', _about[1], _about[2], _action, 'Task', _failing), 'detail',
+          jsonb_build_object('scenario', _about[1], 'rules', _failing)::text, 'hint', NULL));
+  END IF;
+  RETURN json_build_object('refused',
+      json_build_object('code', 'PT403', 'message', format('You may not %s this %s.', _action, 'Task'), 'detail', NULL, 'hint', NULL));
+END $fn$;
+COMMENT ON FUNCTION "app"."tasks_refusal"(text, text, text, boolean)
+  IS 'Why a Task the caller cannot _action was not returned (404, 412 for If-Match: *, 401 or 403), as a refusal document.';
+
 CREATE OR REPLACE FUNCTION "app"."tasks_refuse"(_action text, _key text, _parent text DEFAULT NULL, _star boolean DEFAULT false)
   RETURNS void LANGUAGE plpgsql
   AS $fn$
 BEGIN
-  IF "app"."tasks_exists"(_key, _parent) THEN
-    PERFORM "app"."tasks_deny"(_action, _key);
-    RAISE EXCEPTION USING ERRCODE = 'PT403', MESSAGE = format('You may not %s this %s.', _action, 'Task');
-  END IF;
-  IF _star THEN PERFORM lib.absent_for_star('Task', 'id', _key); END IF;
-  PERFORM lib.not_found('Task', 'id', _key);
+  PERFORM lib.raise_refusal("app"."tasks_refusal"(_action, _key, _parent, _star));
 END $fn$;
-COMMENT ON FUNCTION "app"."tasks_refuse"(text, text, text, boolean) IS 'A Task the caller cannot _action was asked for: 403 when it exists, else 404.';
+COMMENT ON FUNCTION "app"."tasks_refuse"(text, text, text, boolean) IS 'A Task the caller cannot _action was asked for: 403 when it exists, else 404 (raised).';
 
 CREATE OR REPLACE FUNCTION "app"."tasks_require"(_key text, _action text) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
