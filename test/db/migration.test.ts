@@ -113,6 +113,10 @@ test('unsafe: removing a property or an entity that holds data', async () => {
   r.entities.Item.properties.remark = r.entities.Item.properties.note;
   delete r.entities.Item.properties.note;
   await refused(r, 'no longer in the model', '"renamedFrom": "note"');
+  const required: any = clone(v1);
+  required.entities.Item.properties.title = required.entities.Item.properties.name;
+  delete required.entities.Item.properties.name;
+  await refused(required, 'cannot add required property items.title without a defaultValue', '"renamedFrom": "<its earlier name>"');
 });
 
 test('unsafe: a new required property without a default on a table with rows', async () => {
