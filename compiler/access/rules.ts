@@ -6,6 +6,8 @@ import { tableName } from '../model/names.ts';
 import { baseType } from '../ir/columns.ts';
 import { ident, literal, pgName, qname, scalarLiteral, textArray } from '../sql/ident.ts';
 import { group } from '../sql/layout.ts';
+import { ownerProperty } from '../modules/owner.ts';
+import { statusProperties } from '../modules/status.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -45,12 +47,10 @@ const claims = {
   org: '(SELECT auth.org())',
 };
 
-export function ownerProperty(e: Entity): string | undefined {
-  return Object.entries(e.properties).find(([, p]) => p.modules?.Owner)?.[0];
-}
+export { ownerProperty };
 
 function statusProperty(e: Entity): string {
-  return Object.entries(e.properties).find(([, p]) => p.modules?.Status)![0];
+  return statusProperties(e)[0]!;
 }
 
 /** An identity rule: a condition on the caller alone, evaluated once per statement (see unlessActing). */

@@ -6,6 +6,8 @@ import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { SYSTEM_COLUMNS, SHORT_STRING_TYPE, baseType, propertyColumn } from './columns.ts';
 import { orgScoped, propertyConstraints, propertyIndexes } from './rules.ts';
 import type { ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from './types.ts';
+import { moduleFlag } from '../modules/index.ts';
+import { emailProperties } from '../modules/email.ts';
 
 export function buildSchema(model: Model): SchemaIR {
   const tables: TableIR[] = [];
@@ -34,7 +36,7 @@ function propertyParts(model: Model, table: string, props: Record<string, Proper
     constraints.push(...propertyConstraints(model, table, name, p, globalUnique.has(name)));
     indexes.push(...propertyIndexes(table, name, p, lookups.has(name)));
   }
-  const hiddenColumns = Object.entries(props).filter(([, p]) => p.modules?.Password).map(([n]) => n);
+  const hiddenColumns = Object.entries(props).filter(([, p]) => moduleFlag(p, 'hidden')).map(([n]) => n);
   return { columns, constraints, indexes, hiddenColumns };
 }
 
@@ -43,13 +45,13 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
   const [pk] = primaryOf(entity);
   // Keys that nested paths and access policies look rows up by.
   const lookups = new Set<string>(Object.entries(entity.properties)
-    .filter(([, p]) => p.references || p.modules?.Owner).map(([n]) => n));
+    .filter(([, p]) => p.references || moduleFlag(p, 'lookup')).map(([n]) => n));
   if (entity.parent) lookups.add(entity.parent.property);
   // The sign-in entity's people are one across organizations: its login email and its key (the token's sub,
   // looked up by sign-in and refresh) stay unique in the whole database, whatever the strategy; its other
   // unique values are its organization's, like any entity's.
   const people = model.api.identity?.entity === name && model.api.strategy !== 'RBAC';
-  const login = new Set(people ? Object.entries(entity.properties).filter(([, p]) => p.modules?.Email).map(([n]) => n) : []);
+  const login = new Set(people ? emailProperties(entity) : []);
   const parts = propertyParts(model, table, entity.properties, lookups, login);
   const columns = [...parts.columns, ...SYSTEM_COLUMNS];
   if (model.api.strategy !== 'RBAC') {

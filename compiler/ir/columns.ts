@@ -4,9 +4,11 @@
 import type { Model, Property } from '../model/types.ts';
 import { literal, scalarLiteral } from '../sql/ident.ts';
 import type { ColumnIR } from './types.ts';
+import { moduleFlag, modulesOf } from '../modules/index.ts';
 
+/** Whether the property holds a stored file (a file module: FileURL, ImageURL). */
 export function isFile(p: Property): boolean {
-  return Boolean(p.modules?.FileURL || p.modules?.ImageURL);
+  return moduleFlag(p, 'file');
 }
 
 /** Characters of a String that is not long (VARCHAR(255)); also the identifiers of the caller the rows store (owner, organization). */
@@ -25,10 +27,12 @@ export function baseType(p: Property): string {
         case 'int64': return 'bigint';
         case 'float': return 'double precision';
         case 'double': return 'numeric';
-        default:
-          if (p.modules?.Version) return 'integer';
+        default: {
+          const byModule = modulesOf(p).map(({ def }) => def.column?.type?.(p)).find((t) => t !== undefined);
+          if (byModule) return byModule;
           if (p.primary && p.readOnly) return 'bigint';
           return 'numeric';
+        }
       }
     case 'Boolean': return 'boolean';
     case 'Date': return 'date';
@@ -57,18 +61,16 @@ export const INT64_EXACT = { minimum: -(2n ** 63n), maximum: 2n ** 63n - 1n } as
 
 /**
  * Whether the server gives the property a value on insert when the client cannot (readOnly): a String key
- * (a uuid), a Number key (an identity column), a defaultValue, or a module (Version, Owner, timestamps).
+ * (a uuid), a Number key (an identity column), a defaultValue, or a module that fills it (Version, Owner, timestamps).
  */
 export function serverFills(p: Property): boolean {
-  const m = p.modules ?? {};
   if (p.primary && (p.type === 'String' || p.type === 'Number')) return true;
-  return p.defaultValue !== undefined || Boolean(m.Version || m.Owner || m.CreatedTimestamp || m.UpdatedTimestamp);
+  return p.defaultValue !== undefined || moduleFlag(p, 'fills');
 }
 
 /** Properties whose value only the server writes. */
 export function serverManaged(p: Property): boolean {
-  const m = p.modules ?? {};
-  return Boolean(p.readOnly || m.Version || m.CreatedTimestamp || m.UpdatedTimestamp || m.Owner);
+  return Boolean(p.readOnly) || moduleFlag(p, 'serverManaged');
 }
 
 /** The column type of a property; a reference takes the type of the key it points at. */
@@ -94,7 +96,8 @@ export function defaultValueSql(p: Property, type: string): string {
 
 /** Column default; readOnly values have none, their trigger fills them after a supplied-value check. */
 export function defaultSql(p: Property, type: string): string | undefined {
-  if (p.modules?.Version) return '1';
+  const byModule = modulesOf(p).map(({ def }) => def.column?.default).find((d) => d !== undefined);
+  if (byModule !== undefined) return byModule;
   if (p.readOnly) return undefined;
   if (p.defaultValue !== undefined) return defaultValueSql(p, type);
   if (p.primary && p.type === 'String') return 'gen_random_uuid()::text';
@@ -106,7 +109,7 @@ export function propertyColumn(model: Model, name: string, p: Property): ColumnI
   const col: ColumnIR = {
     name,
     sqlType,
-    notNull: Boolean(p.required || p.primary || p.modules?.Version),
+    notNull: Boolean(p.required || p.primary) || modulesOf(p).some(({ def }) => def.column?.notNull),
     identity: Boolean(p.primary && p.readOnly && p.type === 'Number'),
     prop: p,
     comment: describe(p),

@@ -3,11 +3,11 @@
 import type { Model, Property } from '../model/types.ts';
 import { ident, literal, pgName, qname, textArray } from '../sql/ident.ts';
 import { jsonPathExpr } from '../sql/json-path.ts';
-import { baseType, isFile } from './columns.ts';
+import { baseType } from './columns.ts';
 import { tableName } from '../model/names.ts';
 import { pathIsArray } from '../model/checks/json-paths.ts';
 import type { ConstraintIR, IndexIR } from './types.ts';
-import { BCRYPT_HASH, PASSWORD_COST } from '../sql/triggers.ts';
+import { modulesOf } from '../modules/index.ts';
 
 /** `global`: a unique value is unique across organizations (the sign-in entity's login email: one email, one person). */
 export function propertyConstraints(model: Model, table: string, name: string, p: Property, global = false): ConstraintIR[] {
@@ -38,15 +38,14 @@ export function propertyConstraints(model: Model, table: string, name: string, p
   if (p.pattern !== undefined) {
     check('pattern', p.multiple ? `lib.all_match(${col}::text[], ${literal(p.pattern)})` : `${col} ~ ${literal(p.pattern)}`);
   }
-  if (p.modules?.Email) check('email', `lib.is_email(${col})`);
-  // Only hashes (the write rules hash every value written): a column that becomes a Password over plain text is
-  // refused with the UPDATE that hashes it, and one that stops being a Password while holding hashes is refused.
-  if (p.modules?.Password) {
-    const expr = `${col} ~ ${literal(BCRYPT_HASH)}`;
-    out.push({ name: pgName(table, name, 'password'), property: name, rule: 'Password', kind: 'check', def: `CHECK (${expr})`,
-      hint: `A Password column holds bcrypt hashes, and these values are not (plain text?). Hash them first: UPDATE ${qname('app', table)} SET ${col} = extensions.crypt(${col}, extensions.gen_salt('bf', ${PASSWORD_COST})) WHERE NOT (${expr});` });
+  // The property's modules: their checks (email, password, file, …) and unique values.
+  for (const { def, options } of modulesOf(p)) {
+    def.constraints?.({
+      table, name, col, p, options,
+      check: (rule, expr, suffix = rule, hint) => out.push({ name: pgName(table, name, suffix), property: name, rule, kind: 'check', def: `CHECK (${expr})`, ...(hint ? { hint } : {}) }),
+      unique: () => p.unique || out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${global ? col : orgScoped(model, col)})` }),
+    });
   }
-  if (isFile(p)) check('file', `lib.is_file_block(${col})`);
   // Under the organization strategies keys and unique values are the organization's own (orgScoped).
   if (p.unique) out.push({ name: pgName(table, name, 'key'), property: name, rule: 'unique', kind: 'unique', def: `UNIQUE (${global ? col : orgScoped(model, col)})` });
   // A global value that references may still point at within their organization (composite foreign keys).

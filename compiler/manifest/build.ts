@@ -12,6 +12,8 @@ import { wireName } from '../model/names.ts';
 import { pgName } from '../sql/ident.ts';
 import { acceptedFileTypes } from '../model/mime.ts';
 import { historyOf } from '../model/history.ts';
+import { fileModuleOf, moduleFlag } from '../modules/index.ts';
+import { versionProperty as versionOf } from '../modules/version.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
   const m: PropertyManifest = {
@@ -21,12 +23,12 @@ export function propertyManifest(p: Property): PropertyManifest {
     primary: Boolean(p.primary),
     readOnly: Boolean(p.readOnly),
     immutable: Boolean(p.immutable),
-    writeOnly: Boolean(p.writeOnly || p.modules?.Password),
+    writeOnly: Boolean(p.writeOnly) || moduleFlag(p, 'hidden'),
     searchIndexed: Boolean(p.searchIndexed),
     hidden: Boolean(p.web?.hidden),
   };
   if (p.enum) m.enum = p.enum;
-  const file = p.modules?.FileURL ? 'FileURL' : p.modules?.ImageURL ? 'ImageURL' : undefined;
+  const file = fileModuleOf(p);
   if (file) {
     const cfg = p.modules![file]!;
     const fileTypes = acceptedFileTypes(p);
@@ -79,7 +81,7 @@ export function buildManifest(model: Model): Manifest {
           };
     }
     const named = (found: [string, Property] | undefined) => (found ? wireName(...found) : undefined);
-    const versionProperty = named(Object.entries(e.properties).find(([, p]) => p.modules?.Version));
+    const versionProperty = named(versionOf(e));
     const fn = (a: string) => pgName(t.name, a);
     resources[t.entityName] = {
       entity: t.entityName, collection: e.collection, table: t.name,

@@ -6,6 +6,7 @@ import { acceptedFileTypes } from '../model/mime.ts';
 import { wireName } from '../model/names.ts';
 import { valueSchema } from './schemas.ts';
 import type { NumberFormat, PropertyManifest } from './types.ts';
+import { moduleFlag, modulesOf } from '../modules/index.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -13,7 +14,8 @@ type Schema = Record<string, unknown>;
 export function numberFormat(p: Property): NumberFormat | undefined {
   if (p.type !== 'Number') return undefined;
   if (p.web?.format) return p.web.format;
-  if (p.modules?.Version) return 'int32';
+  const byModule = modulesOf(p).map(({ def }) => def.wire?.format).find((f) => f !== undefined);
+  if (byModule) return byModule;
   return p.primary && p.readOnly ? 'int64' : undefined;
 }
 
@@ -21,7 +23,7 @@ export function numberFormat(p: Property): NumberFormat | undefined {
  * A value the server sets whatever a body says (a CreatedTimestamp, UpdatedTimestamp or Owner, flagged readOnly or
  * not): readOnly in the API documents, as spec 2.2 has readOnly values. A Version is not: update bodies name it.
  */
-export const setByServer = (p: Property): boolean => serverManaged(p) && !p.modules?.Version;
+export const setByServer = (p: Property): boolean => serverManaged(p) && !moduleFlag(p, 'clientNames');
 
 /** The docs-only part of a property's manifest entry. */
 export function docsFacts(p: Property): Partial<PropertyManifest> {
@@ -54,13 +56,14 @@ function fileMetadata(p: Property): Schema {
 
 /** Whether a row always holds a value (never null) for the property. */
 function alwaysSet(p: Property): boolean {
-  return Boolean(p.required || p.primary || p.modules?.Version || p.modules?.CreatedTimestamp || p.modules?.UpdatedTimestamp);
+  return Boolean(p.required || p.primary) || moduleFlag(p, 'alwaysSet');
 }
 
 function readProperty(p: Property): Schema {
   const format = numberFormat(p);
+  const byModule = modulesOf(p).map(({ def }) => def.wire?.read).find((s) => s !== undefined);
   const one = isFile(p) ? fileMetadata(p)
-    : p.modules?.Version ? { type: 'integer', minimum: 1 }
+    : byModule ? { ...byModule }
     : format === 'int64' && p.readOnly ? { type: 'integer' } : valueSchema(p);
   const value: Schema = p.multiple ? { type: 'array', items: one } : one;
   const s: Schema = alwaysSet(p) ? { ...value } : { anyOf: [value, { type: 'null' }] };
@@ -78,7 +81,7 @@ export function readSchema(props: Record<string, Property>, key?: { name: string
   const properties: Record<string, Schema> = {};
   if (key) properties[key.name] = { ...key.schema, readOnly: true };
   for (const [name, p] of Object.entries(wireProperties(props))) {
-    if (p.writeOnly || p.modules?.Password) continue;
+    if (p.writeOnly || moduleFlag(p, 'hidden')) continue;
     properties[name] = readProperty(p);
   }
   return { type: 'object', properties };

@@ -3,6 +3,7 @@
 import type { Property } from '../model/types.ts';
 import { INTEGER_RANGES, isFile, serverManaged, SHORT_STRING_CHARS } from '../ir/columns.ts';
 import { selfContained } from '../model/json-schema.ts';
+import { moduleFlag, modulesOf } from '../modules/index.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -19,12 +20,12 @@ export function valueSchema(p: Property): Schema {
       if (!p.long) s.maxLength = SHORT_STRING_CHARS;
       if (p.enum) s.enum = p.enum;
       if (p.pattern) s.pattern = p.pattern;
-      return s;
+      return modulesOf(p).reduce<Schema>((x, { def }) => def.wire?.value?.(x, p) ?? x, s);
     }
     case 'Number': {
       const f = p.web?.format;
       const s: Schema = f === 'int32' ? { type: 'integer', ...INT32 } : f === 'int64' ? { type: 'integer', ...INT64 }
-        : p.modules?.Version ? { type: 'integer', ...INT32 } : { type: 'number' };
+        : modulesOf(p).reduce<Schema>((s, { def }) => def.wire?.value?.(s, p) ?? s, { type: 'number' });
       if (typeof p.minimum === 'number') s[p.exclusiveMinimum ? 'exclusiveMinimum' : 'minimum'] = p.minimum;
       if (typeof p.maximum === 'number') s[p.exclusiveMaximum ? 'exclusiveMaximum' : 'maximum'] = p.maximum;
       if (p.multipleOf !== undefined) s.multipleOf = p.multipleOf;
@@ -70,7 +71,7 @@ export function documentSchema(s: unknown): unknown {
 
 /** Whether a create body must carry the property: required, and nothing else provides a value. */
 export function mustSupply(p: Property): boolean {
-  if (!p.required || p.readOnly || serverManaged(p)) return false;
+  if (!p.required || p.readOnly || serverManaged(p) || moduleFlag(p, 'fills')) return false;
   if (p.defaultValue !== undefined) return false;
   return !(p.primary && p.type === 'String');
 }
@@ -83,11 +84,9 @@ export function bodySchema(props: Record<string, Property>, kind: BodyKind): Sch
   const required: string[] = [];
   for (const [name, p] of Object.entries(props)) {
     if (p.readOnly) continue;
-    // Version (spec 4.4): ignored on create (a record starts at 1); on update the version it expects.
-    properties[name] = p.modules?.Version
-      ? (kind === 'create' ? { description: 'ignored: a new record starts at version 1' }
-        : { type: 'integer', minimum: 1, description: 'the version this update expects (409 when it moved on); null is no version (422)' })
-      : propertySchema(p);
+    // A module may say what a body holds instead (a Version: ignored on create, the expected version on update).
+    const byModule = modulesOf(p).find(({ def }) => def.wire?.body)?.def.wire!.body!(kind);
+    properties[name] = byModule ?? propertySchema(p);
     // A PUT keeps what it leaves out of these (compiler/sql/engine: kept), so it need not repeat them.
     if (kind !== 'patch' && mustSupply(p) && !(kind === 'replace' && (p.primary || p.immutable || p.writeOnly))) required.push(name);
   }

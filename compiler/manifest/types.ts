@@ -35,6 +35,7 @@
 
 import type { JsonCast, PropertyType } from '../model/types.ts';
 import type { FilterOp } from '../query/operators.ts';
+import type { FileModuleName } from '../modules/index.ts';
 
 export type FilterNode =
   | { and: FilterNode[] }
@@ -140,7 +141,7 @@ export interface PropertyManifest {
   hidden: boolean;
   enum?: string[];
   /** `fileTypes`, the types accepted: web.fileTypes, else allowedMimeTypes, else `image/*` for an ImageURL (absent: any type). */
-  file?: { module: 'FileURL' | 'ImageURL'; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
+  file?: { module: FileModuleName; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };
   /** JSON properties: Tier B casts by dot path (below the property). */
   casts?: Record<string, JsonCast>;
   /**

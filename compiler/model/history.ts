@@ -3,6 +3,7 @@
 import type { Entity } from './types.ts';
 import type { CheckContext } from './checks/context.ts';
 import { pointer as ptr } from './errors.ts';
+import { versionProperty } from '../modules/version.ts';
 
 /** The sub-path of a record that serves its history: /{collection}/{id}/history[/{version}]. */
 export const HISTORY_SEGMENT = 'history';
@@ -10,7 +11,7 @@ export const HISTORY_SEGMENT = 'history';
 /** How long an entity's change-log rows are kept for its history: seconds, or null for as long as the record lives. */
 export interface HistoryPolicy { keepSeconds: number | null }
 
-const hasVersion = (e: Entity) => Object.values(e.properties).some((p) => p.modules?.Version);
+const hasVersion = (e: Entity) => versionProperty(e) !== undefined;
 
 /** The entity's history, or undefined when it keeps none: on by default with a Version property, off with `history: false`. */
 export function historyOf(e: Entity): HistoryPolicy | undefined {

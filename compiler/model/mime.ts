@@ -1,18 +1,17 @@
 // Which media types a file property accepts (web.fileTypes, else allowedMimeTypes, else images for an ImageURL)
 // and how such a list admits one: exactly, or by a `type/*` wildcard. The compiler and the gateway's attach use it.
 import type { Property } from './types.ts';
-
-/** What an ImageURL property accepts when its model names no types. */
-const IMAGE_TYPES = ['image/*'];
+import { modulesOf } from '../modules/index.ts';
+import type { FileOptions } from '../modules/file.ts';
 
 /**
  * The media types a file property accepts (spec 2.3, 8): web.fileTypes, else allowedMimeTypes, else `image/*` for
  * an ImageURL (spec 2.4 names it apart from FileURL; the spec lists no default); undefined: any type.
  */
 export function acceptedFileTypes(p: Property): string[] | undefined {
-  const cfg = p.modules?.FileURL ?? p.modules?.ImageURL;
-  if (!cfg) return undefined;
-  return p.web?.fileTypes ?? cfg.allowedMimeTypes ?? (p.modules?.ImageURL ? IMAGE_TYPES : undefined);
+  const file = modulesOf(p).find(({ def }) => def.file);
+  if (!file) return undefined;
+  return p.web?.fileTypes ?? (file.options as FileOptions).allowedMimeTypes ?? file.def.file!.defaultTypes;
 }
 
 /** Whether `pattern` (`image/png`, or `image/*` for every image type) admits `type`, a bare lowercase media type. */

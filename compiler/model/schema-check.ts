@@ -1,14 +1,23 @@
 // Structural validation of a model file against compiler/model.schema.json with ajv.
 // ajv's raw errors are translated into ModelErrors that name the pointer and the rule broken.
+// A property's `modules` comes from the module registry (compiler/modules), composed in at load.
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { ModelError } from './errors.ts';
+import { MODULE_NAMES, modulesSchema } from '../modules/index.ts';
 
-const schema = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
+/** The model's JSON Schema: compiler/model.schema.json with the registry's modules. */
+export function modelSchema(): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const s = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
+  const { $comment, ...open } = s.definitions.property.properties.modules;
+  s.definitions.property.properties.modules = { ...open, ...modulesSchema(), ...($comment ? { $comment } : {}) };
+  return s;
+}
+
+const schema = modelSchema();
 const ajv = new Ajv({ allErrors: true, discriminator: true, strict: true, strictRequired: false, allowUnionTypes: true });
 const check = ajv.compile(schema);
 
-const MODULES = Object.keys(schema.definitions.property.properties.modules.properties) as string[];
 const RULES = (schema.definitions.rule.oneOf as Array<{ properties: { type: { const: string } } }>)
   .map((s) => s.properties.type.const);
 
@@ -35,7 +44,7 @@ function translate(e: ErrorObject, nameRules: Map<string, string | undefined>): 
       const key = String(e.params.additionalProperty);
       const where = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (/\/modules$/.test(at)) {
-        return { pointer: where, rule: 'Unknown module', message: `unknown module "${key}" (known: ${MODULES.join(', ')})` };
+        return { pointer: where, rule: 'Unknown module', message: `unknown module "${key}" (known: ${MODULE_NAMES.join(', ')})` };
       }
       return { pointer: where, rule: 'Unknown key', message: `unknown key "${key}"` };
     }

@@ -1,5 +1,6 @@
 // TypeScript shape of a model file, mirroring compiler/model.schema.json.
 // The schema is the source of truth for what is accepted; these types describe what passed it.
+import type { Modules } from '../modules/index.ts';
 
 export type PropertyType =
   | 'String' | 'Number' | 'Boolean' | 'Date' | 'Time' | 'DateTime' | 'Binary' | 'JSON';
@@ -126,24 +127,9 @@ export interface JsonIndex {
   paths?: Array<{ path: string; cast?: JsonCast; type?: JsonIndexType }>;
 }
 
-export interface FileModule {
-  maxSizeInBytes?: number;
-  allowedMimeTypes?: string[];
-}
-
-export interface Modules {
-  Status?: { initialStatuses?: string[] };
-  Version?: Record<string, never>;
-  FileURL?: FileModule;
-  ImageURL?: FileModule;
-  Password?: Record<string, never>;
-  Email?: Record<string, never>;
-  CreatedTimestamp?: Record<string, never>;
-  UpdatedTimestamp?: Record<string, never>;
-  Owner?: Record<string, never>;
-}
-
-export type ModuleName = keyof Modules;
+/** A property's `modules`, typed from the registry (compiler/modules/index.ts). */
+export type { Modules, ModuleName } from '../modules/index.ts';
+export type { FileOptions as FileModule } from '../modules/file.ts';
 
 export interface EdgeProperty {
   enum?: string[];

@@ -14,6 +14,7 @@ import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/re
 import { refusalsDdl } from './engine/refusals.ts';
 import { identityFunctionNames } from './identity.ts';
 import { areDefault, requestRoles, type RoleNames } from './roles.ts';
+import { moduleFlag, modulesOf } from '../modules/index.ts';
 
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
@@ -31,8 +32,8 @@ function fieldOf(c: ColumnIR): Record<string, unknown> {
   const casts = p.type === 'JSON' ? Object.fromEntries((p.index?.paths ?? []).filter((e) => e.cast).map((e) => [e.path, e.cast])) : {};
   return {
     type: comparisonType(c.sqlType), kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
-    readable: !(p.writeOnly || p.modules?.Password), search: Boolean(p.searchIndexed),
-    ...(p.modules?.Email ? { email: true } : {}), // stored lowercase: a filter's value is lowered too
+    readable: !(p.writeOnly || moduleFlag(p, 'hidden')), search: Boolean(p.searchIndexed),
+    ...Object.assign({}, ...modulesOf(p).map(({ def }) => def.field ?? {})), // how a module's values compare (an Email's are lowercase)
     ...(Object.keys(casts).length ? { casts } : {}),
   };
 }

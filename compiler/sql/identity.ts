@@ -6,7 +6,8 @@ import type { TableIR } from '../ir/types.ts';
 import { AUTH_FUNCTIONS } from '../manifest/types.ts';
 import { DEFINER, ident, literal, qname } from './ident.ts';
 import { keyEquals, plpgsql } from './engine/shape.ts';
-import { PASSWORD_COST, PASSWORD_MAX_BYTES } from './triggers.ts';
+import { PASSWORD_COST, PASSWORD_MAX_BYTES, passwordProperties } from '../modules/password.ts';
+import { emailProperties } from '../modules/email.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
 import { ifThen } from './layout.ts';
 
@@ -34,8 +35,8 @@ export function identityDdl(model: Model, tables: TableIR[], dbRoles: RoleNames)
   const users = entities.find((t) => t.entityName === identity.entity)!;
   const props = Object.entries(users.entity.properties);
   const pk = props.find(([, p]) => p.primary)![0];
-  const email = props.find(([, p]) => p.modules?.Email)![0];
-  const password = props.find(([, p]) => p.modules?.Password)![0];
+  const email = emailProperties(users.entity)[0]!;
+  const password = passwordProperties(users.entity)[0]!;
   const keyType = users.columns.find((c) => c.name === pk)!.sqlType;
   const table = qname('app', users.name);
   const live = users.entity.softDelete ? ' AND u.deleted_at IS NULL' : '';

@@ -1,27 +1,16 @@
 // The write-rules trigger of each table: spec 2.2 (readOnly, immutable, primary key) and the
 // module behaviour of 2.4/2.6 enforced in SQL, so no client can bypass it by writing rows directly.
 import type { TableIR } from '../ir/types.ts';
-import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
+import { DEFINER, ident, literal, qname } from './ident.ts';
 import { defaultValueSql, hasOrganization } from '../ir/columns.ts';
 import { wireName } from '../model/names.ts';
 import { fn, identityFirst } from './engine/refusals.ts';
 import type { RoleNames } from './roles.ts';
 import { clauses, hang, ifThen } from './layout.ts';
+import { modulesOf } from '../modules/index.ts';
 
-/** bcrypt cost of the Password module's hashes; sign-in hashes at the same cost when no user matches. */
-export const PASSWORD_COST = 10;
-/** What a Password column holds: a bcrypt hash (pgcrypto writes $2a$), its CHECK constraint's pattern. */
-export const BCRYPT_HASH = '^\\$2[abxy]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}$';
-/**
- * bcrypt hashes the first 72 bytes of a password and ignores the rest, so a longer one is refused (422) when
- * stored, and never matches at sign-in: two passwords sharing their first 72 bytes must not both open the door.
- */
-export const PASSWORD_MAX_BYTES = 72;
-/**
- * Passwords hashed in one transaction (a bulk create, a batch): bcrypt spends about 50 ms of the database's CPU
- * on each, so an anonymous bulk sign-up of 100 held a connection for 5 s. Past it: 413.
- */
-export const PASSWORD_HASHES_PER_REQUEST = 10;
+/** The Password module's limits (compiler/modules/password.ts), as the sign-in function reads them too. */
+export { PASSWORD_COST, BCRYPT_HASH, PASSWORD_MAX_BYTES, PASSWORD_HASHES_PER_REQUEST } from '../modules/password.ts';
 
 const refuse = (code: string, message: string, property: string, rule: string) =>
   `PERFORM lib.refuse(${literal(code)}, ${literal(message)}, ${literal(property)}, ${literal(rule)});`;
@@ -41,10 +30,10 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
   const always: string[] = [];
 
   for (const { name, wire, col, p, identity, type } of props) {
-    const m = p.modules ?? {};
+    const mods = modulesOf(p);
     // Spec 2.2: readOnly values are never supplied; identity columns are refused by PostgreSQL itself. A Version
     // is 1 on insert whatever was supplied, and its column default has filled it before this trigger runs.
-    if (p.readOnly && !identity && !m.Version) {
+    if (p.readOnly && !identity && !mods.some(({ def }) => def.column?.default !== undefined)) {
       onInsert.push(ifThen(`NEW.${col} IS NOT NULL`, [refuse('PT400', `readOnly property "${wire}" cannot be supplied`, name, 'readOnly')]));
       if (p.primary && p.type === 'String') onInsert.push(`NEW.${col} := gen_random_uuid()::text;`);
       else if (p.defaultValue !== undefined) onInsert.push(`NEW.${col} := ${defaultValueSql(p, type)};`);
@@ -54,39 +43,9 @@ export function triggerDdl(t: TableIR, roles: RoleNames, resolve?: ResolveRefere
       const what = p.primary ? `primary key "${wire}"` : `${rule} property "${wire}"`;
       onUpdate.push(ifThen(`NEW.${col} IS DISTINCT FROM OLD.${col}`, [refuse('PT400', `${what} cannot be changed`, name, rule)]));
     }
-    if (m.Version) {
-      onInsert.push(`NEW.${col} := 1;  -- Version starts at 1, whatever was supplied (spec 2.6)`);
-      // It grows by exactly one per write (PUT, PATCH, a sub-resource PUT, a restore); a soft delete only
-      // hides the row and leaves it alone, so the restored record's ETag differs from the one it had.
-      onUpdate.push(t.entity.softDelete
-        ? `NEW.${col} := OLD.${col} + CASE WHEN soft_delete_only THEN 0 ELSE 1 END;`
-        : `NEW.${col} := OLD.${col} + 1;`);
-    }
-    // Owner: the caller, whatever the body said (an anonymous caller owns nothing: it named any user it liked). Only a
-    // statement outside the request roles (a seed, an import) may give the value itself.
-    if (m.Owner) onInsert.push(`NEW.${col} := CASE WHEN current_user IN (${literal(roles.anon)}, ${literal(roles.authenticated)}) THEN auth.uid() ELSE coalesce(auth.uid(), NEW.${col}) END;  -- Owner: the caller`);
-    if (m.CreatedTimestamp) {
-      onInsert.push(`NEW.${col} := now();  -- CreatedTimestamp`);
-      if (!p.readOnly) onUpdate.push(`NEW.${col} := OLD.${col};`);
-    }
-    if (m.UpdatedTimestamp) {
-      onInsert.push(`NEW.${col} := now();  -- UpdatedTimestamp`);
-      onUpdate.push(`NEW.${col} := now();`);
-    }
-    if (m.Status?.initialStatuses) {
-      const allowed = m.Status.initialStatuses;
-      onInsert.push(`IF NEW.${col} IS NULL OR NOT (NEW.${col}::text = ANY (${textArray(allowed)})) THEN ${refuse('PT422',
-        `a new record must start in one of the initial statuses: ${allowed.join(', ')}`, name, 'initialStatuses')} END IF;`);
-    }
-    if (m.Email) always.push(`NEW.${col} := lower(NEW.${col});  -- Email: stored lowercase`);
-    if (m.Password) {
-      always.push(`IF NEW.${col} IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.${col} IS DISTINCT FROM OLD.${col}) THEN`,
-        `  ${ifThen(`octet_length(NEW.${col}) > ${PASSWORD_MAX_BYTES}`, [refuse('PT422', `a password holds at most ${PASSWORD_MAX_BYTES} bytes (bcrypt reads no further)`, name, 'Password')])}`,
-        `  _hashes := coalesce(nullif(current_setting('lib.password_hashes', true), ''), '0')::int + 1;  -- in this transaction`,
-        `  ${ifThen(`_hashes > ${PASSWORD_HASHES_PER_REQUEST}`, [refuse('PT413', `at most ${PASSWORD_HASHES_PER_REQUEST} passwords are set in one request (each takes bcrypt's time): send the others apart`, name, 'Password')])}`,
-        `  PERFORM set_config('lib.password_hashes', _hashes::text, true);`,
-        '  PERFORM lib.hash_slot();  -- one of the few hashes the database runs at once',
-        `  NEW.${col} := extensions.crypt(NEW.${col}, extensions.gen_salt('bf', ${PASSWORD_COST}));  -- Password: salted hash`, 'END IF;');
+    // The property's modules, in the registry's order (compiler/modules).
+    for (const { def, options } of mods) {
+      def.trigger?.({ name, wire, col, p, options, roles, softDelete: t.kind === 'entity' && Boolean(t.entity.softDelete), refuse, onInsert, onUpdate, always });
     }
   }
   if (hasOrganization(t)) {

@@ -10,5 +10,3 @@ export class CheckContext {
     this.errors.push({ pointer, rule, message });
   }
 }
-
-export const FILE_MODULES = ['FileURL', 'ImageURL'] as const;

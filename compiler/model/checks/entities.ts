@@ -4,6 +4,7 @@ import type { Entity, Model, Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
 import { checkProperty } from './properties.ts';
+import { MODULE_NAMES, MODULES } from '../../modules/index.ts';
 import { keyColumnName, tableName, relationTableName } from '../names.ts';
 import { checkHistory } from '../history.ts';
 
@@ -40,11 +41,12 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
   if (primaries.length !== 1) {
     ctx.fail(`${at}/properties`, 'Primary Key', `an entity needs exactly one primary property (found ${primaries.length ? primaries.join(', ') : 'none'})`);
   }
-  const statuses = props.filter(([, p]) => p.modules?.Status).map(([n]) => n);
-  if (statuses.length > 1) ctx.fail(`${at}/properties`, 'Single Status', `only one property may carry the Status module (found ${statuses.join(', ')})`);
-  // Spec 2.6: the Version is the ETag and the body's expected-version lock; a second one would be neither.
-  const versions = props.filter(([, p]) => p.modules?.Version).map(([n]) => n);
-  if (versions.length > 1) ctx.fail(`${at}/properties`, 'Single Version', `only one property may carry the Version module (found ${versions.join(', ')})`);
+  // A Status is what lifecycle rules read; a Version the ETag and the body's expected-version lock (spec 2.6): a
+  // second one would be neither.
+  for (const module of MODULE_NAMES.filter((k) => MODULES[k].onePerEntity)) {
+    const carriers = props.filter(([, p]) => p.modules?.[module]).map(([n]) => n);
+    if (carriers.length > 1) ctx.fail(`${at}/properties`, `Single ${module}`, `only one property may carry the ${module} module (found ${carriers.join(', ')})`);
+  }
   const reserved = new Map<string, string>();
   if (e.softDelete) reserved.set('deleted_at', 'softDelete adds it');
   if (ctx.model.api.strategy !== 'RBAC') reserved.set('organization_id', `${ctx.model.api.strategy} adds it`);
@@ -52,7 +54,7 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
     const pat = `${at}${ptr('properties', pname)}`;
     const why = reserved.get(pname);
     if (why) ctx.fail(pat, 'Reserved Name', `"${pname}" is a system column here (${why})`);
-    checkProperty(ctx, pat, pname, p, 'entity');
+    checkProperty(ctx, pat, pname, p, 'entity', e.properties);
     if (p.references) checkReference(ctx, `${pat}/references`, p.references, p.type);
   }
   const relationNames = new Map(Object.keys(e.relations ?? {}).map((r) => [r, `relation "${r}"`]));
@@ -67,7 +69,7 @@ function checkEntity(ctx: CheckContext, name: string, e: Entity, at: string): vo
       const ownerKey = keyColumnName(name, primaries[0] ?? 'id');
       checkWireNames(ctx, rat, r.properties, new Map([[ownerKey, `the owner's key "${ownerKey}"`]]));
       for (const [pname, p] of Object.entries(r.properties)) {
-        checkProperty(ctx, `${rat}${ptr('properties', pname)}`, pname, p, 'relation');
+        checkProperty(ctx, `${rat}${ptr('properties', pname)}`, pname, p, 'relation', r.properties);
         if (p.references) checkReference(ctx, `${rat}${ptr('properties', pname, 'references')}`, p.references, p.type);
       }
     }

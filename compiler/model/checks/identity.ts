@@ -2,20 +2,21 @@
 // Password property, and the roles, org and orgRoles sources must be properties of the right shape.
 import type { Entity, Property } from '../types.ts';
 import { CheckContext } from './context.ts';
+import { emailProperties } from '../../modules/email.ts';
+import { passwordProperties } from '../../modules/password.ts';
 
 const RULE = 'Identity';
 
-/** The properties of `e` carrying `module`, by name. */
-const withModule = (e: Entity, module: 'Email' | 'Password') =>
-  Object.entries(e.properties).filter(([, p]) => p.modules?.[module]).map(([n]) => n);
+/** The properties of `e` carrying the login's modules, by name. */
+const LOGIN = { Email: emailProperties, Password: passwordProperties };
 
 export function checkIdentity(ctx: CheckContext): void {
   const identity = ctx.model.api.identity;
   if (!identity) return;
   const e = ctx.model.entities[identity.entity];
   if (!e) return identity.entity === undefined ? undefined : ctx.fail('/api/identity/entity', 'Unknown entity', `no entity named "${identity.entity}"`);
-  for (const module of ['Email', 'Password'] as const) {
-    const found = withModule(e, module);
+  for (const [module, carriers] of Object.entries(LOGIN)) {
+    const found = carriers(e);
     if (found.length !== 1) {
       ctx.fail('/api/identity/entity', RULE, `${identity.entity} must have exactly one property with the ${module} module to sign users in (found ${found.length ? found.join(', ') : 'none'})`);
     }
@@ -23,7 +24,7 @@ export function checkIdentity(ctx: CheckContext): void {
   for (const [name, other] of Object.entries(ctx.model.entities)) {
     if (other.collection === 'auth') ctx.fail(`/entities/${name}/collection`, RULE, 'the collection "auth" is taken by the sign-in endpoints (/auth/token, /auth/refresh, /auth/logout)');
   }
-  const email = withModule(e, 'Email')[0];
+  const email = emailProperties(e)[0];
   if (email && !e.properties[email]!.unique && !e.properties[email]!.primary) {
     ctx.fail('/api/identity/entity', RULE, `the Email property "${email}" of ${identity.entity} must be unique: it is the login`);
   }

@@ -3,12 +3,12 @@
 import { Ajv } from 'ajv';
 import type { Property } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
-import { CheckContext, FILE_MODULES } from './context.ts';
+import { CheckContext } from './context.ts';
+import { modulesOf, modulesWith } from '../../modules/index.ts';
 import { jsonPathErrors } from './json-paths.ts';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { selfContained } from '../json-schema.ts';
 import { INTEGER_RANGES, baseType, serverFills, SHORT_STRING_CHARS, SHORT_STRING_TYPE } from '../../ir/columns.ts';
-import { mimeListAccepts } from '../mime.ts';
 import { dateHeld, dateTimeHeld, DATE_TIME_RANGE } from '../temporal.ts';
 
 const dateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
@@ -38,10 +38,11 @@ const POSTGRES_REGEX_GAPS: Array<[RegExp, string]> = [
 ];
 
 /** Checks a property; `at` is its pointer, `where` says whether it sits on an entity or a relation. */
-export function checkProperty(ctx: CheckContext, at: string, name: string, p: Property, where: 'entity' | 'relation'): void {
+export function checkProperty(ctx: CheckContext, at: string, name: string, p: Property, where: 'entity' | 'relation',
+  siblings: Record<string, Property> = {}): void {
   const fail = (rule: string, message: string, sub?: string) => ctx.fail(sub ? `${at}${ptr(...sub.split('/'))}` : at, rule, message);
-  const mods = p.modules ?? {};
-  const fileModules = FILE_MODULES.filter((m) => mods[m]);
+  const mods = modulesOf(p);
+  const fileModules = mods.filter(({ def }) => def.file).map(({ module }) => module);
   const isFile = fileModules.length > 0;
   const numeric = p.type === 'Number';
   const temporal = p.type === 'Date' || p.type === 'Time' || p.type === 'DateTime';
@@ -53,53 +54,31 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
     fail('Primary Key', `a primary key must be a single String, Number, Date, Time or DateTime, not ${p.multiple ? 'multiple' : p.type}`);
   }
   if (p.primary && p.writeOnly) fail('Primary Key', 'a primary key cannot be writeOnly');
-  if (p.primary && (p.modules?.Version || p.modules?.UpdatedTimestamp)) {
-    fail('Primary Key', `a primary key cannot carry ${p.modules.Version ? 'Version' : 'UpdatedTimestamp'}: it changes on every write`, 'modules');
-  }
+  const changing = mods.find(({ def }) => def.changesOnEveryWrite);
+  if (p.primary && changing) fail('Primary Key', `a primary key cannot carry ${changing.module}: it changes on every write`, 'modules');
   // Nothing could ever create the record: the client may not supply the value and the server has none to give.
   if (p.readOnly && (p.required || p.primary) && !serverFills(p)) {
     fail('Write Lifecycle', `a readOnly ${p.primary ? 'primary key' : 'required property'} needs a value the server fills: a String or Number key, a defaultValue, or a Version, Owner or timestamp module`);
   }
 
   // Spec 2.1: Binary carries file metadata only.
-  if (p.type === 'Binary' && !isFile) fail('Binary Needs File Module', 'a Binary property must carry the FileURL or ImageURL module');
-  if (fileModules.length > 1) fail('File Module', 'FileURL and ImageURL cannot both be set');
-  if (isFile && p.type !== 'String' && p.type !== 'Binary') fail('File Module', `${fileModules[0]} applies to String or Binary properties, not ${p.type}`, 'modules');
-  if (isFile && (p.multiple || p.unique || p.indexed || p.searchIndexed || p.enum || p.pattern || p.defaultValue !== undefined)) {
-    fail('File Module', 'a file property cannot be multiple, unique, indexed, searchIndexed or carry enum, pattern or defaultValue');
-  }
+  const files = modulesWith('file').join(' or ');
+  if (p.type === 'Binary' && !isFile) fail('Binary Needs File Module', `a Binary property must carry the ${files} module`);
+  if (fileModules.length > 1) fail('File Module', `${modulesWith('file').join(' and ')} cannot both be set`);
 
-  // Semantic modules that need a particular type.
-  const needs = (mod: keyof NonNullable<Property['modules']>, ok: boolean, what: string) => {
-    if (mods[mod] && !ok) fail('Semantic Data Alignment', `${mod} needs ${what}, not ${p.multiple ? 'a multiple ' : ''}${p.type}`, `modules/${mod}`);
-  };
-  needs('Version', numeric && !p.multiple && p.web?.format !== 'float' && p.web?.format !== 'double', 'an integer Number property (format int32, int64 or none)');
-  needs('Status', p.type === 'String' && !p.multiple, 'a String property');
-  needs('Email', p.type === 'String' && !p.multiple, 'a String property');
-  needs('Password', p.type === 'String' && !p.multiple, 'a String property');
-  needs('Owner', p.type === 'String' && !p.multiple, 'a String property');
-  needs('CreatedTimestamp', p.type === 'DateTime' && !p.multiple, 'a DateTime property');
-  needs('UpdatedTimestamp', p.type === 'DateTime' && !p.multiple, 'a DateTime property');
-  const managed = (['Version', 'CreatedTimestamp', 'UpdatedTimestamp', 'Owner', 'Password'] as const).filter((m) => mods[m]);
-  if (managed.length > 1) fail('Semantic Data Alignment', `${managed.join(' and ')} cannot share one property`, 'modules');
-  if (where === 'relation' && (mods.Status || mods.Version || mods.Owner)) fail('Semantic Data Alignment', 'Status, Version and Owner belong on an entity, not a relation');
-  if (mods.Password && (p.primary || p.unique || p.indexed || p.searchIndexed || p.enum || p.pattern || p.defaultValue !== undefined)) {
-    fail('Password', 'a Password property is stored hashed: it cannot be primary, unique, indexed, searchIndexed or carry enum, pattern or defaultValue');
-  }
-  // Settings a managed value would break on every write: a Version is 1, then + 1; an Email is stored lowercase.
-  const startsAbove1 = typeof p.minimum === 'number' && (p.minimum > 1 || (p.minimum === 1 && p.exclusiveMinimum === true));
-  if (mods.Version && (p.enum || p.defaultValue !== undefined || startsAbove1)) {
-    fail('Version', 'a Version is 1 on create and one more on every write: it cannot carry enum, defaultValue or a minimum that excludes 1', 'modules/Version');
-  }
-  const upper = mods.Email ? [...(p.enum ?? []), ...(typeof p.defaultValue === 'string' ? [p.defaultValue] : [])].find((v) => v !== v.toLowerCase()) : undefined;
-  if (upper !== undefined) fail('Email', `"${upper}" can never be stored: an Email is stored lowercase`, 'modules/Email');
-  if (mods.Status) {
-    const initial = mods.Status.initialStatuses ?? [];
-    for (const s of initial) if (p.enum && !p.enum.includes(s)) fail('Status', `initial status "${s}" is not in the enum`, 'modules/Status/initialStatuses');
-    if (initial.length && typeof p.defaultValue === 'string' && !initial.includes(p.defaultValue)) {
-      fail('Status', `defaultValue "${p.defaultValue}" is not one of the initialStatuses`, 'defaultValue');
+  // Semantic modules: the properties each applies to, where, what they share, and each module's own checks.
+  for (const { module, def } of mods) {
+    if (def.appliesTo && !def.appliesTo.ok(p)) {
+      fail('Semantic Data Alignment', `${module} needs ${def.appliesTo.what}, not ${p.multiple ? 'a multiple ' : ''}${p.type}`, `modules/${module}`);
     }
   }
+  const managed = mods.filter(({ def }) => def.managed).map(({ module }) => module);
+  if (managed.length > 1) fail('Semantic Data Alignment', `${managed.join(' and ')} cannot share one property`, 'modules');
+  if (where === 'relation' && mods.some(({ def }) => def.entityOnly)) {
+    const names = modulesWith('entityOnly');
+    fail('Semantic Data Alignment', `${names.slice(0, -1).join(', ')} and ${names.at(-1)} belong on an entity, not a relation`);
+  }
+  for (const { module, def, options } of mods) def.check?.({ module, name, p, options, siblings, where, fail });
 
   // Spec 2.3: validation settings by type.
   if ((p.minimum !== undefined || p.maximum !== undefined) && !numeric && !temporal) fail('Validation Settings', `minimum and maximum apply to numbers, dates, times and datetimes, not ${p.type}`);
@@ -125,16 +104,14 @@ export function checkProperty(ctx: CheckContext, at: string, name: string, p: Pr
 
   // Attributes that need a scalar column.
   if (p.multiple && (p.type === 'JSON' || p.type === 'Binary')) fail('Multiple', `multiple does not apply to ${p.type} (a JSON value can itself be a list)`, 'multiple');
-  if (p.multiple && (p.unique || p.primary || p.references || mods.Status)) fail('Multiple', 'a multiple property cannot be unique, primary, a reference or a Status');
+  if (p.multiple && (p.unique || p.primary || p.references)) fail('Multiple', 'a multiple property cannot be unique, primary or a reference');
   if (p.searchIndexed && (p.type !== 'String' || p.multiple)) fail('Search Index', 'searchIndexed applies only to single String properties', 'searchIndexed');
   if (p.unique && (p.type === 'JSON' || p.type === 'Binary')) fail('Unique', `unique does not apply to ${p.type}`, 'unique');
 
   // Spec 2.3 web bindings.
   if (p.web?.format && !numeric) fail('Web Binding', `format applies only to numeric properties, not ${p.type}`, 'web/format');
   if (p.web?.fileTypes) {
-    if (!isFile) fail('Web Binding', 'fileTypes applies only to FileURL or ImageURL properties', 'web/fileTypes');
-    const allowed = fileModules[0] ? mods[fileModules[0]]?.allowedMimeTypes : undefined;
-    for (const t of allowed ? p.web.fileTypes : []) if (!mimeListAccepts(allowed!, t)) fail('Web Binding', `fileTypes lists "${t}" which allowedMimeTypes does not allow`, 'web/fileTypes');
+    if (!isFile) fail('Web Binding', `fileTypes applies only to ${files} properties`, 'web/fileTypes');
   }
 
   // Spec 2.5 JSON properties.

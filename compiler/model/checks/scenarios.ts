@@ -6,6 +6,9 @@ import { ACTION_NAMES, IDENTITY_RULES, isGroup } from '../types.ts';
 import { pointer as ptr } from '../errors.ts';
 import { CheckContext } from './context.ts';
 import { valueProblem } from './properties.ts';
+import { moduleFlag } from '../../modules/index.ts';
+import { ownerProperty } from '../../modules/owner.ts';
+import { statusProperties } from '../../modules/status.ts';
 
 type Level = 'api' | 'entity' | 'action';
 
@@ -82,7 +85,7 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
         else if (!comparable(entity.properties[rule.property]!, 'String')) {
           ctx.fail(`${at}/property`, 'Rule Target', `matchResourceOwner compares "${rule.property}" with the sub claim: it needs a single String property, not a file, Password or multiple one`);
         }
-      } else if (!Object.values(entity.properties).some((p) => p.modules?.Owner)) {
+      } else if (!ownerProperty(entity)) {
         ctx.fail(at, 'Unknown property', `matchResourceOwner needs a property with the Owner module on ${entityName}, or "property"${onEntity}`);
       }
       return;
@@ -111,12 +114,12 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
       return;
     case 'lifecycleStatus': {
       if (level === 'api') return ctx.fail(at, 'Lifecycle Placement', 'lifecycleStatus is not allowed at the API level; place it on an entity or an action');
-      const status = Object.entries(entity.properties).filter(([, p]) => p.modules?.Status);
+      const status = statusProperties(entity);
       if (status.length !== 1) return ctx.fail(at, 'Lifecycle Target', `lifecycleStatus needs exactly one property with the Status module on ${entityName}`);
-      const values = status[0]![1].enum;
+      const values = entity.properties[status[0]!]!.enum;
       for (const key of ['allowedStatuses', 'deniedStatuses'] as const) {
         (rule[key] ?? []).forEach((v, i) => {
-          if (values && !values.includes(v)) ctx.fail(`${at}/${key}/${i}`, 'Lifecycle Target', `"${v}" is not a value of ${status[0]![0]}`);
+          if (values && !values.includes(v)) ctx.fail(`${at}/${key}/${i}`, 'Lifecycle Target', `"${v}" is not a value of ${status[0]}`);
         });
       }
       return;
@@ -130,8 +133,7 @@ function checkRule(ctx: CheckContext, rule: Rule, at: string, level: Level, enti
 
 /** Whether a rule can compare the property's column with a plain value (of `type`, when given). */
 function comparable(p: Property, type?: Property['type']): boolean {
-  const m = p.modules ?? {};
-  if (p.multiple || p.type === 'JSON' || p.type === 'Binary' || m.FileURL || m.ImageURL || m.Password) return false;
+  if (p.multiple || p.type === 'JSON' || p.type === 'Binary' || moduleFlag(p, 'file') || moduleFlag(p, 'hidden')) return false;
   return type === undefined || p.type === type;
 }
 

@@ -6,6 +6,8 @@ import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
 import { wireName } from '../../model/names.ts';
 import { buildObject, chain, clauses, fill, hang, indent, paren, wrap } from '../layout.ts';
+import { moduleFlag } from '../../modules/index.ts';
+import { versionProperty } from '../../modules/version.ts';
 
 export interface Writable {
   name: string;
@@ -79,7 +81,7 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
   const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
   const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
   const col = (name: string) => t.columns.find((c) => c.name === name)!;
-  const readable = (c: ColumnIR) => !c.prop || !(c.prop.writeOnly || c.prop.modules?.Password);
+  const readable = (c: ColumnIR) => !c.prop || !(c.prop.writeOnly || moduleFlag(c.prop, 'hidden'));
   const readOnly = (c: ColumnIR) => Boolean(c.prop?.readOnly) || c.identity;
   const managed = (c: ColumnIR) => !readOnly(c) && Boolean(c.prop && serverManaged(c.prop));
   const parentRef = t.kind === 'entity' ? t.entity.parent : undefined;
@@ -92,7 +94,7 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
     keyType: col(pk).sqlType,
     soft: t.kind === 'entity' && Boolean(t.entity.softDelete),
     org: hasOrganization(t),
-    version: t.kind === 'entity' ? Object.entries(t.entity.properties).find(([, p]) => p.modules?.Version)?.[0] : undefined,
+    version: t.kind === 'entity' ? versionProperty(t.entity)?.[0] : undefined,
     parent: parentRef ? { column: parentRef.property, type: col(parentRef.property).sqlType, table: entityTable(parentRef.entity).name } : undefined,
     output: props.filter(readable).map((c) => c.name),
     keys: Object.fromEntries(props.map((c) => [c.name, c.prop ? wireName(c.name, c.prop) : c.name])),
