@@ -1,13 +1,17 @@
 // After `tsc -p tsconfig.build.json`: the files the compiled code reads at run time beside it in dist/
 // (the engine's static SQL, the model's JSON Schema, Scalar's browser bundle), so `node dist/...` needs no sources.
-import { cpSync, mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const out = process.argv[2] ?? 'dist';
 mkdirSync(`${out}/compiler/sql`, { recursive: true });
 for (const f of readdirSync('compiler/sql').filter((x) => x.endsWith('.sql'))) cpSync(`compiler/sql/${f}`, `${out}/compiler/sql/${f}`);
-cpSync('compiler/model.schema.json', `${out}/compiler/model.schema.json`);
+// The published schema lists the modules too: the registry's (compiler/modules), composed in as validation does.
+const { modulesSchema } = await import(pathToFileURL(resolve(out, 'compiler/modules/index.js')).href);
+const schema = JSON.parse(readFileSync('compiler/model.schema.json', 'utf8'));
+Object.assign(schema.definitions.property.properties.modules, modulesSchema());
+writeFileSync(`${out}/compiler/model.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
 // A devDependency, pinned by package-lock.json: production installs get the one file, not its packages.
 const scalar = join(dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), 'browser/standalone.js');
 mkdirSync(`${out}/server/assets`, { recursive: true });

@@ -419,8 +419,8 @@ test('unknown rule names', () => {
 
 test('unknown module names', () => {
   const m = base();
-  m.entities.Item.properties.name.modules = { Slug: {} };
-  rejects(m, `${P}/name/modules/Slug`, 'Unknown module', '"Slug"');
+  m.entities.Item.properties.name.modules = { Colour: {} };
+  rejects(m, `${P}/name/modules/Colour`, 'Unknown module', '"Colour"');
 });
 
 test('unknown keys anywhere are errors', () => {
