@@ -13,6 +13,7 @@ import { Email } from './email.ts';
 import { Password } from './password.ts';
 import { FileURL } from './file-url.ts';
 import { ImageURL } from './image-url.ts';
+import { Slug } from './slug.ts';
 
 export const MODULES = {
   Version,
@@ -24,6 +25,7 @@ export const MODULES = {
   Password,
   FileURL,
   ImageURL,
+  Slug,
 } satisfies Record<string, ModuleDef<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export type ModuleName = keyof typeof MODULES;
