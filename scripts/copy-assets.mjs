@@ -7,10 +7,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const out = process.argv[2] ?? 'dist';
 mkdirSync(`${out}/compiler/sql`, { recursive: true });
 for (const f of readdirSync('compiler/sql').filter((x) => x.endsWith('.sql'))) cpSync(`compiler/sql/${f}`, `${out}/compiler/sql/${f}`);
-// The published schema lists the modules too: the registry's (compiler/modules), composed in as validation does.
+// The published schema lists the modules and rule types too: the registries' (compiler/modules, compiler/access/rules),
+// composed in as validation does.
 const { modulesSchema } = await import(pathToFileURL(resolve(out, 'compiler/modules/index.js')).href);
+const { rulesSchema } = await import(pathToFileURL(resolve(out, 'compiler/access/rules/index.js')).href);
 const schema = JSON.parse(readFileSync('compiler/model.schema.json', 'utf8'));
 Object.assign(schema.definitions.property.properties.modules, modulesSchema());
+Object.assign(schema.definitions.rule, rulesSchema());
 writeFileSync(`${out}/compiler/model.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
 // A devDependency, pinned by package-lock.json: production installs get the one file, not its packages.
 const scalar = join(dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), 'browser/standalone.js');

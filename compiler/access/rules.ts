@@ -1,13 +1,12 @@
-// Each access rule as SQL (spec 2.8, 2.9, design.md 4). Identity rules read the caller's claims through
-// (SELECT auth.…()) so PostgreSQL evaluates them once per statement; data rules are row conditions.
+// A scenario's rules as SQL (spec 2.8, 2.9, design.md 4): each rule type's SQL is in its file (compiler/access/rules/),
+// listed by the registry; here are the tree, the modes and what the types share. Identity rules read the caller's
+// claims through (SELECT auth.…()) so PostgreSQL evaluates them once per statement; data rules are row conditions.
 import type { Entity, Model, PredicateGroup, Rule } from '../model/types.ts';
-import { IDENTITY_RULES, isGroup } from '../model/types.ts';
+import { isGroup } from '../model/types.ts';
 import { tableName } from '../model/names.ts';
-import { baseType } from '../ir/columns.ts';
-import { ident, literal, pgName, qname, scalarLiteral, textArray } from '../sql/ident.ts';
+import { ident, pgName, qname, textArray } from '../sql/ident.ts';
+import { IDENTITY_RULES, ruleDef } from './rules/index.ts';
 import { group } from '../sql/layout.ts';
-import { ownerProperty } from '../modules/owner.ts';
-import { statusProperties } from '../modules/status.ts';
 
 /**
  * How data rules count: all true (PRE_FETCH 'identity'), as conditions on the existing row ('row':
@@ -18,12 +17,13 @@ import { statusProperties } from '../modules/status.ts';
  */
 export type Mode = 'identity' | 'row' | 'select';
 
-const WRITES = ['create', 'update', 'delete', 'restore'];
+/** The actions that write. */
+export const WRITES = ['create', 'update', 'delete', 'restore'];
 // Conditions on the caller alone are whole sub-selects (`(SELECT auth.roles() && …)`), not a sub-select
 // compared outside (`(SELECT auth.roles()) && …`): both run once per statement, but the planner estimates a
 // boolean parameter at one half and a comparison without a column at 1/200, which, ANDed and ORed through the
 // policies, made it expect a few hundred visible rows of a hundred thousand and give up the key's index.
-const unlessActing = (actions: string[], cond: string) =>
+export const unlessActing = (actions: string[], cond: string) =>
   `((SELECT lib.action() = ANY (${textArray(actions)})) OR ${cond})`;
 
 export interface RuleContext {
@@ -39,7 +39,8 @@ export interface RuleContext {
   stakeholder?: (table: string, column: string) => string;
 }
 
-const claims = {
+/** The caller's claims, each a sub-select evaluated once per statement. */
+export const CLAIMS = {
   uid: '(SELECT auth.uid())',
   roles: '(SELECT auth.roles())',
   email: '(SELECT auth.email())',
@@ -47,62 +48,19 @@ const claims = {
   org: '(SELECT auth.org())',
 };
 
-export { ownerProperty };
-
-function statusProperty(e: Entity): string {
-  return statusProperties(e)[0]!;
-}
+export { ownerProperty } from '../modules/owner.ts';
 
 /** An identity rule: a condition on the caller alone, evaluated once per statement (see unlessActing). */
 function identitySql(rule: Rule, ctx: RuleContext): string {
-  switch (rule.type) {
-    case 'allowPublic': return 'true';
-    case 'allowAuthenticated': return '(SELECT auth.uid() IS NOT NULL)';
-    case 'matchUserRole': return `(SELECT auth.roles() && ${textArray(rule.roles)})`;
-    case 'matchOrganizationRole': {
-      // EnterpriseRBAC: enterprise roles hold in every organization of the caller's enterprise.
-      const roles = ctx.model.api.strategy === 'EnterpriseRBAC'
-        ? '(auth.org_roles() || CASE WHEN auth.enterprise() IS NOT NULL THEN auth.enterprise_roles() ELSE \'{}\'::text[] END)'
-        : 'auth.org_roles()';
-      const named = rule.roles.filter((r) => r !== 'any');
-      const any = rule.roles.includes('any') ? [`cardinality(${roles}) > 0`] : [];
-      const match = named.length ? [`${roles} && ${textArray(named)}`] : [];
-      return `(SELECT auth.org() IS NOT NULL AND (${[...any, ...match].join(' OR ')}))`;
-    }
-    case 'matchEmailDomain':
-      // The domain is what follows the last @: in "a@corp.com@evil.com" (or a quoted "a@corp.com"@evil.com) it is evil.com.
-      return `(SELECT substring(auth.email() FROM '@([^@]*)$') = ANY (${textArray(rule.domains.map((d) => d.toLowerCase()))}))`;
-    case 'matchIpAddress':
-      return `(SELECT auth.ip() <<= ANY (ARRAY[${rule.cidrs.map(literal).join(', ')}]::cidr[]))`;
-    default:
-      throw new Error(`${rule.type} is not an identity rule`);
-  }
+  const def = ruleDef(rule);
+  if (def.kind !== 'identity') throw new Error(`${rule.type} is not an identity rule`);
+  return def.sql(rule, ctx, 'identity');
 }
 
 function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
-  const e = ctx.entity;
-  switch (rule.type) {
-    case 'matchResourceOwner':
-      return movable(mode, ctx, `(${ident(rule.property ?? ownerProperty(e)!)} = ${claims.uid})`);
-    case 'matchResourceAttribute': {
-      const p = e.properties[rule.attribute]!;
-      const cond = `(${ident(rule.attribute)} = ANY (ARRAY[${rule.values.map(scalarLiteral).join(', ')}]::${baseType(p)}[]))`;
-      return mode === 'select' ? unlessActing(WRITES.filter((a) => a !== 'create'), cond) : cond;
-    }
-    case 'lifecycleStatus': {
-      // Lifecycle rules judge existing records only; a record being created passes (spec 3.1).
-      const col = ident(statusProperty(e));
-      const parts = [
-        ...(rule.deniedStatuses ? [`(${col} IS NULL OR NOT (${col}::text = ANY (${textArray(rule.deniedStatuses)})))`] : []),
-        ...(rule.allowedStatuses ? [`(${col}::text = ANY (${textArray(rule.allowedStatuses)}))`] : []),
-      ];
-      return unlessActing(mode === 'select' ? WRITES : ['create'], `(${parts.join(' AND ')})`);
-    }
-    case 'matchProjectStakeholder':
-      return movable(mode, ctx, stakeholderCall(ctx, rule.via));
-    default:
-      throw new Error(`${rule.type} is not a data rule`);
-  }
+  const def = ruleDef(rule);
+  if (def.kind !== 'data') throw new Error(`${rule.type} is not a data rule`);
+  return def.sql(rule, ctx, mode);
 }
 
 /**
@@ -112,13 +70,13 @@ function dataSql(rule: Rule, ctx: RuleContext, mode: Mode = 'row'): string {
  * SELECT policy of a scenario that can win an update (only the winner's policies apply), such a rule gives way
  * while an update runs; other scenarios' policies (a list's) keep it plain.
  */
-const movable = (mode: Mode, ctx: RuleContext, cond: string) => (mode === 'select' && ctx.updates ? unlessActing(['update'], cond) : cond);
+export const movable = (mode: Mode, ctx: RuleContext, cond: string) => (mode === 'select' && ctx.updates ? unlessActing(['update'], cond) : cond);
 
 /** app.<table>_stakeholder_keys(): the keys of that table's rows in the caller's projects. */
 export const stakeholderKeys = (table: string) => qname('app', pgName(table, 'stakeholder_keys'));
 
 /** The row's project (itself, its parent chain, or the entity `via` references) is one the caller owns or is a member of. */
-function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
+export function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
   const projectEntity = ctx.model.api.projects!.entity;
   if (ctx.entityName === projectEntity && !via) {
     const pk = Object.entries(ctx.entity.properties).find(([, p]) => p.primary)![0];
@@ -163,11 +121,5 @@ export function dataRules(g: PredicateGroup, ctx: RuleContext, guards: string[] 
 }
 
 export function describeRule(r: Rule): string {
-  switch (r.type) {
-    case 'matchResourceOwner': return `matchResourceOwner${r.property ? ` (${r.property})` : ''}`;
-    case 'matchResourceAttribute': return `matchResourceAttribute (${r.attribute} in ${r.values.join(', ')})`;
-    case 'lifecycleStatus': return `lifecycleStatus (${[r.deniedStatuses ? `denied: ${r.deniedStatuses.join(', ')}` : '', r.allowedStatuses ? `allowed: ${r.allowedStatuses.join(', ')}` : ''].filter(Boolean).join('; ')})`;
-    case 'matchProjectStakeholder': return 'matchProjectStakeholder';
-    default: return r.type;
-  }
+  return ruleDef(r).describe?.(r) ?? r.type;
 }

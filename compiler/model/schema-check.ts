@@ -1,16 +1,18 @@
 // Structural validation of a model file against compiler/model.schema.json with ajv.
 // ajv's raw errors are translated into ModelErrors that name the pointer and the rule broken.
-// A property's `modules` comes from the module registry (compiler/modules), composed in at load.
+// A property's `modules` and a rule's `oneOf` come from the registries (compiler/modules, compiler/access/rules),
+// composed in at load.
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { ModelError } from './errors.ts';
 import { MODULE_NAMES, modulesSchema } from '../modules/index.ts';
+import { RULE_TYPES, rulesSchema } from '../access/rules/index.ts';
 
-/** The model's JSON Schema: compiler/model.schema.json with the registry's modules. */
+/** The model's JSON Schema: compiler/model.schema.json with the registries' modules and rule types. */
 export function modelSchema(): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const s = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
-  const { $comment, ...open } = s.definitions.property.properties.modules;
-  s.definitions.property.properties.modules = { ...open, ...modulesSchema(), ...($comment ? { $comment } : {}) };
+  Object.assign(s.definitions.property.properties.modules, modulesSchema());
+  Object.assign(s.definitions.rule, rulesSchema());
   return s;
 }
 
@@ -18,8 +20,6 @@ const schema = modelSchema();
 const ajv = new Ajv({ allErrors: true, discriminator: true, strict: true, strictRequired: false, allowUnionTypes: true });
 const check = ajv.compile(schema);
 
-const RULES = (schema.definitions.rule.oneOf as Array<{ properties: { type: { const: string } } }>)
-  .map((s) => s.properties.type.const);
 
 /** Returns the structural errors of `input`; empty when it matches the model schema. */
 export function schemaErrors(input: unknown): ModelError[] {
@@ -52,7 +52,7 @@ function translate(e: ErrorObject, nameRules: Map<string, string | undefined>): 
       const tag = String(e.params.tag);
       const value = JSON.stringify(e.params.tagValue);
       if (tag === 'type') {
-        return { pointer: at, rule: 'Unknown rule', message: `unknown rule type ${value} (known: ${RULES.join(', ')})` };
+        return { pointer: at, rule: 'Unknown rule', message: `unknown rule type ${value} (known: ${RULE_TYPES.join(', ')})` };
       }
       return { pointer: at, rule: 'Unknown relation kind', message: `unknown relation kind ${value} (known: oneToOne, manyToMany)` };
     }

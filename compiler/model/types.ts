@@ -1,6 +1,7 @@
 // TypeScript shape of a model file, mirroring compiler/model.schema.json.
 // The schema is the source of truth for what is accepted; these types describe what passed it.
 import type { Modules } from '../modules/index.ts';
+import type { Rule } from '../access/rules/index.ts';
 
 export type PropertyType =
   | 'String' | 'Number' | 'Boolean' | 'Date' | 'Time' | 'DateTime' | 'Binary' | 'JSON';
@@ -156,22 +157,8 @@ export interface PredicateGroup {
   children: Array<PredicateGroup | Rule>;
 }
 
-export type Rule =
-  | { type: 'allowPublic' }
-  | { type: 'allowAuthenticated' }
-  | { type: 'matchUserRole'; roles: string[] }
-  | { type: 'matchOrganizationRole'; roles: string[] }
-  | { type: 'matchEmailDomain'; domains: string[] }
-  | { type: 'matchIpAddress'; cidrs: string[] }
-  | { type: 'matchResourceOwner'; property?: string }
-  | { type: 'matchProjectStakeholder'; via?: string }
-  | { type: 'matchResourceAttribute'; attribute: string; values: Scalar[] }
-  | { type: 'lifecycleStatus'; allowedStatuses?: string[]; deniedStatuses?: string[] };
-
-export type RuleType = Rule['type'];
-
-export const IDENTITY_RULES: readonly RuleType[] =
-  ['allowPublic', 'allowAuthenticated', 'matchUserRole', 'matchOrganizationRole', 'matchEmailDomain', 'matchIpAddress'];
+/** A rule and its type, from the rule registry (compiler/access/rules/index.ts). */
+export type { Rule, RuleType } from '../access/rules/index.ts';
 
 export function isGroup(node: PredicateGroup | Rule): node is PredicateGroup {
   return 'style' in node;

@@ -5,7 +5,8 @@ import type { Model } from '../../model/types.ts';
 import { mergedScenarios } from '../../access/merge.ts';
 import { dataRules, describeRule, ownerProperty, ruleSql, type RuleContext } from '../../access/rules.ts';
 import type { TableIR } from '../../ir/types.ts';
-import { IDENTITY_RULES, isGroup, type PredicateGroup, type Rule } from '../../model/types.ts';
+import { isGroup, type PredicateGroup, type Rule } from '../../model/types.ts';
+import { IDENTITY_RULES } from '../../access/rules/index.ts';
 import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
 import { keyCastable, keyEquals, plpgsql, type Shape } from './shape.ts';
 
