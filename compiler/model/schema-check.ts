@@ -9,7 +9,7 @@ import { MODULE_NAMES, modulesSchema } from '../modules/index.ts';
 import { RULE_TYPES, rulesSchema } from '../access/rules/index.ts';
 
 /** The model's JSON Schema: compiler/model.schema.json with the registries' modules and rule types. */
-export function modelSchema(): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function modelSchema(): Record<string, any> {
   const s = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
   Object.assign(s.definitions.property.properties.modules, modulesSchema());
   Object.assign(s.definitions.rule, rulesSchema());

@@ -26,7 +26,7 @@ export const MODULES = {
   FileURL,
   ImageURL,
   Slug,
-} satisfies Record<string, ModuleDef<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+} satisfies Record<string, ModuleDef<any>>;
 
 export type ModuleName = keyof typeof MODULES;
 
@@ -39,10 +39,10 @@ export type FileModuleName = { [K in ModuleName]: (typeof MODULES)[K] extends { 
 export const MODULE_NAMES = Object.keys(MODULES) as ModuleName[];
 
 /** The property's modules in registry order, with their definitions and options. */
-export function modulesOf(p: Property): Array<{ module: ModuleName; def: ModuleDef<any>; options: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function modulesOf(p: Property): Array<{ module: ModuleName; def: ModuleDef<any>; options: any }> {
   const m = p.modules as Record<string, unknown> | undefined;
   if (!m) return [];
-  return MODULE_NAMES.filter((k) => m[k]).map((module) => ({ module, def: MODULES[module] as ModuleDef<any>, options: m[module] })); // eslint-disable-line @typescript-eslint/no-explicit-any
+  return MODULE_NAMES.filter((k) => m[k]).map((module) => ({ module, def: MODULES[module] as ModuleDef<any>, options: m[module] }));
 }
 
 /** Whether one of the property's modules has the flag. */

@@ -16,7 +16,7 @@ test.before(async () => {
 });
 test.after(async () => db?.close());
 
-const as = (fn: (tx: any) => Promise<any>): Promise<any> => asRole<any>(db.sql, 'authenticated', { sub: 'u1' }, fn); // eslint-disable-line @typescript-eslint/no-explicit-any
+const as = (fn: (tx: any) => Promise<any>): Promise<any> => asRole<any>(db.sql, 'authenticated', { sub: 'u1' }, fn);
 
 test('every table keeps a revision token and last-modified time, new on every write', async () => {
   const [a] = await as((tx) => tx`insert into app.docs (id) values ('r1') returning _rev, _modified_at`);

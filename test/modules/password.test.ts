@@ -32,7 +32,7 @@ test('Password: salted bcrypt hash on write, never readable by the request roles
     try {
       await asRole(m.db.sql, role, (tx) => tx`select password from app.accounts`);
       assert.unreachable('password must not be readable');
-    } catch (err: any) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    } catch (err: any) {
       assert.is(err.code, '42501', role);
     }
   }

@@ -8,7 +8,6 @@ import type { Manifest } from '../../compiler/manifest/types.ts';
 import { problemFromDatabase } from '../../server/problem/database.ts';
 import { problemBody } from '../../server/problem/render.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export type Tx = any;
 
 export interface ModuleDb {

@@ -24,7 +24,7 @@ export const RULES = {
   matchProjectStakeholder,
   matchResourceAttribute,
   lifecycleStatus,
-} satisfies Record<string, RuleDef<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+} satisfies Record<string, RuleDef<any>>;
 
 export type RuleType = keyof typeof RULES;
 
@@ -34,7 +34,7 @@ export type Rule = { [K in RuleType]: RuleOf<(typeof RULES)[K]> }[RuleType];
 export const RULE_TYPES = Object.keys(RULES) as RuleType[];
 
 /** The rule's definition. */
-export const ruleDef = (rule: { type: string }): RuleDef<any> => RULES[rule.type as RuleType] as RuleDef<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export const ruleDef = (rule: { type: string }): RuleDef<any> => RULES[rule.type as RuleType] as RuleDef<any>;
 
 /** Rules on the caller alone (PRE_FETCH decides them before any row is read). */
 export const IDENTITY_RULES: readonly RuleType[] = RULE_TYPES.filter((t) => RULES[t].kind === 'identity');
