@@ -114,7 +114,7 @@ test('an added optional property commits as a small delta that applies over rows
   assert.match(sql, 'ALTER TABLE "app"."books" ADD COLUMN IF NOT EXISTS "isbn" character varying(255);');
   assert.not.match(sql, 'meta.ensure_column', 'the columns the books had are not asserted again');
   assert.not.match(sql, '"api"."writers_', "the writers' functions did not change");
-  assert.ok(lines < 500, `${lines} lines`);
+  assert.ok(lines < 600, `${lines} lines`); // most of them the books' functions whose text changed
   await migrateOther();
   const [row] = await other.sql`select count(*)::int as n, count(isbn)::int as isbn from app.books`;
   assert.equal([row!.n, row!.isbn], [2, 0]);
