@@ -63,10 +63,14 @@ export interface Delta {
   concurrent?: { name: string; sql: string }[];
 }
 
-/** A new index of a table that exists, as a script graphile-migrate runs outside a transaction. */
-function concurrentIndex(sql: string): { name: string; sql: string } | undefined {
-  const m = /^SELECT meta\.ensure_index\(\s*'(?:[^']|'')+',\s*'((?:[^']|'')+)',\s*'(CREATE (?:UNIQUE )?INDEX (?:[^']|'')+)',/.exec(sql);
-  if (!m) return undefined;
+/**
+ * A new index of a table that exists, as a script graphile-migrate runs outside a transaction, before the model's
+ * migration: only on a column the committed migrations made (`hasColumn`), since a new one comes in that migration.
+ */
+function concurrentIndex(sql: string, hasColumn: (column: string) => boolean): { name: string; sql: string } | undefined {
+  const m = /^SELECT meta\.ensure_index\(\s*'(?:[^']|'')+',\s*'((?:[^']|'')+)',\s*'(CREATE (?:UNIQUE )?INDEX (?:[^']|'')+)',\s*'\{"property":"([^"]+)"/
+    .exec(sql);
+  if (!m || !hasColumn(m[3]!)) return undefined;
   const def = m[2]!.replace(/''/g, "'").replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX CONCURRENTLY IF NOT EXISTS ');
   return {
     name: m[1]!.replace(/''/g, "'"),
@@ -130,7 +134,8 @@ export function modelDelta(model: Model, { state, documents }: Committed, withEn
   if ([...changed].every((u) => u === ALWAYS)) return engine;
   changed.add(ALWAYS);
   // A table whose columns change or whose constraints and indexes are replaced runs whole, as the whole script does.
-  const existed = (table: string) => [...state.keys()].some((u) => u.startsWith(`${table} `));
+  const tablesBefore = new Set([...state.keys()].map((u) => u.split(' ')[0]!));
+  const existed = (table: string) => tablesBefore.has(table);
   // (A constraint or index only added changes the replaced-rules sweep's lists too, and reshapes nothing.)
   const reshaped = new Set(pieces.filter((p) => p.table && changed.has(p.unit) && state.has(p.unit) && /^\S+ (column|rule) /.test(p.unit))
     .map((p) => p.table));
@@ -156,7 +161,7 @@ export function modelDelta(model: Model, { state, documents }: Committed, withEn
   ];
   const footer = ['-- The units this migration installs, which the next one is compared with:', ...markers];
   const concurrent = pieces.filter((p) => p.table && existed(p.table) && !state.has(p.unit) && / rule /.test(p.unit))
-    .map((p) => concurrentIndex(p.sql)).filter((c) => c !== undefined);
+    .map((p) => concurrentIndex(p.sql, (column) => state.has(`${p.table} column ${column}`))).filter((c) => c !== undefined);
   return {
     sql: [engine.sql, [...header, '', render(chosen), '', ...footer, ''].join('\n')].filter(Boolean).join('\n'),
     units: [...engine.units, ...markers.map((m) => m.split(' ').slice(2, -1).join(' '))],

@@ -62,7 +62,7 @@ export async function commitModel(o: CommitOptions): Promise<string[]> {
   const engine = engineDelta(before.state, opts);
   const model = modelDelta(o.model, o.full ? { state: new Map(), documents: new Map() } : before, false, opts);
   if (!engine.sql && !model.sql) return [];
-  const steps: [string, string][] = [[engine.sql, 'engine'], ...(model.concurrent ?? []).map((c) => [c.sql, `index ${c.name}`] as [string, string]),
+  const steps: (readonly [sql: string, message: string])[] = [[engine.sql, 'engine'], ...(model.concurrent ?? []).map((c) => [c.sql, `index ${c.name}`] as const),
     [model.sql, o.message ?? 'model']];
   const shapes = await prove(o.rootUrl, folder, steps.map(([sql]) => sql).filter(Boolean), emitMigration(o.model, opts));
   // Checked before anything is written: the commit runs on this database, which must be where the chain is.

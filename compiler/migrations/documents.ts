@@ -3,13 +3,18 @@
 import { splitStatements } from './statements.ts';
 import { json } from '../sql/layout.ts';
 
+/** A string literal, or literals on lines of their own that SQL joins into one (wrapLong splits a long one so). */
+const TEXT = String.raw`'(?:[^']|'')*'(?:\s*\n\s*'(?:[^']|'')*')*`;
+/** The text of such a literal. */
+const textOf = (literal: string) => [...literal.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'")).join('');
+
 /** `INSERT INTO lib.<table> (<key>, <doc>) VALUES (<key value>, '<json>'::jsonb) ON CONFLICT … ;` */
-const INSERT = /^INSERT INTO lib\.(\w+) \((\w+), (\w+)\) VALUES \(('(?:[^']|'')*'|true), '((?:[^']|'')*)'::jsonb\)\s*ON CONFLICT \(\w+\) DO UPDATE SET \w+ = EXCLUDED\.\w+;$/s;
+const INSERT = new RegExp(String.raw`^INSERT INTO lib\.(\w+) \((\w+), (\w+)\) VALUES \(\s*('(?:[^']|'')*'|true),\s*(${TEXT})::jsonb\)\s*`
+  + String.raw`ON CONFLICT \(\w+\) DO UPDATE SET \w+ = EXCLUDED\.\w+;$`, 's');
 /** What a delta writes instead: `UPDATE lib.<table> SET <doc> = lib.merge_patch(<doc>, '<patch>'::jsonb) WHERE <key> = …;` */
-const UPDATE = /^UPDATE lib\.(\w+) SET (\w+) = lib\.merge_patch\(\2, '((?:[^']|'')*)'::jsonb\) WHERE (\w+) = ('(?:[^']|'')*'|true);$/s;
+const UPDATE = new RegExp(String.raw`^UPDATE lib\.(\w+) SET (\w+) = lib\.merge_patch\(\2,\s*(${TEXT})::jsonb\)\s*WHERE (\w+) = ('(?:[^']|'')*'|true);$`, 's');
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-const unquote = (s: string) => s.replace(/''/g, "'");
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const isObject = (v: Json | undefined): v is { [k: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -17,9 +22,9 @@ const isObject = (v: Json | undefined): v is { [k: string]: Json } => typeof v =
 export function documentOf(sql: string): { name: string; doc?: Json; patch?: Json; table: string; keyColumn: string; docColumn: string; key: string } | undefined {
   const body = sql.replace(/^(\s*--[^\n]*\n)*\s*/, '');
   const i = INSERT.exec(body);
-  if (i) return { name: `${i[1]} ${i[4]}`, table: i[1]!, keyColumn: i[2]!, docColumn: i[3]!, key: i[4]!, doc: JSON.parse(unquote(i[5]!)) };
+  if (i) return { name: `${i[1]} ${i[4]}`, table: i[1]!, keyColumn: i[2]!, docColumn: i[3]!, key: i[4]!, doc: JSON.parse(textOf(i[5]!)) };
   const u = UPDATE.exec(body);
-  if (u) return { name: `${u[1]} ${u[5]}`, table: u[1]!, keyColumn: u[4]!, docColumn: u[2]!, key: u[5]!, patch: JSON.parse(unquote(u[3]!)) };
+  if (u) return { name: `${u[1]} ${u[5]}`, table: u[1]!, keyColumn: u[4]!, docColumn: u[2]!, key: u[5]!, patch: JSON.parse(textOf(u[3]!)) };
   return undefined;
 }
 

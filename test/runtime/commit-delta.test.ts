@@ -36,9 +36,10 @@ v2.entities.Book.properties = { id: key, headline: { type: 'String', required: t
 const v3 = structuredClone(v2) as any;
 v3.entities = { Writer: { ...v3.entities.Author, collection: 'writers', renamedFrom: { entity: 'Author', collection: 'authors' } }, Book: v3.entities.Book };
 v3.entities.Book.properties.author_id.references = 'Writer';
-// Later, an optional property: the migration is the column and the functions that changed.
+// Later, an optional property with an index: the migration is the column, its index and the functions that changed
+// (the index is built in that migration: its column is new, so no concurrent build may come before it).
 const v4 = structuredClone(v3) as any;
-v4.entities.Book.properties.isbn = { type: 'String' };
+v4.entities.Book.properties.isbn = { type: 'String', indexed: true };
 
 // Then an index on a table with rows.
 const v5 = structuredClone(v4) as any;
@@ -112,6 +113,7 @@ test('an added optional property commits as a small delta that applies over rows
   const sql = last(), lines = sql.split('\n').length;
   assert.match(sql, /^--   added property Book\.isbn$/m);
   assert.match(sql, 'ALTER TABLE "app"."books" ADD COLUMN IF NOT EXISTS "isbn" character varying(255);');
+  assert.match(sql, /SELECT meta\.ensure_index\(\s*'books',\s*'books_isbn_idx'/);
   assert.not.match(sql, 'meta.ensure_column', 'the columns the books had are not asserted again');
   assert.not.match(sql, '"api"."writers_', "the writers' functions did not change");
   assert.ok(lines < 600, `${lines} lines`); // most of them the books' functions whose text changed
