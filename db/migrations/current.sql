@@ -3220,10 +3220,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."users_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _scenario text := lib.enter('users', _action, "app"."users_access"(_action), 'User');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -3243,6 +3243,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('users'), _sort);
@@ -3301,92 +3304,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_list"(jsonb)
-  IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."users_page"(text, jsonb)
+  IS 'A page of User records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: a page, app.users_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('users'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."users"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
-      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'profile' THEN ',"profile":' || coalesce((
-        coalesce((
-          SELECT (SELECT row_to_json(r) FROM (SELECT
-            t_0."user_id" AS "user_id", t_0."bio" AS "bio", t_0."avatar" AS "avatar"
-          ) r)
-          FROM "app"."users_profile" t_0
-          WHERE t_0."user_id" = t."id"
-        ), (SELECT row_to_json(r) FROM (SELECT
-          t."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
-        ) r))
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
-      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."email", t."display_name", t."created_at", t."updated_at", t._rev, t._modified_at
-        FROM "app"."users" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."users_search"(jsonb)
-  IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: a page, app.users_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -3488,8 +3416,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
 
-SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."users_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -3515,9 +3443,9 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   IF _body ? 'password' THEN
     UPDATE "app"."users" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+      "email" = CASE WHEN _body ? 'email' THEN r."email" WHEN _patch THEN t."email" ELSE NULL END,
       "password" = r."password",
-      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" WHEN _patch THEN t."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3534,8 +3462,8 @@ BEGIN
     ) INTO _result;
   ELSE
     UPDATE "app"."users" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
-      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE NULL END
+      "email" = CASE WHEN _body ? 'email' THEN r."email" WHEN _patch THEN t."email" ELSE NULL END,
+      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" WHEN _patch THEN t."display_name" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."users", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -3559,80 +3487,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
+COMMENT ON FUNCTION "app"."users_update"(jsonb, boolean) IS 'Update a User: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User: app.users_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."users_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(
-    _body,
-    ARRAY['email', 'password', 'display_name']::text[],
-    ARRAY['id', 'created_at', 'updated_at']::text[]
-  );
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  IF _body ? 'password' THEN
-    UPDATE "app"."users" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-      "password" = r."password",
-      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
-    FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    WHERE t."id" = _key
-      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object(
-      'data', (SELECT row_to_json(r) FROM (SELECT
-        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
-        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-      ) r),
-      'id', t."id"::text,
-      'etag', t._rev::text,
-      'last_modified', t._modified_at,
-      'scenario', ("app"."users_scenario"(_scenario))[1]
-    ) INTO _result;
-  ELSE
-    UPDATE "app"."users" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-      "display_name" = CASE WHEN _body ? 'display_name' THEN r."display_name" ELSE t."display_name" END
-    FROM jsonb_populate_record(NULL::"app"."users", _body) r
-    WHERE t."id" = _key
-      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object(
-      'data', (SELECT row_to_json(r) FROM (SELECT
-        t."id" AS "id", t."email" AS "email", t."display_name" AS "display_name",
-        t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-      ) r),
-      'id', t."id"::text,
-      'etag', t._rev::text,
-      'last_modified', t._modified_at,
-      'scenario', ("app"."users_scenario"(_scenario))[1]
-    ) INTO _result;
-  END IF;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."users_deny"('update', _key);
-    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User: app.users_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -3923,10 +3786,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."projects_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."projects_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."projects_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('projects', 'list', "app"."projects_access"('list'), 'Project');
+  _scenario text := lib.enter('projects', _action, "app"."projects_access"(_action), 'Project');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -3946,6 +3809,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('projects'), _sort);
@@ -4024,112 +3890,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_list"(jsonb)
-  IS 'list Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."projects_page"(text, jsonb)
+  IS 'A page of Project records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."projects_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."projects_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."projects_list"(jsonb) IS 'list Project: a page, app.projects_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."projects_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('projects', 'search', "app"."projects_access"('search'), 'Project');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('projects'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('projects'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
-    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."projects" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."projects" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."projects"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
-        (
-          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
-          FROM (
-            SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
-              t_0."id" AS "id", t_0."email" AS "email", t_0."display_name" AS "display_name",
-              t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
-            ) r))::text, -1)
-              || (CASE WHEN $1 -> 'embed' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
-                coalesce((
-                  SELECT (SELECT row_to_json(r) FROM (SELECT
-                    t_0_0."user_id" AS "user_id", t_0_0."bio" AS "bio", t_0_0."avatar" AS "avatar"
-                  ) r)
-                  FROM "app"."users_profile" t_0_0
-                  WHERE t_0_0."user_id" = t_0."id"
-                ), (SELECT row_to_json(r) FROM (SELECT
-                  t_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
-                ) r))
-              )::text, 'null') ELSE '' END)
-              || '}')::json)::text, -1)
-              || ',"edge":' || coalesce((
-                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role", t_0_j."status" AS "status") r)
-              )::text, 'null')
-              || '}')::json AS v, t_0."id" AS k
-            FROM "app"."projects_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
-            WHERE t_0_j."project_id" = t."id"
-            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
-          ) t_0_r
-        )
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
-        FROM "app"."projects" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."projects_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."projects_search"(jsonb)
-  IS 'search Project: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."projects_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."projects_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."projects_search"(jsonb) IS 'search Project: a page, app.projects_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."projects_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."projects_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -4244,8 +4015,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."projects_create"(jsonb) IS 'create a Project';
 
-SELECT meta.drop_if_returns('"api"."projects_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."projects_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."projects_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
   _key text := args ->> 'id';
@@ -4266,7 +4037,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."projects" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    "name" = CASE WHEN _body ? 'name' THEN r."name" WHEN _patch THEN t."name" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."projects", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -4292,57 +4063,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT) a Project';
+COMMENT ON FUNCTION "app"."projects_update"(jsonb, boolean) IS 'Update a Project: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."projects_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."projects_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."projects_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."projects_replace"(jsonb) IS 'replace (PUT) a Project: app.projects_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."projects_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('projects', 'update', "app"."projects_access"('update'), 'Project');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Project has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."projects" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
-  FROM jsonb_populate_record(NULL::"app"."projects", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."projects_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."projects" t
-    WHERE t."id" = _key;
-    IF NOT FOUND THEN
-      PERFORM "app"."projects_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
-    END IF;
-    PERFORM "app"."projects_deny"('update', _key);
-    PERFORM lib.precondition_failed('Project', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH) a Project';
+CREATE OR REPLACE FUNCTION "api"."projects_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."projects_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."projects_patch"(jsonb) IS 'patch (PATCH) a Project: app.projects_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."projects_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -5296,10 +5025,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."posts_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."posts_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."posts_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('posts', 'list', "app"."posts_access"('list'), 'Post');
+  _scenario text := lib.enter('posts', _action, "app"."posts_access"(_action), 'Post');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -5319,6 +5048,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."project_id" = $2 AND ' || _where; END IF;
@@ -5442,157 +5174,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_list"(jsonb)
-  IS 'list Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."posts_page"(text, jsonb)
+  IS 'A page of Post records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."posts_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."posts_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."posts_list"(jsonb) IS 'list Post: a page, app.posts_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."posts_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('posts', 'search', "app"."posts_access"('search'), 'Post');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
-  _where := lib.filter_sql(lib.fields('posts'), args -> 'filter', '{filter}');
-  IF _parent IS NOT NULL THEN _where := 't."project_id" = $2 AND ' || _where; END IF;
-  _keys := lib.sort_keys(lib.fields('posts'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'project' THEN
-    PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
-    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'project' ? 'members' THEN
-      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
-    END IF;
-  END IF;
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'tags' THEN
-    PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."posts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-    '"app"."posts"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
-      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
-      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
-      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
-      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
-      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
-      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'project' THEN ',"project":' || coalesce((
-        (
-          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
-            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
-          ) r))::text, -1)
-            || (CASE WHEN $1 -> 'embed' -> 'project' ? 'members' THEN ',"members":' || coalesce((
-              (
-                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
-                FROM (
-                  SELECT (left(((left(((SELECT row_to_json(r) FROM (SELECT
-                    t_0_0."id" AS "id", t_0_0."email" AS "email", t_0_0."display_name" AS "display_name",
-                    t_0_0."created_at" AS "created_at", t_0_0."updated_at" AS "updated_at"
-                  ) r))::text, -1)
-                    || (CASE WHEN $1 -> 'embed' -> 'project' -> 'members' ? 'profile' THEN ',"profile":' || coalesce((
-                      coalesce((
-                        SELECT (SELECT row_to_json(r) FROM (SELECT
-                          t_0_0_0."user_id" AS "user_id", t_0_0_0."bio" AS "bio", t_0_0_0."avatar" AS "avatar"
-                        ) r)
-                        FROM "app"."users_profile" t_0_0_0
-                        WHERE t_0_0_0."user_id" = t_0_0."id"
-                      ), (SELECT row_to_json(r) FROM (SELECT
-                        t_0_0."id" AS "user_id", NULL::text AS "bio", NULL::text AS "avatar"
-                      ) r))
-                    )::text, 'null') ELSE '' END)
-                    || '}')::json)::text, -1)
-                    || ',"edge":' || coalesce((
-                      (SELECT row_to_json(r) FROM (SELECT t_0_0_j."role" AS "role", t_0_0_j."status" AS "status") r)
-                    )::text, 'null')
-                    || '}')::json AS v, t_0_0."id" AS k
-                  FROM "app"."projects_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
-                  WHERE t_0_0_j."project_id" = t_0."id"
-                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
-                ) t_0_0_r
-              )
-            )::text, 'null') ELSE '' END)
-            || '}')::json
-          FROM "app"."projects" t_0
-          WHERE t_0."id" = t."project_id"
-        )
-      )::text, 'null') ELSE '' END
-        || CASE WHEN $1 -> 'embed' ? 'tags' THEN ',"tags":' || coalesce((
-          (
-            SELECT coalesce(json_agg(t_1_r.v ORDER BY t_1_r.k), '[]'::json)
-            FROM (
-              SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_1."slug" AS "slug", t_1."label" AS "label") r))::text, -1)
-                || ',"edge":' || coalesce(('{}'::json)::text, 'null')
-                || '}')::json AS v, t_1."slug" AS k
-              FROM "app"."posts_tags" t_1_j JOIN "app"."tags" t_1 ON t_1."slug" = t_1_j."tag_slug"
-              WHERE t_1_j."post_id" = t."id"
-              ORDER BY t_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
-            ) t_1_r
-          )
-        )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
-      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
-      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
-      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
-      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
-      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
-      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."project_id", t."title", t."body", t."status", t."version", t."author_id", t."rating",
-              t."word_count", t."published_on", t."reading_slot", t."featured", t."tags_cache", t."cover",
-              t."attachment", t."meta", t."legacy_code", t."internal_note", t."created_at", t."updated_at", t._rev,
-              t._modified_at
-        FROM "app"."posts" t WHERE t.deleted_at IS NULL AND $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."posts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."posts_search"(jsonb)
-  IS 'search Post: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."posts_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."posts_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."posts_search"(jsonb) IS 'search Post: a page, app.posts_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."posts_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."posts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -5787,8 +5379,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."posts_create"(jsonb) IS 'create a Post';
 
-SELECT meta.drop_if_returns('"api"."posts_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."posts_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."posts_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
   _key text := args ->> 'id';
@@ -5819,20 +5411,21 @@ BEGIN
   _expected := lib.expected_version('version', args -> 'body');
   UPDATE "app"."posts" t SET
     "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END,
-    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END,
-    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE NULL END,
-    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE NULL END,
-    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE NULL END,
-    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE NULL END,
-    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE false::boolean END,
-    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE NULL END,
-    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE NULL END,
-    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE NULL END,
-    "meta" = CASE WHEN _body ? 'meta' THEN r."meta" ELSE NULL END,
-    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE NULL END,
-    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE NULL END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" WHEN _patch THEN t."title" ELSE NULL END,
+    "body" = CASE WHEN _body ? 'body' THEN r."body" WHEN _patch THEN t."body" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" WHEN _patch THEN t."status" ELSE 'draft'::character varying(255) END,
+    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" WHEN _patch THEN t."rating" ELSE NULL END,
+    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" WHEN _patch THEN t."word_count" ELSE NULL END,
+    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" WHEN _patch THEN t."published_on" ELSE NULL END,
+    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" WHEN _patch THEN t."reading_slot" ELSE NULL END,
+    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" WHEN _patch THEN t."featured" ELSE false::boolean END,
+    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" WHEN _patch THEN t."tags_cache" ELSE NULL END,
+    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" WHEN _patch THEN t."cover" ELSE NULL END,
+    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" WHEN _patch THEN t."attachment" ELSE NULL END,
+    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN _patch AND jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta')
+      ELSE r."meta" END WHEN _patch THEN t."meta" ELSE NULL END,
+    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" WHEN _patch THEN t."legacy_code" ELSE NULL END,
+    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" WHEN _patch THEN t."internal_note" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."posts", _body) r
   WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
@@ -5863,86 +5456,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT) a Post';
+COMMENT ON FUNCTION "app"."posts_update"(jsonb, boolean) IS 'Update a Post: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."posts_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."posts_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."posts_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."posts_replace"(jsonb) IS 'replace (PUT) a Post: app.posts_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."posts_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('posts', 'update', "app"."posts_access"('update'), 'Post');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(
-    _body,
-    ARRAY[
-      'id', 'project_id', 'title', 'body', 'status', 'rating', 'word_count', 'published_on',
-      'reading_slot', 'featured', 'tags_cache', 'cover', 'attachment', 'meta', 'legacy_code',
-      'internal_note', 'version'
-    ]::text[],
-    ARRAY['author_id', 'created_at', 'updated_at']::text[]
-  );
-  IF _parent IS NOT NULL THEN PERFORM "app"."projects_within"(_parent, args -> 'ancestors'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  _expected := lib.expected_version('version', args -> 'body');
-  UPDATE "app"."posts" t SET
-    "project_id" = CASE WHEN _body ? 'project_id' THEN r."project_id" ELSE t."project_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END,
-    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END,
-    "rating" = CASE WHEN _body ? 'rating' THEN r."rating" ELSE t."rating" END,
-    "word_count" = CASE WHEN _body ? 'word_count' THEN r."word_count" ELSE t."word_count" END,
-    "published_on" = CASE WHEN _body ? 'published_on' THEN r."published_on" ELSE t."published_on" END,
-    "reading_slot" = CASE WHEN _body ? 'reading_slot' THEN r."reading_slot" ELSE t."reading_slot" END,
-    "featured" = CASE WHEN _body ? 'featured' THEN r."featured" ELSE t."featured" END,
-    "tags_cache" = CASE WHEN _body ? 'tags_cache' THEN r."tags_cache" ELSE t."tags_cache" END,
-    "cover" = CASE WHEN _body ? 'cover' THEN r."cover" ELSE t."cover" END,
-    "attachment" = CASE WHEN _body ? 'attachment' THEN r."attachment" ELSE t."attachment" END,
-    "meta" = CASE WHEN _body ? 'meta' THEN CASE WHEN jsonb_typeof(_body -> 'meta') = 'object' THEN lib.merge_patch(t."meta", _body -> 'meta') ELSE r."meta" END
-      ELSE t."meta" END,
-    "legacy_code" = CASE WHEN _body ? 'legacy_code' THEN r."legacy_code" ELSE t."legacy_code" END,
-    "internal_note" = CASE WHEN _body ? 'internal_note' THEN r."internal_note" ELSE t."internal_note" END
-  FROM jsonb_populate_record(NULL::"app"."posts", _body) r
-  WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."version"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."version" = _expected)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."project_id" AS "project_id", t."title" AS "title", t."body" AS "body",
-      t."status" AS "status", t."version" AS "version", t."author_id" AS "author_id",
-      t."rating" AS "rating", t."word_count" AS "word_count", t."published_on" AS "published_on",
-      t."reading_slot" AS "reading_slot", t."featured" AS "featured", t."tags_cache" AS "tags_cache",
-      t."cover" AS "cover", t."attachment" AS "attachment", t."meta" AS "meta",
-      t."legacy_code" AS "legacyCode", t."internal_note" AS "internal_note",
-      t."created_at" AS "created_at", t."updated_at" AS "updated_at"
-    ) r),
-    'id', t."id"::text,
-    'etag', t."version"::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."posts_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t."version"::text, t._modified_at INTO _etag, _modified
-    FROM "app"."posts" t
-    WHERE t."id" = _key AND (_parent IS NULL OR t."project_id" = _parent) AND t.deleted_at IS NULL;
-    IF NOT FOUND THEN PERFORM "app"."posts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."posts_deny"('update', _key);
-    PERFORM lib.precondition_failed('Post', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH) a Post';
+CREATE OR REPLACE FUNCTION "api"."posts_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."posts_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."posts_patch"(jsonb) IS 'patch (PATCH) a Post: app.posts_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."posts_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -6485,10 +6007,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."comments_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."comments_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."comments_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('comments', 'list', "app"."comments_access"('list'), 'Comment');
+  _scenario text := lib.enter('comments', _action, "app"."comments_access"(_action), 'Comment');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -6508,6 +6030,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."post_id" = $2 AND ' || _where; END IF;
@@ -6625,151 +6150,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_list"(jsonb)
-  IS 'list Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."comments_page"(text, jsonb)
+  IS 'A page of Comment records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."comments_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."comments_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."comments_list"(jsonb) IS 'list Comment: a page, app.comments_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."comments_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('comments', 'search', "app"."comments_access"('search'), 'Comment');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
-  _where := lib.filter_sql(lib.fields('comments'), args -> 'filter', '{filter}');
-  IF _parent IS NOT NULL THEN _where := 't."post_id" = $2 AND ' || _where; END IF;
-  _keys := lib.sort_keys(lib.fields('comments'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'post' THEN
-    PERFORM set_config('request.scenario.posts', coalesce("app"."posts_access"('read'), chr(1)), true);
-    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'project' THEN
-      PERFORM set_config('request.scenario.projects', coalesce("app"."projects_access"('read'), chr(1)), true);
-      IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' -> 'project' ? 'members' THEN
-        PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
-      END IF;
-    END IF;
-    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'post' ? 'tags' THEN
-      PERFORM set_config('request.scenario.tags', coalesce("app"."tags_access"('read'), chr(1)), true);
-    END IF;
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."comments" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."comments" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."comments"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
-      t."created_at" AS "created_at"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'post' THEN ',"post":' || coalesce((
-        (
-          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
-            t_0."id" AS "id", t_0."project_id" AS "project_id", t_0."title" AS "title", t_0."body" AS "body",
-            t_0."status" AS "status", t_0."version" AS "version", t_0."author_id" AS "author_id",
-            t_0."rating" AS "rating", t_0."word_count" AS "word_count", t_0."published_on" AS "published_on",
-            t_0."reading_slot" AS "reading_slot", t_0."featured" AS "featured", t_0."tags_cache" AS "tags_cache",
-            t_0."cover" AS "cover", t_0."attachment" AS "attachment", t_0."meta" AS "meta",
-            t_0."legacy_code" AS "legacyCode", t_0."internal_note" AS "internal_note",
-            t_0."created_at" AS "created_at", t_0."updated_at" AS "updated_at"
-          ) r))::text, -1)
-            || (CASE WHEN $1 -> 'embed' -> 'post' ? 'project' THEN ',"project":' || coalesce((
-              (
-                SELECT (left(((SELECT row_to_json(r) FROM (SELECT
-                  t_0_0."id" AS "id", t_0_0."name" AS "name", t_0_0."owner_id" AS "owner_id"
-                ) r))::text, -1)
-                  || (CASE WHEN $1 -> 'embed' -> 'post' -> 'project' ? 'members' THEN ',"members":' || coalesce((
-                    (
-                      SELECT coalesce(json_agg(t_0_0_0_r.v ORDER BY t_0_0_0_r.k), '[]'::json)
-                      FROM (
-                        SELECT (left(((SELECT row_to_json(r) FROM (SELECT
-                          t_0_0_0."id" AS "id", t_0_0_0."email" AS "email", t_0_0_0."display_name" AS "display_name",
-                          t_0_0_0."created_at" AS "created_at", t_0_0_0."updated_at" AS "updated_at"
-                        ) r))::text, -1)
-                          || ',"edge":' || coalesce((
-                            (SELECT row_to_json(r) FROM (SELECT t_0_0_0_j."role" AS "role", t_0_0_0_j."status" AS "status") r)
-                          )::text, 'null')
-                          || '}')::json AS v, t_0_0_0."id" AS k
-                        FROM "app"."projects_members" t_0_0_0_j JOIN "app"."users" t_0_0_0 ON t_0_0_0."id" = t_0_0_0_j."user_id"
-                        WHERE t_0_0_0_j."project_id" = t_0_0."id"
-                        ORDER BY t_0_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
-                      ) t_0_0_0_r
-                    )
-                  )::text, 'null') ELSE '' END)
-                  || '}')::json
-                FROM "app"."projects" t_0_0
-                WHERE t_0_0."id" = t_0."project_id"
-              )
-            )::text, 'null') ELSE '' END
-              || CASE WHEN $1 -> 'embed' -> 'post' ? 'tags' THEN ',"tags":' || coalesce((
-                (
-                  SELECT coalesce(json_agg(t_0_1_r.v ORDER BY t_0_1_r.k), '[]'::json)
-                  FROM (
-                    SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_1."slug" AS "slug", t_0_1."label" AS "label") r))::text, -1)
-                      || ',"edge":' || coalesce(('{}'::json)::text, 'null')
-                      || '}')::json AS v, t_0_1."slug" AS k
-                    FROM "app"."posts_tags" t_0_1_j JOIN "app"."tags" t_0_1 ON t_0_1."slug" = t_0_1_j."tag_slug"
-                    WHERE t_0_1_j."post_id" = t_0."id"
-                    ORDER BY t_0_1."slug" LIMIT ($1 ->> 'embed_limit')::integer
-                  ) t_0_1_r
-                )
-              )::text, 'null') ELSE '' END)
-            || '}')::json
-          FROM "app"."posts" t_0
-          WHERE t_0."id" = t."post_id" AND t_0.deleted_at IS NULL
-        )
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
-      t."created_at" AS "created_at"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."post_id", t."body", t."author_id", t."created_at", t._rev, t._modified_at
-        FROM "app"."comments" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."comments_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."comments_search"(jsonb)
-  IS 'search Comment: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."comments_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."comments_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."comments_search"(jsonb) IS 'search Comment: a page, app.comments_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."comments_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."comments_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -6935,8 +6326,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."comments_create"(jsonb) IS 'create a Comment';
 
-SELECT meta.drop_if_returns('"api"."comments_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."comments_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."comments_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
   _key text := args ->> 'id';
@@ -6963,7 +6354,7 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."comments" t SET
     "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
-    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE NULL END
+    "body" = CASE WHEN _body ? 'body' THEN r."body" WHEN _patch THEN t."body" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."comments", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -6990,64 +6381,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT) a Comment';
+COMMENT ON FUNCTION "app"."comments_update"(jsonb, boolean) IS 'Update a Comment: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."comments_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."comments_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."comments_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."comments_replace"(jsonb) IS 'replace (PUT) a Comment: app.comments_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."comments_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('comments', 'update', "app"."comments_access"('update'), 'Comment');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(
-    _body,
-    ARRAY['post_id', 'body']::text[],
-    ARRAY['id', 'author_id', 'created_at']::text[]
-  );
-  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Comment', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."posts_within"(_parent, args -> 'ancestors'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."comments" t SET
-    "post_id" = CASE WHEN _body ? 'post_id' THEN r."post_id" ELSE t."post_id" END,
-    "body" = CASE WHEN _body ? 'body' THEN r."body" ELSE t."body" END
-  FROM jsonb_populate_record(NULL::"app"."comments", _body) r
-  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent)
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."post_id" AS "post_id", t."body" AS "body", t."author_id" AS "author_id",
-      t."created_at" AS "created_at"
-    ) r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."comments_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."comments" t
-    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."post_id" = _parent);
-    IF NOT FOUND THEN
-      PERFORM "app"."comments_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
-    END IF;
-    PERFORM "app"."comments_deny"('update', _key);
-    PERFORM lib.precondition_failed('Comment', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH) a Comment';
+CREATE OR REPLACE FUNCTION "api"."comments_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."comments_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."comments_patch"(jsonb) IS 'patch (PATCH) a Comment: app.comments_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."comments_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -7244,10 +6586,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."tags_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."tags_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tags_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('tags', 'list', "app"."tags_access"('list'), 'Tag');
+  _scenario text := lib.enter('tags', _action, "app"."tags_access"(_action), 'Tag');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -7267,6 +6609,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('tags'), _sort);
@@ -7308,75 +6653,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_list"(jsonb)
-  IS 'list Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."tags_page"(text, jsonb)
+  IS 'A page of Tag records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."tags_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tags_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."tags_list"(jsonb) IS 'list Tag: a page, app.tags_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."tags_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('tags', 'search', "app"."tags_access"('search'), 'Tag');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('tags'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('tags'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tags" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tags" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."tags"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r)), '[]'), coalesce(jsonb_agg($q$
-      || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."slug", t."label", t._rev, t._modified_at
-        FROM "app"."tags" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tags_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."tags_search"(jsonb)
-  IS 'search Tag: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."tags_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tags_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."tags_search"(jsonb) IS 'search Tag: a page, app.tags_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."tags_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tags_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -7440,8 +6727,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tags_create"(jsonb) IS 'create a Tag';
 
-SELECT meta.drop_if_returns('"api"."tags_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."tags_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tags_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
   _key text := args ->> 'id';
@@ -7462,7 +6749,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."tags" t SET
-    "label" = CASE WHEN _body ? 'label' THEN r."label" ELSE NULL END
+    "label" = CASE WHEN _body ? 'label' THEN r."label" WHEN _patch THEN t."label" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."tags", _body) r
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -7482,51 +6769,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT) a Tag';
+COMMENT ON FUNCTION "app"."tags_update"(jsonb, boolean) IS 'Update a Tag: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."tags_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tags_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tags_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."tags_replace"(jsonb) IS 'replace (PUT) a Tag: app.tags_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."tags_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('tags', 'update', "app"."tags_access"('update'), 'Tag');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['slug', 'label']::text[], ARRAY[]::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Tag has no parent'); END IF;
-  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."tags" t SET
-    "label" = CASE WHEN _body ? 'label' THEN r."label" ELSE t."label" END
-  FROM jsonb_populate_record(NULL::"app"."tags", _body) r
-  WHERE t."slug" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."label" AS "label") r),
-    'id', t."slug"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."tags_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."tags" t WHERE t."slug" = _key;
-    IF NOT FOUND THEN PERFORM "app"."tags_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."tags_deny"('update', _key);
-    PERFORM lib.precondition_failed('Tag', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH) a Tag';
+CREATE OR REPLACE FUNCTION "api"."tags_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tags_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."tags_patch"(jsonb) IS 'patch (PATCH) a Tag: app.tags_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."tags_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE

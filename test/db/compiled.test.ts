@@ -26,20 +26,24 @@ const refusalIn = async (tx: postgres.TransactionSql, fn: string, args: unknown)
   await tx.savepoint(async (sp) => { code = await refusal(sp, fn, args); if (code) throw UNDO; }).catch((e) => { if (e !== UNDO) throw e; });
   return code;
 };
-const definition = async (fn: string) =>
-  (await db.sql`select pg_get_functiondef(${`api.${fn}(jsonb)`}::regprocedure) as d`)[0]!.d as string;
+const definition = async (fn: string, signature = `api.${fn}(jsonb)`) =>
+  (await db.sql`select pg_get_functiondef(${signature}::regprocedure) as d`)[0]!.d as string;
 
-test('\\sf shows the statement itself: read is a SELECT, patch an UPDATE, delete a DELETE, none builds SQL text', async () => {
+test('\\sf shows the statement itself: read is a SELECT, patch and replace one UPDATE, delete a DELETE, none builds SQL text', async () => {
   const read = await definition('posts_read');
   // The statement is laid out over lines (compiler/sql/layout.ts): whitespace between its tokens may be a line break.
   assert.match(read, /SELECT json_build_object\(\s*'data', \(SELECT row_to_json\(r\) FROM \(SELECT\s+t\."id" AS "id", t\."project_id" AS "project_id"/);
   assert.match(read, /FROM "app"\."posts" t\s+WHERE t\."id" = _key/);
-  assert.match(await definition('posts_patch'), /UPDATE "app"\."posts" t SET/);
-  assert.match(await definition('posts_replace'), /UPDATE "app"\."posts" t SET/);
+  // PATCH and PUT differ in what an omitted property becomes: one function, told which by its second argument.
+  assert.match(await definition('posts_patch'), /LANGUAGE sql[\s\S]*SELECT "app"\."posts_update"\(args, true\)/);
+  assert.match(await definition('posts_replace'), /SELECT "app"\."posts_update"\(args, false\)/);
+  const update = await definition('', 'app.posts_update(jsonb, boolean)');
+  assert.match(update, /UPDATE "app"\."posts" t SET/);
+  assert.match(update, /"title" = CASE WHEN _body \? 'title' THEN r\."title" WHEN _patch THEN t\."title" ELSE NULL END/);
   assert.match(await definition('posts_delete'), /DELETE FROM "app"\."posts" t WHERE/);
   for (const table of ['posts', 'projects', 'comments', 'tags', 'users']) {
-    for (const action of ['read', 'replace', 'patch', 'delete']) {
-      const body = await definition(`${table}_${action}`);
+    for (const [action, signature] of [['read'], ['update', `app.${table}_update(jsonb, boolean)`], ['delete']] as const) {
+      const body = await definition(`${table}_${action}`, signature);
       assert.not.match(body, /EXECUTE/i, `${table}_${action} runs no dynamic SQL`);
       assert.not.match(body, /lib\.fields|lib\.resource/, `${table}_${action} reads no descriptor`);
     }
@@ -116,6 +120,19 @@ test("a page's result gives its rows' length in bytes just before them (the gate
     }
     throw UNDO;
   }).catch((err) => { if (err !== UNDO) throw err; });
+});
+
+
+test('list and search are one page function, which serves no other action: a read judged page is refused (400)', async () => {
+  assert.match(await definition('posts_list'), /SELECT "app"\."posts_page"\('list', args\)/);
+  assert.match(await definition('posts_search'), /SELECT "app"\."posts_page"\('search', args\)/);
+  const asCaller = async (action: string | null) => db.sql.begin(async (tx) => {
+    await tx`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', ${JSON.stringify(ADMIN)}, true)`;
+    return (await tx`select app.posts_page(${action}, '{}') as r`)[0]!.r;
+  }).then(() => 'ok', (err) => err.code as string);
+  assert.is(await asCaller('search'), 'ok');
+  assert.is(await asCaller('read'), 'PT400');
+  assert.match(await asCaller(null), /^PT40[03]$/, 'no action: no scenario wins it, or refused as no page');
 });
 
 test.run();

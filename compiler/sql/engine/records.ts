@@ -1,11 +1,11 @@
 // The compiled record actions of an entity table: list/search, read, create, replace, patch, delete and
-// restore, each an api.<table>_<action> function whose statements are written out for that table, so
-// PostgreSQL plans them once per connection and `\sf` shows them. Only filters and sort stay dynamic.
+// restore, each an api.<table>_<action> function whose statements are written out for that table (list and search
+// one page function, replace and patch one update), so PostgreSQL plans them once per connection and `\sf` shows them.
 import { DATA_BYTES, ESTIMATE_EXACT_BELOW } from '../../query/paging.ts';
 import { ident, literal, pgName, qname, textArray } from '../ident.ts';
 import { OPERATIONS, type OperationName } from '../../query/operations.ts';
 import { fn } from './refusals.ts';
-import { call, fill, hang, ifThen, indent, query } from '../layout.ts';
+import { call, clauses, fill, hang, ifThen, indent, query } from '../layout.ts';
 import { embedMembers, embedScenarios } from './embed.ts';
 import {
   keyCastable, keyEquals, plpgsql, preconditionAssignments, PRECONDITION_DECLARE, preconditionWhere, recordWhere, rowJsonText, selectList, singleJsonText, withMembers, type Shape,
@@ -21,13 +21,16 @@ export interface Head {
   scenarioLabel: string;
 }
 
-/** PRE_FETCH of the operation's access action on the entity `owner` (before any row is read) and the request's common arguments. */
-export function head(owner: Shape, operation: OperationName): Head {
+/**
+ * PRE_FETCH of the operation's access action on the entity `owner` (before any row is read) and the request's common
+ * arguments. `actionSql` names the action in SQL where one function serves several operations (a parameter).
+ */
+export function head(owner: Shape, operation: OperationName, actionSql = literal(OPERATIONS[operation].access)): Head {
   const action = OPERATIONS[operation].access;
   return {
     action,
     declare: [
-      `_scenario text := lib.enter(${literal(owner.name)}, ${literal(action)}, ${fn(owner, 'access')}(${literal(action)}), ${literal(owner.entity)});`,
+      `_scenario text := lib.enter(${literal(owner.name)}, ${actionSql}, ${fn(owner, 'access')}(${actionSql}), ${literal(owner.entity)});`,
       "_key text := args ->> 'id';",
       "_parent text := args ->> 'parent';",
     ],
@@ -87,14 +90,22 @@ const listRow = (s: Shape) => (s.embeds.length
   ? `$q$ || CASE WHEN args ? 'embed' THEN $q$${withMembers(s, rowJsonText(s), embedMembers(s, 't', "$1 -> 'embed'", '$1'))}$q$ ELSE $q$${rowJsonText(s)}$q$ END || $q$`
   : rowJsonText(s));
 
-function list(s: Shape, action: 'list' | 'search'): string {
-  const h = head(s, action);
+/** The operations one page function serves: they differ only in the access action judged (its `_action` parameter). */
+const PAGED = ['list', 'search'] as const;
+
+/**
+ * app.<table>_page(_action, args): a page of records, for api.<table>_list and api.<table>_search alike (PAGED). Any
+ * other action is refused, so that no caller reaches a page judged by, say, the read rules.
+ */
+function page(s: Shape): string {
+  const h = head(s, 'list', '_action');
   const where = s.soft ? 't.deleted_at IS NULL AND ' : '';
   const fields = `lib.fields(${literal(s.name)})`;
-  return plpgsql(api(s, action), ARGS, 'json', [...h.declare.filter((l) => !l.startsWith('_key')),
+  return plpgsql(fn(s, 'page'), [['_action', 'text'], ...ARGS], 'json', [...h.declare.filter((l) => !l.startsWith('_key')),
     '_page int := lib.page(args);', '_per_page int := lib.per_page(args);', '_count text := lib.count_mode(args);', "_sort jsonb := args -> 'sort';",
     "_before boolean := args ? 'before';", '_where text;', '_keys jsonb;', '_cursor jsonb;', '_total jsonb;',
     '_offset bigint;', '_few boolean;', '_sql text;', '_page_rows lib.page_rows;', '_rows json;', '_at jsonb;', '_more boolean;', '_meta jsonb;'], [
+    ifThen(`_action IS NULL OR _action <> ALL (${textArray([...PAGED])})`, [`PERFORM lib.bad_request(${literal(`a page is one of ${PAGED.join(', ')}`)});`]),
     parentCheck(s),
     `_where := lib.filter_sql(${fields}, args -> 'filter', '{filter}');`,
     // Under a parent, its key is a condition of the text, not `$2 IS NULL OR …`: that form only a plan made for the
@@ -149,7 +160,19 @@ function list(s: Shape, action: 'list' | 'search'): string {
     // The rows last, their byte length before them: the gateway reads the members before them and sends the
     // rows' text on as it is, without reading it through.
     `RETURN json_build_object('meta', _meta, 'scenario', ${h.scenarioLabel}, ${literal(DATA_BYTES)}, octet_length(_rows::text), 'data', _rows);`,
-  ], `${action} ${s.entity}: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).`);
+  ], `A page of ${s.entity} records for ${PAGED.join(' and ')}: filters and sort from the request, offset or keyset paging, total by count mode `
+    + '(spec 5.2 FETCH under the policies).');
+}
+
+const bare = (name: string) => name.replace(/"/g, '');
+
+/** An API function that is one call of a shared one (`call`, of `args`): LANGUAGE sql, so PostgreSQL inlines it. */
+function delegate(name: string, call: string, comment: string): string {
+  return [
+    `SELECT meta.drop_if_returns(${literal(`${name}(jsonb)`)}, 'json');`,
+    `CREATE OR REPLACE FUNCTION ${name}(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT ${call} $fn$;`,
+    clauses(`COMMENT ON FUNCTION ${name}(jsonb)`, [`IS ${literal(comment)};`]),
+  ].join('\n');
 }
 
 /** The record `_key` as a Single into _result (`more`: the embeds' members). */
@@ -244,23 +267,24 @@ export function byPasswordsNamed(passwords: string[], statement: (present: strin
 }
 
 /**
- * PUT (`patch` false: omitted writable properties reset) and PATCH (only the body's, JSON merged per RFC 7396).
- * A request role may write a Password column but never read it, so both keep one the body leaves out by leaving
- * it out of SET: one statement per set of Password columns the body names. (A client cannot read a password
- * back to send it again, so a PUT that reset an omitted one would lock its user out.)
+ * app.<table>_update(args, _patch): PUT (`_patch` false: omitted writable properties reset) and PATCH (only the
+ * body's, JSON merged per RFC 7396), for api.<table>_replace and api.<table>_patch. A request role may write a
+ * Password column but never read it, so both keep one the body leaves out by leaving it out of SET: one statement
+ * per set of Password columns the body names. (A client cannot read a password back to send it again, so a PUT
+ * that reset an omitted one would lock its user out.)
  */
-function update(s: Shape, patch: boolean): string {
-  const action = patch ? 'patch' : 'replace';
-  const h = head(s, action);
+function update(s: Shape): string {
+  const h = head(s, 'patch');
   const hidden = new Set(s.table.hiddenColumns);
   const setsFor = (present: string[]) => {
     const sets = s.writable.filter((c) => !c.primary && (!hidden.has(c.name) || present.includes(c.name))).map((c) => {
       const keep = `t.${ident(c.name)}`;
-      const given = patch && c.json
-        ? `CASE WHEN jsonb_typeof(_body -> ${literal(c.name)}) = 'object' THEN lib.merge_patch(${keep}, _body -> ${literal(c.name)}) ELSE r.${ident(c.name)} END`
+      const given = c.json
+        ? `CASE WHEN _patch AND jsonb_typeof(_body -> ${literal(c.name)}) = 'object' THEN lib.merge_patch(${keep}, _body -> ${literal(c.name)}) ELSE r.${ident(c.name)} END`
         : `r.${ident(c.name)}`;
       if (hidden.has(c.name)) return `${ident(c.name)} = ${given}`;
-      return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ELSE ${patch || c.kept ? keep : c.fallback} END`;
+      const omitted = c.kept ? `ELSE ${keep}` : `WHEN _patch THEN ${keep} ELSE ${c.fallback}`;
+      return `${ident(c.name)} = CASE WHEN _body ? ${literal(c.name)} THEN ${given} ${omitted} END`;
     });
     // An empty PATCH still counts as a write (new revision, version + 1), like any other update. It sets the
     // revision, which the trigger renews anyway: an identity key may not even be set to itself (428C9).
@@ -275,7 +299,8 @@ function update(s: Shape, patch: boolean): string {
     `RETURNING ${singleJsonText(s, h.scenarioLabel)} INTO _result;`,
   ];
   const updates = byPasswordsNamed(s.writable.filter((c) => hidden.has(c.name)).map((c) => c.name), statement);
-  return plpgsql(api(s, action), ARGS, 'json', [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
+  return plpgsql(fn(s, 'update'), [...ARGS, ['_patch', 'boolean']], 'json',
+    [...h.declare, "_body jsonb := args -> 'body';", ...PRECONDITION_DECLARE, '_result json;', '_etag text;', '_modified timestamptz;'], [
     bodyCheck(s),
     ...keyCheck(s),
     parentCheck(s),
@@ -288,7 +313,7 @@ function update(s: Shape, patch: boolean): string {
     ...explainMiss(s, h.action, 'live', '_expected').map((l) => `  ${l}`),
     'END IF;',
     'RETURN _result;',
-  ], `${patch ? 'patch (PATCH)' : 'replace (PUT)'} a ${s.entity}`);
+  ], `Update a ${s.entity}: replace (PUT) when _patch is false, else patch (PATCH).`);
 }
 
 function remove(s: Shape): string {
@@ -357,8 +382,12 @@ function restore(s: Shape): string {
 }
 
 export function recordFunctions(s: Shape): Array<[string, string]> {
-  const out: Array<[string, string]> = [['list', list(s, 'list')], ['search', list(s, 'search')], ['read', read(s)], ['create', create(s)],
-    ['replace', update(s, false)], ['patch', update(s, true)], ['delete', remove(s)]];
+  const out: Array<[string, string]> = [['page', page(s)],
+    ...PAGED.map((a): [string, string] => [a, delegate(api(s, a), `${fn(s, 'page')}(${literal(a)}, args)`, `${a} ${s.entity}: a page, ${bare(fn(s, 'page'))}('${a}', args).`)]),
+    ['read', read(s)], ['create', create(s)], ['update', update(s)],
+    ['replace', delegate(api(s, 'replace'), `${fn(s, 'update')}(args, false)`, `replace (PUT) a ${s.entity}: ${bare(fn(s, 'update'))}(args, false).`)],
+    ['patch', delegate(api(s, 'patch'), `${fn(s, 'update')}(args, true)`, `patch (PATCH) a ${s.entity}: ${bare(fn(s, 'update'))}(args, true).`)],
+    ['delete', remove(s)]];
   if (s.soft) out.push(['restore', restore(s)]);
   return out;
 }

@@ -504,10 +504,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."accounts_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."accounts_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."accounts_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('accounts', 'list', "app"."accounts_access"('list'), 'Account');
+  _scenario text := lib.enter('accounts', _action, "app"."accounts_access"(_action), 'Account');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -527,6 +527,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('accounts'), _sort);
@@ -595,102 +598,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_list"(jsonb)
-  IS 'list Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."accounts_page"(text, jsonb)
+  IS 'A page of Account records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."accounts_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."accounts_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."accounts_list"(jsonb) IS 'list Account: a page, app.accounts_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."accounts_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('accounts', 'search', "app"."accounts_access"('search'), 'Account');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('accounts'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('accounts'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'labels' THEN
-    PERFORM set_config('request.scenario.labels', coalesce("app"."labels_access"('read'), chr(1)), true);
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."accounts" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."accounts" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."accounts"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed'
-      THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'labels' THEN ',"labels":' || coalesce((
-        (
-          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
-          FROM (
-            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."slug" AS "slug", t_0."name" AS "name") r))::text, -1)
-              || ',"edge":' || coalesce((
-                (SELECT row_to_json(r) FROM (SELECT t_0_j."role" AS "role") r)
-              )::text, 'null')
-              || '}')::json AS v, t_0."slug" AS k
-            FROM "app"."accounts_labels" t_0_j JOIN "app"."labels" t_0 ON t_0."slug" = t_0_j."label_slug"
-            WHERE t_0_j."account_id" = t."id"
-            ORDER BY t_0."slug" LIMIT ($1 ->> 'embed_limit')::integer
-          ) t_0_r
-        )
-      )::text, 'null') ELSE '' END
-        || CASE WHEN $1 -> 'embed' ? 'settings' THEN ',"settings":' || coalesce((
-          coalesce((
-            SELECT (SELECT row_to_json(r) FROM (SELECT t_1."account_id" AS "account_id", t_1."theme" AS "theme") r)
-            FROM "app"."accounts_settings" t_1
-            WHERE t_1."account_id" = t."id"
-          ), (SELECT row_to_json(r) FROM (SELECT t."id" AS "account_id", NULL::text AS "theme") r))
-        )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$
-        || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."email", t._rev, t._modified_at
-        FROM "app"."accounts" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."accounts_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."accounts_search"(jsonb)
-  IS 'search Account: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."accounts_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."accounts_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."accounts_search"(jsonb) IS 'search Account: a page, app.accounts_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."accounts_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."accounts_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -792,8 +710,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."accounts_create"(jsonb) IS 'create a Account';
 
-SELECT meta.drop_if_returns('"api"."accounts_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."accounts_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."accounts_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."accounts_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
   _key text := args ->> 'id';
@@ -815,7 +733,7 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   IF _body ? 'password' THEN
     UPDATE "app"."accounts" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END,
+      "email" = CASE WHEN _body ? 'email' THEN r."email" WHEN _patch THEN t."email" ELSE NULL END,
       "password" = r."password"
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
@@ -830,7 +748,7 @@ BEGIN
     ) INTO _result;
   ELSE
     UPDATE "app"."accounts" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE NULL END
+      "email" = CASE WHEN _body ? 'email' THEN r."email" WHEN _patch THEN t."email" ELSE NULL END
     FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
     WHERE t."id" = _key
       AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -855,72 +773,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."accounts_replace"(jsonb) IS 'replace (PUT) a Account';
+COMMENT ON FUNCTION "app"."accounts_update"(jsonb, boolean) IS 'Update a Account: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."accounts_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."accounts_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."accounts_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."accounts_replace"(jsonb) IS 'replace (PUT) a Account: app.accounts_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."accounts_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."accounts_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('accounts', 'update', "app"."accounts_access"('update'), 'Account');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['email', 'password']::text[], ARRAY['id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Account has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  IF _body ? 'password' THEN
-    UPDATE "app"."accounts" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END,
-      "password" = r."password"
-    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
-    WHERE t."id" = _key
-      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object(
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
-      'id', t."id"::text,
-      'etag', t._rev::text,
-      'last_modified', t._modified_at,
-      'scenario', ("app"."accounts_scenario"(_scenario))[1]
-    ) INTO _result;
-  ELSE
-    UPDATE "app"."accounts" t SET
-      "email" = CASE WHEN _body ? 'email' THEN r."email" ELSE t."email" END
-    FROM jsonb_populate_record(NULL::"app"."accounts", _body) r
-    WHERE t."id" = _key
-      AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-      AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    RETURNING json_build_object(
-      'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."email" AS "email") r),
-      'id', t."id"::text,
-      'etag', t._rev::text,
-      'last_modified', t._modified_at,
-      'scenario', ("app"."accounts_scenario"(_scenario))[1]
-    ) INTO _result;
-  END IF;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."accounts" t
-    WHERE t."id" = _key;
-    IF NOT FOUND THEN
-      PERFORM "app"."accounts_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
-    END IF;
-    PERFORM "app"."accounts_deny"('update', _key);
-    PERFORM lib.precondition_failed('Account', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."accounts_patch"(jsonb) IS 'patch (PATCH) a Account';
+CREATE OR REPLACE FUNCTION "api"."accounts_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."accounts_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."accounts_patch"(jsonb) IS 'patch (PATCH) a Account: app.accounts_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."accounts_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1254,10 +1115,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."labels_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."labels_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."labels_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('labels', 'list', "app"."labels_access"('list'), 'Label');
+  _scenario text := lib.enter('labels', _action, "app"."labels_access"(_action), 'Label');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -1277,6 +1138,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('labels'), _sort);
@@ -1318,75 +1182,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_list"(jsonb)
-  IS 'list Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."labels_page"(text, jsonb)
+  IS 'A page of Label records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."labels_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."labels_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."labels_list"(jsonb) IS 'list Label: a page, app.labels_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."labels_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('labels', 'search', "app"."labels_access"('search'), 'Label');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('labels'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('labels'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."labels" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."labels" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."labels"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
-      || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."slug", t."name", t._rev, t._modified_at
-        FROM "app"."labels" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."labels_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."labels_search"(jsonb)
-  IS 'search Label: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."labels_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."labels_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."labels_search"(jsonb) IS 'search Label: a page, app.labels_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."labels_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."labels_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1450,8 +1256,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."labels_create"(jsonb) IS 'create a Label';
 
-SELECT meta.drop_if_returns('"api"."labels_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."labels_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."labels_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."labels_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
   _key text := args ->> 'id';
@@ -1472,7 +1278,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."labels" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    "name" = CASE WHEN _body ? 'name' THEN r."name" WHEN _patch THEN t."name" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."labels", _body) r
   WHERE t."slug" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -1496,55 +1302,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."labels_replace"(jsonb) IS 'replace (PUT) a Label';
+COMMENT ON FUNCTION "app"."labels_update"(jsonb, boolean) IS 'Update a Label: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."labels_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."labels_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."labels_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."labels_replace"(jsonb) IS 'replace (PUT) a Label: app.labels_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."labels_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."labels_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('labels', 'update', "app"."labels_access"('update'), 'Label');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['slug', 'name']::text[], ARRAY[]::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Label has no parent'); END IF;
-  IF _body ? 'slug' AND _body ->> 'slug' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "slug" cannot be changed', 'slug', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."labels" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
-  FROM jsonb_populate_record(NULL::"app"."labels", _body) r
-  WHERE t."slug" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT t."slug" AS "slug", t."name" AS "name") r),
-    'id', t."slug"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."labels_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."labels" t
-    WHERE t."slug" = _key;
-    IF NOT FOUND THEN
-      PERFORM "app"."labels_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
-    END IF;
-    PERFORM "app"."labels_deny"('update', _key);
-    PERFORM lib.precondition_failed('Label', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."labels_patch"(jsonb) IS 'patch (PATCH) a Label';
+CREATE OR REPLACE FUNCTION "api"."labels_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."labels_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."labels_patch"(jsonb) IS 'patch (PATCH) a Label: app.labels_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."labels_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE

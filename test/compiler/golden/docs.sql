@@ -290,10 +290,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."folders_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."folders_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."folders_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."folders_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('folders', 'list', "app"."folders_access"('list'), 'Folder');
+  _scenario text := lib.enter('folders', _action, "app"."folders_access"(_action), 'Folder');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -313,6 +313,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('folders'), _sort);
@@ -354,75 +357,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_list"(jsonb)
-  IS 'list Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."folders_page"(text, jsonb)
+  IS 'A page of Folder records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."folders_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."folders_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."folders_list"(jsonb) IS 'list Folder: a page, app.folders_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."folders_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."folders_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('folders', 'search', "app"."folders_access"('search'), 'Folder');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('folders'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('folders'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."folders" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."folders" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."folders"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r)), '[]'), coalesce(jsonb_agg($q$
-      || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."name", t._rev, t._modified_at
-        FROM "app"."folders" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."folders_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."folders_search"(jsonb)
-  IS 'search Folder: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."folders_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."folders_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."folders_search"(jsonb) IS 'search Folder: a page, app.folders_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."folders_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."folders_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -486,8 +431,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."folders_create"(jsonb) IS 'create a Folder';
 
-SELECT meta.drop_if_returns('"api"."folders_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."folders_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."folders_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."folders_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
   _key text := args ->> 'id';
@@ -508,7 +453,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."folders" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    "name" = CASE WHEN _body ? 'name' THEN r."name" WHEN _patch THEN t."name" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."folders", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -532,55 +477,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."folders_replace"(jsonb) IS 'replace (PUT) a Folder';
+COMMENT ON FUNCTION "app"."folders_update"(jsonb, boolean) IS 'Update a Folder: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."folders_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."folders_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."folders_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."folders_replace"(jsonb) IS 'replace (PUT) a Folder: app.folders_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."folders_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."folders_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('folders', 'update', "app"."folders_access"('update'), 'Folder');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['id', 'name']::text[], ARRAY[]::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Folder has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."folders" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
-  FROM jsonb_populate_record(NULL::"app"."folders", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id", t."name" AS "name") r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."folders_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."folders" t
-    WHERE t."id" = _key;
-    IF NOT FOUND THEN
-      PERFORM "app"."folders_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false));
-    END IF;
-    PERFORM "app"."folders_deny"('update', _key);
-    PERFORM lib.precondition_failed('Folder', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."folders_patch"(jsonb) IS 'patch (PATCH) a Folder';
+CREATE OR REPLACE FUNCTION "api"."folders_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."folders_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."folders_patch"(jsonb) IS 'patch (PATCH) a Folder: app.folders_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."folders_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -884,10 +789,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."docs_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."docs_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."docs_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."docs_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('docs', 'list', "app"."docs_access"('list'), 'Doc');
+  _scenario text := lib.enter('docs', _action, "app"."docs_access"(_action), 'Doc');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -907,6 +812,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."folder_id" = $2 AND ' || _where; END IF;
@@ -966,93 +874,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_list"(jsonb)
-  IS 'list Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."docs_page"(text, jsonb)
+  IS 'A page of Doc records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."docs_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."docs_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."docs_list"(jsonb) IS 'list Doc: a page, app.docs_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."docs_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."docs_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('docs', 'search', "app"."docs_access"('search'), 'Doc');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
-  _where := lib.filter_sql(lib.fields('docs'), args -> 'filter', '{filter}');
-  IF _parent IS NOT NULL THEN _where := 't."folder_id" = $2 AND ' || _where; END IF;
-  _keys := lib.sort_keys(lib.fields('docs'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'folder' THEN
-    PERFORM set_config('request.scenario.folders', coalesce("app"."folders_access"('read'), chr(1)), true);
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where,
-    $q$SELECT count(*) FROM "app"."docs" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE t.deleted_at IS NULL AND $q$ || _where,
-    '"app"."docs"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
-      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'folder' THEN ',"folder":' || coalesce((
-        (
-          SELECT (SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id", t_0."name" AS "name") r)
-          FROM "app"."folders" t_0
-          WHERE t_0."id" = t."folder_id"
-        )
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
-      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."folder_id", t."title", t."data", t."status", t."rev", t."owner_id", t._rev,
-              t._modified_at
-        FROM "app"."docs" t WHERE t.deleted_at IS NULL AND $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."docs_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."docs_search"(jsonb)
-  IS 'search Doc: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."docs_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."docs_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."docs_search"(jsonb) IS 'search Doc: a page, app.docs_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."docs_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."docs_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1161,8 +993,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."docs_create"(jsonb) IS 'create a Doc';
 
-SELECT meta.drop_if_returns('"api"."docs_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."docs_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."docs_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."docs_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
   _key text := args ->> 'id';
@@ -1190,9 +1022,10 @@ BEGIN
   _expected := lib.expected_version('rev', args -> 'body');
   UPDATE "app"."docs" t SET
     "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    "data" = CASE WHEN _body ? 'data' THEN r."data" ELSE NULL END,
-    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE 'draft'::character varying(255) END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" WHEN _patch THEN t."title" ELSE NULL END,
+    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN _patch AND jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data')
+      ELSE r."data" END WHEN _patch THEN t."data" ELSE NULL END,
+    "status" = CASE WHEN _body ? 'status' THEN r."status" WHEN _patch THEN t."status" ELSE 'draft'::character varying(255) END
   FROM jsonb_populate_record(NULL::"app"."docs", _body) r
   WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
@@ -1218,67 +1051,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."docs_replace"(jsonb) IS 'replace (PUT) a Doc';
+COMMENT ON FUNCTION "app"."docs_update"(jsonb, boolean) IS 'Update a Doc: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."docs_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."docs_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."docs_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."docs_replace"(jsonb) IS 'replace (PUT) a Doc: app.docs_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."docs_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."docs_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('docs', 'update', "app"."docs_access"('update'), 'Doc');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(
-    _body,
-    ARRAY['folder_id', 'title', 'data', 'status', 'rev']::text[],
-    ARRAY['id', 'owner_id']::text[]
-  );
-  IF NOT lib.castable(_key, 'bigint') THEN PERFORM lib.not_found('Doc', 'id', _key); END IF;
-  IF _parent IS NOT NULL THEN PERFORM "app"."folders_within"(_parent, args -> 'ancestors'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  _expected := lib.expected_version('rev', args -> 'body');
-  UPDATE "app"."docs" t SET
-    "folder_id" = CASE WHEN _body ? 'folder_id' THEN r."folder_id" ELSE t."folder_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-    "data" = CASE WHEN _body ? 'data' THEN CASE WHEN jsonb_typeof(_body -> 'data') = 'object' THEN lib.merge_patch(t."data", _body -> 'data') ELSE r."data" END
-      ELSE t."data" END,
-    "status" = CASE WHEN _body ? 'status' THEN r."status" ELSE t."status" END
-  FROM jsonb_populate_record(NULL::"app"."docs", _body) r
-  WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t."rev"::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-    AND (_expected IS NULL OR t."rev" = _expected)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."folder_id" AS "folder_id", t."title" AS "title", t."data" AS "data",
-      t."status" AS "status", t."rev" AS "rev", t."owner_id" AS "owner_id"
-    ) r),
-    'id', t."id"::text,
-    'etag', t."rev"::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."docs_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t."rev"::text, t._modified_at INTO _etag, _modified
-    FROM "app"."docs" t
-    WHERE t."id" = _key::bigint AND (_parent IS NULL OR t."folder_id" = _parent) AND t.deleted_at IS NULL;
-    IF NOT FOUND THEN PERFORM "app"."docs_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."docs_deny"('update', _key);
-    PERFORM lib.precondition_failed('Doc', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."docs_patch"(jsonb) IS 'patch (PATCH) a Doc';
+CREATE OR REPLACE FUNCTION "api"."docs_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."docs_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."docs_patch"(jsonb) IS 'patch (PATCH) a Doc: app.docs_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."docs_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE

@@ -219,10 +219,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."notes_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."notes_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."notes_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('notes', 'list', "app"."notes_access"('list'), 'Note');
+  _scenario text := lib.enter('notes', _action, "app"."notes_access"(_action), 'Note');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -242,6 +242,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('notes'), _sort);
@@ -284,76 +287,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_list"(jsonb)
-  IS 'list Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."notes_page"(text, jsonb)
+  IS 'A page of Note records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."notes_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."notes_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."notes_list"(jsonb) IS 'list Note: a page, app.notes_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."notes_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('notes', 'search', "app"."notes_access"('search'), 'Note');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('notes'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('notes'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."notes" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."notes" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."notes"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
-    ) r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."title", t."pinned", t."body_text", t._rev, t._modified_at
-        FROM "app"."notes" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."notes_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."notes_search"(jsonb)
-  IS 'search Note: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."notes_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."notes_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."notes_search"(jsonb) IS 'search Note: a page, app.notes_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."notes_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."notes_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -422,8 +366,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."notes_create"(jsonb) IS 'create a Note';
 
-SELECT meta.drop_if_returns('"api"."notes_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."notes_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."notes_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."notes_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
   _key text := args ->> 'id';
@@ -444,9 +388,9 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."notes" t SET
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END,
-    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE false::boolean END,
-    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE NULL END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" WHEN _patch THEN t."title" ELSE NULL END,
+    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" WHEN _patch THEN t."pinned" ELSE false::boolean END,
+    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" WHEN _patch THEN t."body_text" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."notes", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -468,55 +412,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."notes_replace"(jsonb) IS 'replace (PUT) a Note';
+COMMENT ON FUNCTION "app"."notes_update"(jsonb, boolean) IS 'Update a Note: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."notes_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."notes_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."notes_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."notes_replace"(jsonb) IS 'replace (PUT) a Note: app.notes_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."notes_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."notes_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('notes', 'update', "app"."notes_access"('update'), 'Note');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['title', 'pinned', 'body_text']::text[], ARRAY['id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Note has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."notes" t SET
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END,
-    "pinned" = CASE WHEN _body ? 'pinned' THEN r."pinned" ELSE t."pinned" END,
-    "body_text" = CASE WHEN _body ? 'body_text' THEN r."body_text" ELSE t."body_text" END
-  FROM jsonb_populate_record(NULL::"app"."notes", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."title" AS "title", t."pinned" AS "pinned", t."body_text" AS "bodyText"
-    ) r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."notes_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."notes" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."notes_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."notes_deny"('update', _key);
-    PERFORM lib.precondition_failed('Note', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."notes_patch"(jsonb) IS 'patch (PATCH) a Note';
+CREATE OR REPLACE FUNCTION "api"."notes_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."notes_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."notes_patch"(jsonb) IS 'patch (PATCH) a Note: app.notes_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."notes_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE

@@ -384,10 +384,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."users_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('users', 'list', "app"."users_access"('list'), 'User');
+  _scenario text := lib.enter('users', _action, "app"."users_access"(_action), 'User');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -407,6 +407,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('users'), _sort);
@@ -448,75 +451,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."users_list"(jsonb)
-  IS 'list User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."users_page"(text, jsonb)
+  IS 'A page of User records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."users_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."users_list"(jsonb) IS 'list User: a page, app.users_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."users_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('users', 'search', "app"."users_access"('search'), 'User');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('users'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('users'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."users" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."users" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."users"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg((SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r)), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys)
-      || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t._rev, t._modified_at
-        FROM "app"."users" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."users_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."users_search"(jsonb)
-  IS 'search User: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."users_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."users_search"(jsonb) IS 'search User: a page, app.users_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."users_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."users_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -579,8 +524,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."users_create"(jsonb) IS 'create a User';
 
-SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."users_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."users_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
   _key text := args ->> 'id';
@@ -621,51 +566,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User';
+COMMENT ON FUNCTION "app"."users_update"(jsonb, boolean) IS 'Update a User: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."users_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."users_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."users_replace"(jsonb) IS 'replace (PUT) a User: app.users_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."users_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('users', 'update', "app"."users_access"('update'), 'User');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['id']::text[], ARRAY[]::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('User has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."users" t SET
-    _rev = t._rev
-  FROM jsonb_populate_record(NULL::"app"."users", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT t."id" AS "id") r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."users_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."users" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."users_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."users_deny"('update', _key);
-    PERFORM lib.precondition_failed('User', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User';
+CREATE OR REPLACE FUNCTION "api"."users_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."users_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."users_patch"(jsonb) IS 'patch (PATCH) a User: app.users_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."users_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -858,10 +767,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."teams_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."teams_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."teams_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('teams', 'list', "app"."teams_access"('list'), 'Team');
+  _scenario text := lib.enter('teams', _action, "app"."teams_access"(_action), 'Team');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -881,6 +790,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
   _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
   _keys := lib.sort_keys(lib.fields('teams'), _sort);
@@ -942,95 +854,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_list"(jsonb)
-  IS 'list Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."teams_page"(text, jsonb)
+  IS 'A page of Team records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."teams_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."teams_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."teams_list"(jsonb) IS 'list Team: a page, app.teams_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."teams_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('teams', 'search', "app"."teams_access"('search'), 'Team');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
-  _where := lib.filter_sql(lib.fields('teams'), args -> 'filter', '{filter}');
-  _keys := lib.sort_keys(lib.fields('teams'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'members' THEN
-    PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."teams" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."teams" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."teams"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'members' THEN ',"members":' || coalesce((
-        (
-          SELECT coalesce(json_agg(t_0_r.v ORDER BY t_0_r.k), '[]'::json)
-          FROM (
-            SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0."id" AS "id") r))::text, -1)
-              || ',"edge":' || coalesce(('{}'::json)::text, 'null')
-              || '}')::json AS v, t_0."id" AS k
-            FROM "app"."teams_members" t_0_j JOIN "app"."users" t_0 ON t_0."id" = t_0_j."user_id"
-            WHERE t_0_j."team_id" = t."id"
-            ORDER BY t_0."id" LIMIT ($1 ->> 'embed_limit')::integer
-          ) t_0_r
-        )
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."name", t."owner_id", t._rev, t._modified_at
-        FROM "app"."teams" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."teams_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."teams_search"(jsonb)
-  IS 'search Team: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."teams_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."teams_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."teams_search"(jsonb) IS 'search Team: a page, app.teams_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."teams_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."teams_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1128,8 +962,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."teams_create"(jsonb) IS 'create a Team';
 
-SELECT meta.drop_if_returns('"api"."teams_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."teams_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."teams_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."teams_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
   _key text := args ->> 'id';
@@ -1150,7 +984,7 @@ BEGIN
   _if_match := lib.if_match(args);
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."teams" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE NULL END
+    "name" = CASE WHEN _body ? 'name' THEN r."name" WHEN _patch THEN t."name" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."teams", _body) r
   WHERE t."id" = _key
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -1172,53 +1006,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."teams_replace"(jsonb) IS 'replace (PUT) a Team';
+COMMENT ON FUNCTION "app"."teams_update"(jsonb, boolean) IS 'Update a Team: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."teams_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."teams_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."teams_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."teams_replace"(jsonb) IS 'replace (PUT) a Team: app.teams_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."teams_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."teams_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('teams', 'update', "app"."teams_access"('update'), 'Team');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['name']::text[], ARRAY['id', 'owner_id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM lib.bad_request('Team has no parent'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."teams" t SET
-    "name" = CASE WHEN _body ? 'name' THEN r."name" ELSE t."name" END
-  FROM jsonb_populate_record(NULL::"app"."teams", _body) r
-  WHERE t."id" = _key
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."name" AS "name", t."owner_id" AS "owner_id"
-    ) r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."teams_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified FROM "app"."teams" t WHERE t."id" = _key;
-    IF NOT FOUND THEN PERFORM "app"."teams_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."teams_deny"('update', _key);
-    PERFORM lib.precondition_failed('Team', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."teams_patch"(jsonb) IS 'patch (PATCH) a Team';
+CREATE OR REPLACE FUNCTION "api"."teams_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."teams_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."teams_patch"(jsonb) IS 'patch (PATCH) a Team: app.teams_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."teams_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -1502,10 +1298,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
-SELECT meta.drop_if_returns('"api"."tasks_list"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."tasks_page"(text, jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tasks_page"(_action text, args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
-  _scenario text := lib.enter('tasks', 'list', "app"."tasks_access"('list'), 'Task');
+  _scenario text := lib.enter('tasks', _action, "app"."tasks_access"(_action), 'Task');
   _parent text := args ->> 'parent';
   _page int := lib.page(args);
   _per_page int := lib.per_page(args);
@@ -1525,6 +1321,9 @@ DECLARE
   _more boolean;
   _meta jsonb;
 BEGIN
+  IF _action IS NULL OR _action <> ALL (ARRAY['list', 'search']::text[]) THEN
+    PERFORM lib.bad_request('a page is one of list, search');
+  END IF;
   IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
   _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
   IF _parent IS NOT NULL THEN _where := 't."team_id" = $2 AND ' || _where; END IF;
@@ -1600,109 +1399,17 @@ BEGIN
   END IF;
   RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_list"(jsonb)
-  IS 'list Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+COMMENT ON FUNCTION "app"."tasks_page"(text, jsonb)
+  IS 'A page of Task records for list and search: filters and sort from the request, offset or keyset paging, '
+    'total by count mode (spec 5.2 FETCH under the policies).';
+
+SELECT meta.drop_if_returns('"api"."tasks_list"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_list"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tasks_page"('list', args) $fn$;
+COMMENT ON FUNCTION "api"."tasks_list"(jsonb) IS 'list Task: a page, app.tasks_page(''list'', args).';
 
 SELECT meta.drop_if_returns('"api"."tasks_search"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('tasks', 'search', "app"."tasks_access"('search'), 'Task');
-  _parent text := args ->> 'parent';
-  _page int := lib.page(args);
-  _per_page int := lib.per_page(args);
-  _count text := lib.count_mode(args);
-  _sort jsonb := args -> 'sort';
-  _before boolean := args ? 'before';
-  _where text;
-  _keys jsonb;
-  _cursor jsonb;
-  _total jsonb;
-  _offset bigint;
-  _few boolean;
-  _sql text;
-  _page_rows lib.page_rows;
-  _rows json;
-  _at jsonb;
-  _more boolean;
-  _meta jsonb;
-BEGIN
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
-  _where := lib.filter_sql(lib.fields('tasks'), args -> 'filter', '{filter}');
-  IF _parent IS NOT NULL THEN _where := 't."team_id" = $2 AND ' || _where; END IF;
-  _keys := lib.sort_keys(lib.fields('tasks'), _sort);
-  IF args ? 'after' OR _before THEN
-    _cursor := lib.cursor_keys(coalesce(args ->> 'after', args ->> 'before'), _keys, _sort);
-    args := args || jsonb_build_object('cursor', _cursor);
-  END IF;
-  _offset := CASE WHEN _cursor IS NULL THEN (_page - 1)::bigint * _per_page ELSE 0 END;
-  PERFORM lib.statement_params(args, _parent, _per_page, _offset);
-  IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) ? 'team' THEN
-    PERFORM set_config('request.scenario.teams', coalesce("app"."teams_access"('read'), chr(1)), true);
-    IF (coalesce(args -> 'joined', '{}'::jsonb) || coalesce(args -> 'embed', '{}'::jsonb)) -> 'team' ? 'members' THEN
-      PERFORM set_config('request.scenario.users', coalesce("app"."users_access"('read'), chr(1)), true);
-    END IF;
-  END IF;
-  _total := lib.page_total(_count, $q$SELECT count(*) FROM "app"."tasks" t WHERE $q$ || _where,
-    $q$SELECT count(*) FROM "app"."tasks" t TABLESAMPLE SYSTEM (current_setting('request.q.sample')::real) WHERE $q$ || _where,
-    '"app"."tasks"'::regclass, 1000);
-  _few := _total ->> 'count' = 'exact' AND (_total ->> 'total')::bigint <= _offset + _per_page;
-  IF _few AND (_total ->> 'total')::bigint <= _offset THEN
-    _page_rows := ('[]', '[]')::lib.page_rows;
-  ELSE
-    _sql := $q$SELECT coalesce(json_agg($q$ || CASE WHEN args ? 'embed' THEN $q$(left(((SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
-    ) r))::text, -1)
-      || (CASE WHEN $1 -> 'embed' ? 'team' THEN ',"team":' || coalesce((
-        (
-          SELECT (left(((SELECT row_to_json(r) FROM (SELECT
-            t_0."id" AS "id", t_0."name" AS "name", t_0."owner_id" AS "owner_id"
-          ) r))::text, -1)
-            || (CASE WHEN $1 -> 'embed' -> 'team' ? 'members' THEN ',"members":' || coalesce((
-              (
-                SELECT coalesce(json_agg(t_0_0_r.v ORDER BY t_0_0_r.k), '[]'::json)
-                FROM (
-                  SELECT (left(((SELECT row_to_json(r) FROM (SELECT t_0_0."id" AS "id") r))::text, -1)
-                    || ',"edge":' || coalesce(('{}'::json)::text, 'null')
-                    || '}')::json AS v, t_0_0."id" AS k
-                  FROM "app"."teams_members" t_0_0_j JOIN "app"."users" t_0_0 ON t_0_0."id" = t_0_0_j."user_id"
-                  WHERE t_0_0_j."team_id" = t_0."id"
-                  ORDER BY t_0_0."id" LIMIT ($1 ->> 'embed_limit')::integer
-                ) t_0_0_r
-              )
-            )::text, 'null') ELSE '' END)
-            || '}')::json
-          FROM "app"."teams" t_0
-          WHERE t_0."id" = t."team_id"
-        )
-      )::text, 'null') ELSE '' END)
-      || '}')::json$q$ ELSE $q$(SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
-    ) r)$q$ END || $q$), '[]'), coalesce(jsonb_agg($q$ || lib.keys_sql(_keys) || $q$), '[]')
-      FROM (SELECT $q$ || CASE WHEN _few THEN '* FROM (SELECT ' ELSE '' END
-      || $q$t."id", t."team_id", t."title", t._rev, t._modified_at
-        FROM "app"."tasks" t WHERE $q$ || _where
-      || CASE WHEN _cursor IS NULL THEN '' ELSE ' AND ' || lib.keyset_sql(_keys, _cursor, _before) END
-      || CASE WHEN _few THEN ' OFFSET 0) t' ELSE '' END
-      || ' ORDER BY ' || lib.order_sql(_keys, _before) || ' LIMIT $3 OFFSET $4) t';
-    IF _where = 'true' THEN _page_rows := lib.query_generic(_sql, NULL::lib.page_rows);
-    ELSE _page_rows := lib.query_prepared(_sql, NULL::lib.page_rows); END IF;
-  END IF;
-  _rows := _page_rows.rows;
-  _at := _page_rows.at;
-  _more := jsonb_array_length(_at) = _per_page AND (_cursor IS NOT NULL OR _total ->> 'count' <> 'exact'
-    OR _page::bigint * _per_page < (_total ->> 'total')::bigint);
-  IF _before THEN _rows := lib.json_reverse(_rows); _at := lib.jsonb_reverse(_at); END IF;
-  _meta := _total || jsonb_build_object('per_page', _per_page) || CASE WHEN _cursor IS NULL THEN jsonb_build_object('page', _page) ELSE '{}' END;
-  IF jsonb_array_length(_at) > 0 AND (_more AND NOT _before OR _before) THEN
-    _meta := _meta || jsonb_build_object('next', lib.cursor_text(_at -> -1, _sort));
-  END IF;
-  IF jsonb_array_length(_at) > 0 AND (_more AND _before OR args ? 'after' OR _cursor IS NULL AND _page > 1) THEN
-    _meta := _meta || jsonb_build_object('prev', lib.cursor_text(_at -> 0, _sort));
-  END IF;
-  RETURN json_build_object('meta', _meta, 'scenario', ("app"."tasks_scenario"(_scenario))[1], 'data_bytes', octet_length(_rows::text), 'data', _rows);
-END $fn$;
-COMMENT ON FUNCTION "api"."tasks_search"(jsonb)
-  IS 'search Task: filters and sort from the request, offset or keyset paging, total by count mode (spec 5.2 FETCH under the policies).';
+CREATE OR REPLACE FUNCTION "api"."tasks_search"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tasks_page"('search', args) $fn$;
+COMMENT ON FUNCTION "api"."tasks_search"(jsonb) IS 'search Task: a page, app.tasks_page(''search'', args).';
 
 SELECT meta.drop_if_returns('"api"."tasks_read"(jsonb)', 'json');
 CREATE OR REPLACE FUNCTION "api"."tasks_read"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
@@ -1820,8 +1527,8 @@ BEGIN
 END $fn$;
 COMMENT ON FUNCTION "api"."tasks_create"(jsonb) IS 'create a Task';
 
-SELECT meta.drop_if_returns('"api"."tasks_replace"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tasks_replace"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
+SELECT meta.drop_if_returns('"app"."tasks_update"(jsonb, boolean)', 'json');
+CREATE OR REPLACE FUNCTION "app"."tasks_update"(args jsonb, _patch boolean) RETURNS json LANGUAGE plpgsql AS $fn$
 DECLARE
   _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
   _key text := args ->> 'id';
@@ -1843,7 +1550,7 @@ BEGIN
   _since := lib.if_unmodified_since(args);
   UPDATE "app"."tasks" t SET
     "team_id" = CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE t."team_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE NULL END
+    "title" = CASE WHEN _body ? 'title' THEN r."title" WHEN _patch THEN t."title" ELSE NULL END
   FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
   WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
     AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
@@ -1867,56 +1574,15 @@ BEGIN
   END IF;
   RETURN _result;
 END $fn$;
-COMMENT ON FUNCTION "api"."tasks_replace"(jsonb) IS 'replace (PUT) a Task';
+COMMENT ON FUNCTION "app"."tasks_update"(jsonb, boolean) IS 'Update a Task: replace (PUT) when _patch is false, else patch (PATCH).';
+
+SELECT meta.drop_if_returns('"api"."tasks_replace"(jsonb)', 'json');
+CREATE OR REPLACE FUNCTION "api"."tasks_replace"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tasks_update"(args, false) $fn$;
+COMMENT ON FUNCTION "api"."tasks_replace"(jsonb) IS 'replace (PUT) a Task: app.tasks_update(args, false).';
 
 SELECT meta.drop_if_returns('"api"."tasks_patch"(jsonb)', 'json');
-CREATE OR REPLACE FUNCTION "api"."tasks_patch"(args jsonb) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-  _scenario text := lib.enter('tasks', 'update', "app"."tasks_access"('update'), 'Task');
-  _key text := args ->> 'id';
-  _parent text := args ->> 'parent';
-  _body jsonb := args -> 'body';
-  _if_match text[];
-  _since timestamptz;
-  _expected numeric;
-  _result json;
-  _etag text;
-  _modified timestamptz;
-BEGIN
-  PERFORM lib.check_body(_body, ARRAY['team_id', 'title']::text[], ARRAY['id']::text[]);
-  IF _parent IS NOT NULL THEN PERFORM "app"."teams_within"(_parent, args -> 'ancestors'); END IF;
-  IF _body ? 'id' AND _body ->> 'id' IS DISTINCT FROM _key THEN
-    PERFORM lib.bad_request('primary key "id" cannot be changed', 'id', 'primary');
-  END IF;
-  _if_match := lib.if_match(args);
-  _since := lib.if_unmodified_since(args);
-  UPDATE "app"."tasks" t SET
-    "team_id" = CASE WHEN _body ? 'team_id' THEN r."team_id" ELSE t."team_id" END,
-    "title" = CASE WHEN _body ? 'title' THEN r."title" ELSE t."title" END
-  FROM jsonb_populate_record(NULL::"app"."tasks", _body) r
-  WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent)
-    AND (_if_match IS NULL OR '*' = ANY (_if_match) OR t._rev::text = ANY (_if_match))
-    AND (_since IS NULL OR date_trunc('second', t._modified_at) <= _since)
-  RETURNING json_build_object(
-    'data', (SELECT row_to_json(r) FROM (SELECT
-      t."id" AS "id", t."team_id" AS "team_id", t."title" AS "title"
-    ) r),
-    'id', t."id"::text,
-    'etag', t._rev::text,
-    'last_modified', t._modified_at,
-    'scenario', ("app"."tasks_scenario"(_scenario))[1]
-  ) INTO _result;
-  IF _result IS NULL THEN
-    SELECT t._rev::text, t._modified_at INTO _etag, _modified
-    FROM "app"."tasks" t
-    WHERE t."id" = _key AND (_parent IS NULL OR t."team_id" = _parent);
-    IF NOT FOUND THEN PERFORM "app"."tasks_refuse"('update', _key, _parent, coalesce('*' = ANY (_if_match), false)); END IF;
-    PERFORM "app"."tasks_deny"('update', _key);
-    PERFORM lib.precondition_failed('Task', _etag, _modified, args, _expected);
-  END IF;
-  RETURN _result;
-END $fn$;
-COMMENT ON FUNCTION "api"."tasks_patch"(jsonb) IS 'patch (PATCH) a Task';
+CREATE OR REPLACE FUNCTION "api"."tasks_patch"(args jsonb) RETURNS json LANGUAGE sql AS $fn$ SELECT "app"."tasks_update"(args, true) $fn$;
+COMMENT ON FUNCTION "api"."tasks_patch"(jsonb) IS 'patch (PATCH) a Task: app.tasks_update(args, true).';
 
 CREATE OR REPLACE FUNCTION "api"."tasks_delete"(args jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
