@@ -8,6 +8,12 @@ export const WIDTH = 160;
 /** A fragment longer than this on one line is broken (it usually sits after other text on its line). */
 export const INLINE = 100;
 
+/**
+ * A JSON document's value that fits in a line this long (with its indentation, key and comma) stays on it: a stored
+ * document is data, read a member a line (a property's facts, a column's), not an expression to follow.
+ */
+export const JSON_LINE = 150;
+
 /** Every non-empty line of `text` indented by `by` (pg-sql2's indent): a fragment nested one level down. */
 export function indent(text: string, by = '  '): string {
   return text.split('\n').map((l) => (l ? by + l : l)).join('\n');
@@ -220,7 +226,9 @@ export function group(parts: readonly string[], op: string, width = INLINE): str
  */
 export function json(value: unknown, by = '', prefix = 0): string {
   const flat = JSON.stringify(value);
-  if (typeof value !== 'object' || value === null || by.length + prefix + flat.length <= INLINE) return flat;
+  // The document itself opens over lines: it sits after the statement's own text.
+  const top = by === '' && prefix === 0;
+  if (typeof value !== 'object' || value === null || (!top && by.length + prefix + flat.length + 1 <= JSON_LINE)) return flat;
   const inner = `${by}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return flat;

@@ -2942,55 +2942,12 @@ GRANT INSERT, UPDATE, DELETE ON "app"."tags" TO anon, authenticated;
 INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "email": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false,
-      "email": true
-    },
-    "password": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": false,
-      "search": false
-    },
-    "display_name": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": true
-    },
-    "created_at": {
-      "type": "timestamp with time zone",
-      "kind": "DateTime",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "updated_at": {
-      "type": "timestamp with time zone",
-      "kind": "DateTime",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "email": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false,"email":true},
+    "password": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":false,"search":false},
+    "display_name": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":true},
+    "created_at": {"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"search":false},
+    "updated_at": {"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -3097,12 +3054,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "writeOnly": false,
           "searchIndexed": false,
           "hidden": false,
-          "file": {
-            "module": "ImageURL",
-            "maxSizeInBytes": 1048576,
-            "allowedMimeTypes": ["image/png","image/jpeg"],
-            "fileTypes": ["image/png","image/jpeg"]
-          }
+          "file": {"module":"ImageURL","maxSizeInBytes":1048576,"allowedMimeTypes":["image/png","image/jpeg"],"fileTypes":["image/png","image/jpeg"]}
         }
       },
       "schemas": {
@@ -3110,16 +3062,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
           "type": "object",
           "properties": {
             "bio": {"anyOf":[{"type":"string"},{"type":"null"}]},
-            "avatar": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1,
-                  "description": "file_reference from the upload intent"
-                },
-                {"type":"null"}
-              ]
-            }
+            "avatar": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]}
           },
           "additionalProperties": false
         },
@@ -3136,15 +3079,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
                   "properties": {
                     "id": {"type":"string","description":"The file reference token."},
                     "name": {"type":"string","description":"Original file name."},
-                    "mime": {
-                      "type": "string",
-                      "description": "The content type declared at upload; its media type is one of image/png, image/jpeg."
-                    },
-                    "url": {
-                      "type": "string",
-                      "format": "uri-reference",
-                      "description": "Signed download link (15 minutes)."
-                    }
+                    "mime": {"type":"string","description":"The content type declared at upload; its media type is one of image/png, image/jpeg."},
+                    "url": {"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}
                   },
                   "required": ["id","name","mime","url"]
                 },
@@ -3631,30 +3567,9 @@ COMMENT ON FUNCTION "api"."users_profile_replace"(jsonb) IS 'replace the sub-res
 INSERT INTO lib.fields (tbl, fields) VALUES ('projects', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "name": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "owner_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "name": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "owner_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -3705,11 +3620,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
       "kind": "manyToMany",
       "target": "User",
       "table": "projects_members",
-      "functions": {
-        "list": "projects_members_list",
-        "link": "projects_members_link",
-        "unlink": "projects_members_unlink"
-      },
+      "functions": {"list":"projects_members_list","link":"projects_members_link","unlink":"projects_members_unlink"},
       "ownerColumn": "project_id",
       "targetColumn": "user_id",
       "edge": {"role":{"enum":["editor","viewer"]},"status":{"enum":["invited","active"]}},
@@ -3717,20 +3628,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
         "link": {
           "type": "object",
           "properties": {
-            "role": {
-              "title": "Member role",
-              "anyOf": [
-                {"type":"string","maxLength":255,"enum":["editor","viewer"]},
-                {"type":"null"}
-              ]
-            },
-            "status": {
-              "title": "Membership status",
-              "anyOf": [
-                {"type":"string","maxLength":255,"enum":["invited","active"]},
-                {"type":"null"}
-              ]
-            }
+            "role": {"title":"Member role","anyOf":[{"type":"string","maxLength":255,"enum":["editor","viewer"]},{"type":"null"}]},
+            "status": {"title":"Membership status","anyOf":[{"type":"string","maxLength":255,"enum":["invited","active"]},{"type":"null"}]}
           },
           "additionalProperties": false
         }
@@ -3749,23 +3648,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
     "stream": "projects_stream"
   },
   "schemas": {
-    "create": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "required": ["name"],
-      "additionalProperties": false
-    },
-    "replace": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "required": ["name"],
-      "additionalProperties": false
-    },
-    "patch": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "additionalProperties": false
-    },
+    "create": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
+    "replace": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
+    "patch": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -4238,126 +4123,21 @@ COMMENT ON FUNCTION "api"."projects_members_unlink"(jsonb) IS 'unlink a record: 
 INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "project_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "title": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": true
-    },
-    "body": {
-      "type": "text",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": true
-    },
-    "status": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "version": {
-      "type": "integer",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "author_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "rating": {
-      "type": "numeric",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "word_count": {
-      "type": "integer",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "published_on": {
-      "type": "date",
-      "kind": "Date",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "reading_slot": {
-      "type": "time without time zone",
-      "kind": "Time",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "featured": {
-      "type": "boolean",
-      "kind": "Boolean",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "tags_cache": {
-      "type": "character varying[]",
-      "kind": "String",
-      "multiple": true,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "cover": {
-      "type": "jsonb",
-      "kind": "Binary",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "attachment": {
-      "type": "jsonb",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "project_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "title": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":true},
+    "body": {"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"search":true},
+    "status": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "version": {"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "author_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "rating": {"type":"numeric","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "word_count": {"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "published_on": {"type":"date","kind":"Date","multiple":false,"json":false,"readable":true,"search":false},
+    "reading_slot": {"type":"time without time zone","kind":"Time","multiple":false,"json":false,"readable":true,"search":false},
+    "featured": {"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"search":false},
+    "tags_cache": {"type":"character varying[]","kind":"String","multiple":true,"json":false,"readable":true,"search":false},
+    "cover": {"type":"jsonb","kind":"Binary","multiple":false,"json":false,"readable":true,"search":false},
+    "attachment": {"type":"jsonb","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
     "meta": {
       "type": "jsonb",
       "kind": "JSON",
@@ -4367,38 +4147,10 @@ INSERT INTO lib.fields (tbl, fields) VALUES ('posts', '{
       "search": false,
       "casts": {"address.city":"Text","priority":"Integer"}
     },
-    "legacy_code": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "internal_note": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "created_at": {
-      "type": "timestamp with time zone",
-      "kind": "DateTime",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "updated_at": {
-      "type": "timestamp with time zone",
-      "kind": "DateTime",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "legacy_code": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "internal_note": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "created_at": {"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"search":false},
+    "updated_at": {"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"search":false}
   },
   "embeds": {"project":{"table":"projects","pk":"id","column":"project_id","live":false}}
 }'::jsonb)
@@ -4588,12 +4340,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "writeOnly": false,
       "searchIndexed": false,
       "hidden": false,
-      "file": {
-        "module": "FileURL",
-        "maxSizeInBytes": 10485760,
-        "allowedMimeTypes": ["application/pdf"],
-        "fileTypes": ["application/pdf"]
-      }
+      "file": {"module":"FileURL","maxSizeInBytes":10485760,"allowedMimeTypes":["application/pdf"],"fileTypes":["application/pdf"]}
     },
     "meta": {
       "type": "JSON",
@@ -4666,10 +4413,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
       "schemas": {"link":{"type":"object","properties":{},"additionalProperties":false}}
     }
   },
-  "embeds": {
-    "project": {"kind":"reference","target":"Project","property":"project_id"},
-    "tags": {"kind":"manyToMany","target":"Tag","relation":"tags"}
-  },
+  "embeds": {"project":{"kind":"reference","target":"Project","property":"project_id"},"tags":{"kind":"manyToMany","target":"Tag","relation":"tags"}},
   "functions": {
     "list": "posts_list",
     "search": "posts_search",
@@ -4690,54 +4434,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
         "project_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
         "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {
-          "anyOf": [
-            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
-            {"type":"null"}
-          ]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
         "version": {"description":"ignored: a new record starts at version 1"},
-        "rating": {
-          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
-        },
-        "word_count": {
-          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
-        },
+        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
+        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
         "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {
-          "anyOf": [
-            {
-              "type": "string",
-              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-            },
-            {"type":"null"}
-          ]
-        },
+        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
         "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {
-          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
-        },
-        "cover": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
-        "attachment": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
+        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
+        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
+        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
         "meta": {
           "anyOf": [
             {
               "type": "object",
               "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
-                },
+                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
                 "priority": {"type":"integer","minimum":0},
                 "labels": {"type":"array","items":{"type":"string"}}
               }
@@ -4745,9 +4457,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             {"type":"null"}
           ]
         },
-        "legacyCode": {
-          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
-        },
+        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
         "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "required": ["project_id","title"],
@@ -4760,58 +4470,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
         "project_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
         "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {
-          "anyOf": [
-            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
-            {"type":"null"}
-          ]
-        },
-        "version": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "the version this update expects (409 when it moved on); null is no version (422)"
-        },
-        "rating": {
-          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
-        },
-        "word_count": {
-          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+        "version": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"},
+        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
+        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
         "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {
-          "anyOf": [
-            {
-              "type": "string",
-              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-            },
-            {"type":"null"}
-          ]
-        },
+        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
         "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {
-          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
-        },
-        "cover": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
-        "attachment": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
+        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
+        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
+        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
         "meta": {
           "anyOf": [
             {
               "type": "object",
               "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
-                },
+                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
                 "priority": {"type":"integer","minimum":0},
                 "labels": {"type":"array","items":{"type":"string"}}
               }
@@ -4819,9 +4493,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             {"type":"null"}
           ]
         },
-        "legacyCode": {
-          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
-        },
+        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
         "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "required": ["title"],
@@ -4834,58 +4506,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
         "project_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
         "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {
-          "anyOf": [
-            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
-            {"type":"null"}
-          ]
-        },
-        "version": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "the version this update expects (409 when it moved on); null is no version (422)"
-        },
-        "rating": {
-          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
-        },
-        "word_count": {
-          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+        "version": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"},
+        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
+        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
         "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {
-          "anyOf": [
-            {
-              "type": "string",
-              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-            },
-            {"type":"null"}
-          ]
-        },
+        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
         "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {
-          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
-        },
-        "cover": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
-        "attachment": {
-          "anyOf": [
-            {"type":"string","minLength":1,"description":"file_reference from the upload intent"},
-            {"type":"null"}
-          ]
-        },
+        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
+        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
+        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
         "meta": {
           "anyOf": [
             {
               "type": "object",
               "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
-                },
+                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
                 "priority": {"type":"integer","minimum":0},
                 "labels": {"type":"array","items":{"type":"string"}}
               }
@@ -4893,9 +4529,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             {"type":"null"}
           ]
         },
-        "legacyCode": {
-          "anyOf": [{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]
-        },
+        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
         "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
       },
       "additionalProperties": false
@@ -4907,34 +4541,15 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
         "project_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
         "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {
-          "anyOf": [
-            {"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},
-            {"type":"null"}
-          ]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
         "version": {"type":"integer","minimum":1},
         "author_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true},
-        "rating": {
-          "anyOf": [{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]
-        },
-        "word_count": {
-          "anyOf": [{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]
-        },
+        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
+        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
         "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {
-          "anyOf": [
-            {
-              "type": "string",
-              "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"
-            },
-            {"type":"null"}
-          ]
-        },
+        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
         "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {
-          "anyOf": [{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]
-        },
+        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
         "cover": {
           "anyOf": [
             {
@@ -4947,11 +4562,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
                   "type": "string",
                   "description": "The content type declared at upload; its media type is one of image/png, image/jpeg, image/webp."
                 },
-                "url": {
-                  "type": "string",
-                  "format": "uri-reference",
-                  "description": "Signed download link (15 minutes)."
-                }
+                "url": {"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}
               },
               "required": ["id","name","mime","url"]
             },
@@ -4966,15 +4577,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
               "properties": {
                 "id": {"type":"string","description":"The file reference token."},
                 "name": {"type":"string","description":"Original file name."},
-                "mime": {
-                  "type": "string",
-                  "description": "The content type declared at upload; its media type is one of application/pdf."
-                },
-                "url": {
-                  "type": "string",
-                  "format": "uri-reference",
-                  "description": "Signed download link (15 minutes)."
-                }
+                "mime": {"type":"string","description":"The content type declared at upload; its media type is one of application/pdf."},
+                "url": {"type":"string","format":"uri-reference","description":"Signed download link (15 minutes)."}
               },
               "required": ["id","name","mime","url"]
             },
@@ -4986,10 +4590,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             {
               "type": "object",
               "properties": {
-                "address": {
-                  "type": "object",
-                  "properties": {"city":{"type":"string"},"zip":{"type":"string"}}
-                },
+                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
                 "priority": {"type":"integer","minimum":0},
                 "labels": {"type":"array","items":{"type":"string"}}
               }
@@ -4997,10 +4598,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
             {"type":"null"}
           ]
         },
-        "legacyCode": {
-          "anyOf": [{"type":"string","maxLength":255},{"type":"null"}],
-          "deprecated": true
-        },
+        "legacyCode": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"deprecated":true},
         "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
         "created_at": {"type":"string","format":"date-time","readOnly":true},
         "updated_at": {"type":"string","format":"date-time","readOnly":true}
@@ -5849,46 +5447,11 @@ COMMENT ON FUNCTION "api"."posts_tags_unlink"(jsonb) IS 'unlink a record: Post.t
 INSERT INTO lib.fields (tbl, fields) VALUES ('comments', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "bigint",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "post_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "body": {
-      "type": "text",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "author_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "created_at": {
-      "type": "timestamp with time zone",
-      "kind": "DateTime",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "post_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "body": {"type":"text","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "author_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "created_at": {"type":"timestamp with time zone","kind":"DateTime","multiple":false,"json":false,"readable":true,"search":false}
   },
   "embeds": {"post":{"table":"posts","pk":"id","column":"post_id","live":true}}
 }'::jsonb)
@@ -5984,11 +5547,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
       "required": ["body"],
       "additionalProperties": false
     },
-    "patch": {
-      "type": "object",
-      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
-      "additionalProperties": false
-    },
+    "patch": {"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -6000,10 +5559,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
       }
     }
   },
-  "constraints": {
-    "comments_pkey": {"property":"id","rule":"primary"},
-    "comments_post_id_fkey": {"property":"post_id","rule":"references"}
-  }
+  "constraints": {"comments_pkey":{"property":"id","rule":"primary"},"comments_post_id_fkey":{"property":"post_id","rule":"references"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
@@ -6468,22 +6024,8 @@ DROP FUNCTION IF EXISTS "app"."comments_versions"(text, text, text, integer, big
 INSERT INTO lib.fields (tbl, fields) VALUES ('tags', '{
   "pk": "slug",
   "columns": {
-    "slug": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "label": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "slug": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "label": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -6533,12 +6075,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
     "create": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
-            {"type":"null"}
-          ]
-        },
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
         "label": {"type":"string","maxLength":255}
       },
       "required": ["label"],
@@ -6547,12 +6084,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
     "replace": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
-            {"type":"null"}
-          ]
-        },
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
         "label": {"type":"string","maxLength":255}
       },
       "required": ["label"],
@@ -6561,28 +6093,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
     "patch": {
       "type": "object",
       "properties": {
-        "slug": {
-          "anyOf": [
-            {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
-            {"type":"null"}
-          ]
-        },
+        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
         "label": {"type":"string","maxLength":255}
       },
       "additionalProperties": false
     },
     "read": {
       "type": "object",
-      "properties": {
-        "slug": {"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},
-        "label": {"type":"string","maxLength":255}
-      }
+      "properties": {"slug":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},"label":{"type":"string","maxLength":255}}
     }
   },
-  "constraints": {
-    "tags_pkey": {"property":"slug","rule":"primary"},
-    "tags_slug_pattern": {"property":"slug","rule":"pattern"}
-  }
+  "constraints": {"tags_pkey":{"property":"slug","rule":"primary"},"tags_slug_pattern":{"property":"slug","rule":"pattern"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
@@ -6972,13 +6493,7 @@ COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
-  "api": {
-    "slug": "publishing",
-    "version": "v1",
-    "title": "Publishing API",
-    "docsUrl": "https://docs.example.com",
-    "basePath": "/api/publishing/v1"
-  },
+  "api": {"slug":"publishing","version":"v1","title":"Publishing API","docsUrl":"https://docs.example.com","basePath":"/api/publishing/v1"},
   "resources": {},
   "identity": {"entity":"User","collection":"users"}
 }'::jsonb)

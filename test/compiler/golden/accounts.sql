@@ -316,31 +316,9 @@ GRANT INSERT, UPDATE, DELETE ON "app"."labels" TO anon, authenticated;
 INSERT INTO lib.fields (tbl, fields) VALUES ('accounts', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "email": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false,
-      "email": true
-    },
-    "password": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": false,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "email": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false,"email":true},
+    "password": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":false,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -391,20 +369,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       "kind": "manyToMany",
       "target": "Label",
       "table": "accounts_labels",
-      "functions": {
-        "list": "accounts_labels_list",
-        "link": "accounts_labels_link",
-        "unlink": "accounts_labels_unlink"
-      },
+      "functions": {"list":"accounts_labels_list","link":"accounts_labels_link","unlink":"accounts_labels_unlink"},
       "ownerColumn": "account_id",
       "targetColumn": "label_slug",
       "edge": {"role":{}},
       "schemas": {
-        "link": {
-          "type": "object",
-          "properties": {"role":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
-          "additionalProperties": false
-        }
+        "link": {"type":"object","properties":{"role":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},"additionalProperties":false}
       }
     },
     "settings": {
@@ -441,10 +411,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       }
     }
   },
-  "embeds": {
-    "labels": {"kind":"manyToMany","target":"Label","relation":"labels"},
-    "settings": {"kind":"oneToOne","relation":"settings"}
-  },
+  "embeds": {"labels":{"kind":"manyToMany","target":"Label","relation":"labels"},"settings":{"kind":"oneToOne","relation":"settings"}},
   "functions": {
     "list": "accounts_list",
     "search": "accounts_search",
@@ -458,37 +425,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
       "required": ["email"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
       "required": ["email"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
       "additionalProperties": false
     },
-    "read": {
-      "type": "object",
-      "properties": {
-        "id": {"type":"string","maxLength":255,"readOnly":true},
-        "email": {"type":"string","maxLength":255}
-      }
-    }
+    "read": {"type":"object","properties":{"id":{"type":"string","maxLength":255,"readOnly":true},"email":{"type":"string","maxLength":255}}}
   },
   "constraints": {
     "accounts_pkey": {"property":"id","rule":"primary"},
@@ -1017,22 +969,8 @@ COMMENT ON FUNCTION "api"."accounts_settings_replace"(jsonb) IS 'replace the sub
 INSERT INTO lib.fields (tbl, fields) VALUES ('labels', '{
   "pk": "slug",
   "columns": {
-    "slug": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "name": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "slug": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "name": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -1105,10 +1043,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
     },
     "read": {
       "type": "object",
-      "properties": {
-        "slug": {"type":"string","minLength":1,"maxLength":255},
-        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      }
+      "properties": {"slug":{"type":"string","minLength":1,"maxLength":255},"name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}}
     }
   },
   "constraints": {"labels_pkey":{"property":"slug","rule":"primary"}}
@@ -1449,13 +1384,7 @@ COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
-  "api": {
-    "slug": "accounts",
-    "version": "v1",
-    "title": "Accounts",
-    "docsUrl": "https://docs.example.com",
-    "basePath": "/api/accounts/v1"
-  },
+  "api": {"slug":"accounts","version":"v1","title":"Accounts","docsUrl":"https://docs.example.com","basePath":"/api/accounts/v1"},
   "resources": {}
 }'::jsonb)
 

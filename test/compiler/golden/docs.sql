@@ -190,22 +190,8 @@ GRANT INSERT, UPDATE, DELETE ON "app"."docs" TO anon, authenticated;
 INSERT INTO lib.fields (tbl, fields) VALUES ('folders', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "name": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "name": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -254,37 +240,22 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"type":"string","maxLength":255}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
       "required": ["name"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"type":"string","maxLength":255}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
       "required": ["name"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"type":"string","maxLength":255}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
       "additionalProperties": false
     },
-    "read": {
-      "type": "object",
-      "properties": {
-        "id": {"type":"string","minLength":1,"maxLength":255},
-        "name": {"type":"string","maxLength":255}
-      }
-    }
+    "read": {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":255},"name":{"type":"string","maxLength":255}}}
   },
   "constraints": {"folders_pkey":{"property":"id","rule":"primary"}}
 }'::jsonb)
@@ -550,62 +521,13 @@ DROP FUNCTION IF EXISTS "app"."folders_versions"(text, text, text, integer, bigi
 INSERT INTO lib.fields (tbl, fields) VALUES ('docs', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "bigint",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "folder_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "title": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "data": {
-      "type": "jsonb",
-      "kind": "JSON",
-      "multiple": false,
-      "json": true,
-      "readable": true,
-      "search": false
-    },
-    "status": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "rev": {
-      "type": "integer",
-      "kind": "Number",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "owner_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"bigint","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "folder_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "title": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "data": {"type":"jsonb","kind":"JSON","multiple":false,"json":true,"readable":true,"search":false},
+    "status": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "rev": {"type":"integer","kind":"Number","multiple":false,"json":false,"readable":true,"search":false},
+    "owner_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   },
   "embeds": {"folder":{"table":"folders","pk":"id","column":"folder_id","live":false}}
 }'::jsonb)
@@ -723,9 +645,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
         "folder_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255},
         "data": {},
-        "status": {
-          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
         "rev": {"description":"ignored: a new record starts at version 1"}
       },
       "required": ["folder_id","title"],
@@ -737,14 +657,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
         "folder_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255},
         "data": {},
-        "status": {
-          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
-        },
-        "rev": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "the version this update expects (409 when it moved on); null is no version (422)"
-        }
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
+        "rev": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"}
       },
       "required": ["title"],
       "additionalProperties": false
@@ -755,14 +669,8 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
         "folder_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255},
         "data": {},
-        "status": {
-          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
-        },
-        "rev": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "the version this update expects (409 when it moved on); null is no version (422)"
-        }
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
+        "rev": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"}
       },
       "additionalProperties": false
     },
@@ -773,9 +681,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
         "folder_id": {"type":"string","maxLength":255},
         "title": {"type":"string","maxLength":255},
         "data": {"anyOf":[{},{"type":"null"}]},
-        "status": {
-          "anyOf": [{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]
-        },
+        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
         "rev": {"type":"integer","minimum":1},
         "owner_id": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}],"readOnly":true}
       }
@@ -1369,13 +1275,7 @@ COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
-  "api": {
-    "slug": "docs",
-    "version": "v1",
-    "title": "Documents",
-    "docsUrl": "https://docs.example.com",
-    "basePath": "/api/docs/v1"
-  },
+  "api": {"slug":"docs","version":"v1","title":"Documents","docsUrl":"https://docs.example.com","basePath":"/api/docs/v1"},
   "resources": {}
 }'::jsonb)
 

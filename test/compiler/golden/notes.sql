@@ -74,38 +74,10 @@ GRANT INSERT, UPDATE, DELETE ON "app"."notes" TO anon, authenticated;
 INSERT INTO lib.fields (tbl, fields) VALUES ('notes', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "title": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "pinned": {
-      "type": "boolean",
-      "kind": "Boolean",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "body_text": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "title": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "pinned": {"type":"boolean","kind":"Boolean","multiple":false,"json":false,"readable":true,"search":false},
+    "body_text": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -527,13 +499,7 @@ COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
-  "api": {
-    "slug": "notes",
-    "version": "v1",
-    "title": "Notes",
-    "docsUrl": "https://docs.example.com",
-    "basePath": "/api/notes/v1"
-  },
+  "api": {"slug":"notes","version":"v1","title":"Notes","docsUrl":"https://docs.example.com","basePath":"/api/notes/v1"},
   "resources": {}
 }'::jsonb)
 

@@ -313,16 +313,7 @@ GRANT INSERT, UPDATE, DELETE ON "app"."tasks" TO anon, authenticated;
 
 INSERT INTO lib.fields (tbl, fields) VALUES ('users', '{
   "pk": "id",
-  "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
-  }
+  "columns": {"id":{"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}}
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
 
@@ -359,23 +350,17 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
       "additionalProperties": false
     },
     "read": {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":255}}}
@@ -635,30 +620,9 @@ DROP FUNCTION IF EXISTS "app"."users_versions"(text, text, text, integer, bigint
 INSERT INTO lib.fields (tbl, fields) VALUES ('teams', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "name": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "owner_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "name": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "owner_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   }
 }'::jsonb)
   ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;
@@ -709,11 +673,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
       "kind": "manyToMany",
       "target": "User",
       "table": "teams_members",
-      "functions": {
-        "list": "teams_members_list",
-        "link": "teams_members_link",
-        "unlink": "teams_members_unlink"
-      },
+      "functions": {"list":"teams_members_list","link":"teams_members_link","unlink":"teams_members_unlink"},
       "ownerColumn": "team_id",
       "targetColumn": "user_id",
       "edge": {},
@@ -732,23 +692,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
     "stream": "teams_stream"
   },
   "schemas": {
-    "create": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "required": ["name"],
-      "additionalProperties": false
-    },
-    "replace": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "required": ["name"],
-      "additionalProperties": false
-    },
-    "patch": {
-      "type": "object",
-      "properties": {"name":{"type":"string","maxLength":255}},
-      "additionalProperties": false
-    },
+    "create": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
+    "replace": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
+    "patch": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -1172,30 +1118,9 @@ COMMENT ON FUNCTION "api"."teams_members_unlink"(jsonb) IS 'unlink a record: Tea
 INSERT INTO lib.fields (tbl, fields) VALUES ('tasks', '{
   "pk": "id",
   "columns": {
-    "id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "team_id": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    },
-    "title": {
-      "type": "character varying",
-      "kind": "String",
-      "multiple": false,
-      "json": false,
-      "readable": true,
-      "search": false
-    }
+    "id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "team_id": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false},
+    "title": {"type":"character varying","kind":"String","multiple":false,"json":false,"readable":true,"search":false}
   },
   "embeds": {"team":{"table":"teams","pk":"id","column":"team_id","live":false}}
 }'::jsonb)
@@ -1258,28 +1183,19 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
   "schemas": {
     "create": {
       "type": "object",
-      "properties": {
-        "team_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255}
-      },
+      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
       "required": ["team_id","title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "team_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255}
-      },
+      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
       "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "team_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255}
-      },
+      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
       "additionalProperties": false
     },
     "read": {
@@ -1291,10 +1207,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
       }
     }
   },
-  "constraints": {
-    "tasks_pkey": {"property":"id","rule":"primary"},
-    "tasks_team_id_fkey": {"property":"team_id","rule":"references"}
-  }
+  "constraints": {"tasks_pkey":{"property":"id","rule":"primary"},"tasks_team_id_fkey":{"property":"team_id","rule":"references"}}
 }'::jsonb)
   ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;
 
@@ -1732,13 +1645,7 @@ COMMENT ON FUNCTION api.dispatch(text, jsonb, text, text, jsonb)
 
 INSERT INTO lib.manifest (singleton, manifest) VALUES (true, '{
   "engine": 3,
-  "api": {
-    "slug": "teams",
-    "version": "v1",
-    "title": "Teams",
-    "docsUrl": "https://docs.example.com",
-    "basePath": "/api/teams/v1"
-  },
+  "api": {"slug":"teams","version":"v1","title":"Teams","docsUrl":"https://docs.example.com","basePath":"/api/teams/v1"},
   "resources": {}
 }'::jsonb)
 
