@@ -10,12 +10,10 @@ for (const f of readdirSync('compiler/sql').filter((x) => x.endsWith('.sql'))) c
 // The published schema lists the modules and rule types too: the registries' (compiler/modules, compiler/access/rules),
 // composed in as validation does. Where the compiled registries cannot load yet (no packages beside dist/), the file is
 // copied as it is: the compiled schema check composes it at load all the same.
-const schema = JSON.parse(readFileSync('compiler/model.schema.json', 'utf8'));
+let schema = JSON.parse(readFileSync('compiler/model.schema.json', 'utf8'));
 try {
-  const { modulesSchema } = await import(pathToFileURL(resolve(out, 'compiler/modules/index.js')).href);
-  const { rulesSchema } = await import(pathToFileURL(resolve(out, 'compiler/access/rules/index.js')).href);
-  Object.assign(schema.definitions.property.properties.modules, modulesSchema());
-  Object.assign(schema.definitions.rule, rulesSchema());
+  const { composeModelSchema } = await import(pathToFileURL(resolve(out, 'compiler/model/schema-compose.js')).href);
+  schema = composeModelSchema(schema);
 } catch (err) {
   console.warn(`The model schema is copied without the registries' modules and rules (${err.code ?? err.message}).`);
 }

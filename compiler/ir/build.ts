@@ -6,7 +6,8 @@ import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { SYSTEM_COLUMNS, SHORT_STRING_TYPE, baseType, propertyColumn } from './columns.ts';
 import { orgScoped, propertyConstraints, propertyIndexes } from './rules.ts';
 import type { ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from './types.ts';
-import { moduleFlag } from '../modules/index.ts';
+import { edgeOf, moduleFlag } from '../modules/index.ts';
+import type { EdgeProperty } from '../modules/def.ts';
 import { emailProperties } from '../modules/email.ts';
 
 export function buildSchema(model: Model): SchemaIR {
@@ -15,7 +16,7 @@ export function buildSchema(model: Model): SchemaIR {
     tables.push(entityTable(model, name, entity));
     for (const [rel, r] of Object.entries(entity.relations ?? {})) {
       tables.push(r.kind === 'manyToMany'
-        ? joinTable(model, name, entity, rel, r.entity, r.modules?.Membership?.edge ?? {})
+        ? joinTable(model, name, entity, rel, r.entity, edgeOf(r))
         : subresourceTable(model, name, entity, rel, r.properties));
     }
   }
@@ -97,7 +98,7 @@ function ownedOrganization(model: Model, owner: Entity, ownerColumn: string, own
 }
 
 function joinTable(model: Model, name: string, entity: Entity, rel: string, targetName: string,
-  edge: Record<string, { enum?: string[]; displayName?: string } | undefined>): TableIR {
+  edge: Record<string, EdgeProperty>): TableIR {
   const table = relationTableName(entity, rel);
   const target = model.entities[targetName]!;
   const source = keyColumn(name, entity);
@@ -112,7 +113,6 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
     foreignKey(model, table, other.col.name, target, other.pk),
   ];
   for (const [edgeName, spec] of Object.entries(edge)) {
-    if (!spec) continue;
     columns.push({ name: edgeName, sqlType: SHORT_STRING_TYPE, notNull: false, identity: false,
       comment: spec.displayName ? `Edge property: ${spec.displayName}` : 'Edge property' });
     if (spec.enum) {
@@ -126,7 +126,7 @@ function joinTable(model: Model, name: string, entity: Entity, rel: string, targ
     name: table, kind: 'join', entityName: name, entity,
     comment: `manyToMany ${name}.${rel} -> ${targetName}.`, columns, constraints, indexes, hiddenColumns: [],
     relation: { name: rel, ownerColumn: source.col.name, target: targetName, targetColumn: other.col.name,
-      edge: Object.entries(edge).filter(([, v]) => v).map(([k]) => k) },
+      edge: Object.keys(edge) },
   };
 }
 

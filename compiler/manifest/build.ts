@@ -12,7 +12,8 @@ import { wireName } from '../model/names.ts';
 import { pgName } from '../sql/ident.ts';
 import { acceptedFileTypes } from '../model/mime.ts';
 import { historyOf } from '../model/history.ts';
-import { fileModuleOf, moduleFlag } from '../modules/index.ts';
+import { edgeOf, fileModuleOf, moduleFlag } from '../modules/index.ts';
+import type { EdgeProperty } from '../modules/def.ts';
 import { versionProperty as versionOf } from '../modules/version.ts';
 
 export function propertyManifest(p: Property): PropertyManifest {
@@ -69,9 +70,8 @@ export function buildManifest(model: Model): Manifest {
             kind: 'manyToMany', target: spec.entity, table: r.name,
             functions: { list: pgName(r.name, 'list'), link: pgName(r.name, 'link'), unlink: pgName(r.name, 'unlink') },
             ownerColumn: rel.ownerColumn, targetColumn: rel.targetColumn!,
-            edge: Object.fromEntries(Object.entries(spec.modules?.Membership?.edge ?? {})
-              .filter(([, v]) => v).map(([k, v]) => [k, v!.enum ? { enum: v!.enum } : {}])),
-            schemas: { link: linkSchema(spec.modules?.Membership?.edge ?? {}) },
+            edge: Object.fromEntries(Object.entries(edgeOf(spec)).map(([k, v]) => [k, v.enum ? { enum: v.enum } : {}])),
+            schemas: { link: linkSchema(edgeOf(spec)) },
           }
         : {
             kind: 'oneToOne', table: r.name,
@@ -125,10 +125,10 @@ function embedsManifest(name: string, e: Entity) {
 }
 
 /** The link body: each active edge property (spec 2.4), with its allowed values and its display name as `title`. */
-function linkSchema(edge: Record<string, { enum?: string[]; displayName?: string } | undefined>): object {
-  const properties = Object.fromEntries(Object.entries(edge).filter(([, v]) => v)
-    .map(([k, v]) => [k, { ...(v!.displayName ? { title: v!.displayName } : {}),
-      anyOf: [{ type: 'string', maxLength: SHORT_STRING_CHARS, ...(v!.enum ? { enum: v!.enum } : {}) }, { type: 'null' }] }]));
+function linkSchema(edge: Record<string, EdgeProperty>): object {
+  const properties = Object.fromEntries(Object.entries(edge)
+    .map(([k, v]) => [k, { ...(v.displayName ? { title: v.displayName } : {}),
+      anyOf: [{ type: 'string', maxLength: SHORT_STRING_CHARS, ...(v.enum ? { enum: v.enum } : {}) }, { type: 'null' }] }]));
   return { type: 'object', properties, additionalProperties: false };
 }
 

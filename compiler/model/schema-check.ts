@@ -5,15 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { ModelError } from './errors.ts';
-import { MODULE_NAMES, modulesSchema } from '../modules/index.ts';
-import { RULE_TYPES, rulesSchema } from '../access/rules/index.ts';
+import { MODULE_NAMES, RELATION_MODULE_NAMES } from '../modules/index.ts';
+import { RULE_TYPES } from '../access/rules/index.ts';
+import { composeModelSchema } from './schema-compose.ts';
 
 /** The model's JSON Schema: compiler/model.schema.json with the registries' modules and rule types. */
 export function modelSchema(): Record<string, any> {
-  const s = JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8'));
-  Object.assign(s.definitions.property.properties.modules, modulesSchema());
-  Object.assign(s.definitions.rule, rulesSchema());
-  return s;
+  return composeModelSchema(JSON.parse(readFileSync(new URL('../model.schema.json', import.meta.url), 'utf8')));
 }
 
 const schema = modelSchema();
@@ -44,7 +42,8 @@ function translate(e: ErrorObject, nameRules: Map<string, string | undefined>): 
       const key = String(e.params.additionalProperty);
       const where = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (/\/modules$/.test(at)) {
-        return { pointer: where, rule: 'Unknown module', message: `unknown module "${key}" (known: ${MODULE_NAMES.join(', ')})` };
+        const known = /\/relations\/[^/]+\/modules$/.test(at) ? RELATION_MODULE_NAMES : MODULE_NAMES;
+        return { pointer: where, rule: 'Unknown module', message: `unknown module "${key}" (known: ${known.join(', ')})` };
       }
       return { pointer: where, rule: 'Unknown key', message: `unknown key "${key}"` };
     }

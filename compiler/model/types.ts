@@ -130,12 +130,10 @@ export interface JsonIndex {
 
 /** A property's `modules`, typed from the registry (compiler/modules/index.ts). */
 export type { Modules, ModuleName } from '../modules/index.ts';
+import type { RelationModules } from '../modules/index.ts';
 export type { FileOptions as FileModule } from '../modules/file.ts';
 
-export interface EdgeProperty {
-  enum?: string[];
-  displayName?: string;
-}
+export type { EdgeProperty } from '../modules/def.ts';
 
 export type Relation =
   | { kind: 'oneToOne'; description?: string; properties: Record<string, Property> }
@@ -143,7 +141,7 @@ export type Relation =
       kind: 'manyToMany';
       entity: string;
       description?: string;
-      modules?: { Membership?: { edge?: { role?: EdgeProperty; status?: EdgeProperty } } };
+      modules?: RelationModules;
     };
 
 export interface Scenario {

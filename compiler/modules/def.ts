@@ -104,6 +104,23 @@ export interface ModuleDef<O = Record<string, never>> {
   };
 }
 
+/** An edge property of a manyToMany relation: its allowed values (absent: free text) and the name documents show. */
+export interface EdgeProperty {
+  enum?: string[];
+  displayName?: string;
+}
+
+/**
+ * A relation module: the model schema's `modules.<Name>` of a manyToMany relation, and the edge properties it gives
+ * the relation (columns of the join table, members of a link's body and of each linked record's `edge`).
+ */
+export interface RelationModuleDef<O> {
+  summary: string;
+  options: JsonSchema;
+  /** The edge properties the options name, by name. */
+  edge(options: O): Record<string, EdgeProperty>;
+}
+
 /** Types a module's options (`defineModule<{ from: string }>({...})`); the registry reads them back. */
 export function defineModule<O = Record<string, never>>(def: ModuleDef<O>): ModuleDef<O> {
   return def;

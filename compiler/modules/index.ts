@@ -3,7 +3,7 @@
 // shapes) come from this table; a new module is its file and one line here.
 // The order is the order in which a property's modules contribute to its write-rules trigger and constraints.
 import type { Property } from '../model/types.ts';
-import type { JsonSchema, ModuleDef, OptionsOf } from './def.ts';
+import type { EdgeProperty, JsonSchema, ModuleDef, OptionsOf, RelationModuleDef } from './def.ts';
 import { Version } from './version.ts';
 import { Owner } from './owner.ts';
 import { CreatedTimestamp } from './created-timestamp.ts';
@@ -14,6 +14,7 @@ import { Password } from './password.ts';
 import { FileURL } from './file-url.ts';
 import { ImageURL } from './image-url.ts';
 import { Slug } from './slug.ts';
+import { Membership, type MembershipOptions } from './membership.ts';
 
 export const MODULES = {
   Version,
@@ -29,6 +30,20 @@ export const MODULES = {
 } satisfies Record<string, ModuleDef<any>>;
 
 export type ModuleName = keyof typeof MODULES;
+
+/** The modules of a manyToMany relation (its `modules` in the model). */
+export const RELATION_MODULES = {
+  Membership,
+} satisfies Record<string, RelationModuleDef<any>>;
+
+export type RelationModuleName = keyof typeof RELATION_MODULES;
+
+/** A relation's `modules`: each module's options. */
+export interface RelationModules {
+  Membership?: MembershipOptions;
+}
+
+export const RELATION_MODULE_NAMES = Object.keys(RELATION_MODULES) as RelationModuleName[];
 
 /** A property's `modules`: each module's options, typed from its definition. */
 export type Modules = { [K in ModuleName]?: OptionsOf<(typeof MODULES)[K]> };
@@ -67,4 +82,18 @@ export function modulesSchema(): JsonSchema {
     type: 'object', additionalProperties: false,
     properties: Object.fromEntries(MODULE_NAMES.map((k) => [k, MODULES[k].options])),
   };
+}
+
+/** The model schema's `modules` object of a manyToMany relation: one member per relation module. */
+export function relationModulesSchema(): JsonSchema {
+  return {
+    type: 'object', additionalProperties: false,
+    properties: Object.fromEntries(RELATION_MODULE_NAMES.map((k) => [k, RELATION_MODULES[k].options])),
+  };
+}
+
+/** A manyToMany relation's edge properties, from its modules (Membership), by name. */
+export function edgeOf(relation: { modules?: RelationModules }): Record<string, EdgeProperty> {
+  const m = (relation.modules ?? {}) as Record<string, unknown>;
+  return Object.assign({}, ...RELATION_MODULE_NAMES.filter((k) => m[k]).map((k) => (RELATION_MODULES[k] as RelationModuleDef<any>).edge(m[k])));
 }

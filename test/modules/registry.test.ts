@@ -3,8 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
-import { MODULES, MODULE_NAMES } from '../../compiler/modules/index.ts';
+import { MODULES, MODULE_NAMES, RELATION_MODULES, RELATION_MODULE_NAMES } from '../../compiler/modules/index.ts';
 import { modelSchema } from '../../compiler/model/schema-check.ts';
+import { manyToManyBranch as branch } from '../../compiler/model/schema-compose.ts';
 import { errorsOf } from './checks.ts';
 import { moduleModel } from './support.ts';
 
@@ -20,8 +21,17 @@ test("the model schema's modules are the registry's, each its options' schema", 
   assert.equal(file.definitions.property.properties.modules.properties, {});
 });
 
+test("a manyToMany relation's modules are the relation registry's (Membership), the file naming none", () => {
+  const schema = modelSchema();
+  const modules = branch(schema).properties.modules;
+  assert.equal(Object.keys(modules.properties), RELATION_MODULE_NAMES);
+  for (const name of RELATION_MODULE_NAMES) assert.equal(modules.properties[name], RELATION_MODULES[name].options, name);
+  const file = JSON.parse(readFileSync(new URL('../../compiler/model.schema.json', import.meta.url), 'utf8'));
+  assert.equal(branch(file).properties.modules.properties, {});
+});
+
 test('every module has its own file and its own test', () => {
-  for (const name of MODULE_NAMES) {
+  for (const name of [...MODULE_NAMES, ...RELATION_MODULE_NAMES]) {
     const file = kebab(name);
     assert.ok(existsSync(new URL(`../../compiler/modules/${file}.ts`, import.meta.url)), `compiler/modules/${file}.ts`);
     assert.ok(existsSync(new URL(`./${file}.test.ts`, import.meta.url)), `test/modules/${file}.test.ts`);
