@@ -66,6 +66,16 @@ async function holdLock(id: string): Promise<() => Promise<void>> {
   return async () => { release(); await tx; };
 }
 
+/** The backend of a gateway statement waiting on a held lock, once there is one (the order of events, not a delay). */
+async function waiting(): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    await sleep(20);
+    const [row] = await api.db.sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.dispatch%'`;
+    if (row) return row.pid as number;
+  }
+  throw new Error('no statement waits on the lock');
+}
+
 function busy(r: { res: Response; body: any }, what: string, detail: string) {
   assert.is(r.res.status, 503, `${what}: ${JSON.stringify(r.body)}`);
   assert.is(r.body.code, 'E_UNAVAILABLE');
@@ -142,15 +152,6 @@ test('a cancel the gateway did not send (meant for the statement before it, or p
   const g = gateway({ lockTimeoutMs: 10_000 });
   const project = (await g.call('POST', '/projects', { name: 'Stray' })).body.data;
   const release = await holdLock(project.id);
-  /** The backend of the gateway's statement waiting on the held lock (past the shared attempt's STALE_MS). */
-  const waiting = async (): Promise<number> => {
-    for (let i = 0; i < 500; i++) {
-      await sleep(20);
-      const [row] = await api.db.sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%api.dispatch%'`;
-      if (row) return row.pid as number;
-    }
-    throw new Error('no statement waits on the lock');
-  };
   let write: ReturnType<typeof g.call> | undefined;
   try {
     write = g.call('PATCH', `/projects/${project.id}`, { name: 'after a stray cancel' });
@@ -215,7 +216,7 @@ test('every connection taken: 503 at POOL_TIMEOUT_MS, never a hang', async () =>
   const release = await holdLock(project.id);
   try {
     const first = g.call('PATCH', `/projects/${project.id}`, { name: 'holds the connection' });
-    await sleep(100);
+    await waiting(); // the pool's one connection now waits on the lock
     const second = await g.call('GET', `/projects/${project.id}`);
     busy(second, 'waiting for a connection', 'POOL_TIMEOUT_MS');
     assert.ok(second.ms < 2000, `answered in ${second.ms} ms`);
