@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Model } from './model/types.ts';
 import type { TableIR } from './ir/types.ts';
 import { buildSchema } from './ir/build.ts';
-import { tableName } from './model/names.ts';
+import { primaryKeyOf, tableName } from './model/names.ts';
 import { constraintDdl, indexDdl, replacedDdl, staleDdl, staleTablesDdl, tableDdl } from './sql/tables.ts';
 import { touchOwnerDdl, triggerDdl } from './sql/triggers.ts';
 import { grantDdl } from './sql/grants.ts';
@@ -21,6 +21,7 @@ import { webhooksDdl } from './sql/webhooks.ts';
 import { earlierFunctionsDdl, renameDdl, renamedTables } from './sql/renames.ts';
 import { DEFAULT_ROLES, renameRoles, type RoleNames } from './sql/roles.ts';
 import { wrapLong } from './sql/layout.ts';
+import { resourceOf } from './resource/build.ts';
 
 const sqlFile = (name: string) => readFileSync(new URL(`./sql/${name}`, import.meta.url), 'utf8').trim();
 const KIT = ['kit.sql', 'engine.sql', 'paging.sql', 'preconditions.sql', 'access.sql', 'files.sql', 'idempotency.sql', 'identity.sql', 'changes.sql', 'webhooks.sql'].map(sqlFile).join('\n\n');
@@ -64,11 +65,11 @@ export function modelParts(model: Model, opts: EmitOptions = {}): Part[] {
   const { tables } = buildSchema(model);
   const perTable = (section: string, sql: (t: TableIR) => string): Part[] => tables.map((t) => ({ section, table: t.name, sql: sql(t) }));
   const whole = (section: string, sql: string): Part => ({ section, table: '', sql });
-  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const keyOf = (t: TableIR) => resourceOf(t, tables).key.column;
   const target = (ref: string) => {
     const [entity, prop] = ref.split('.');
     const t = model.entities[entity!]!;
-    return { table: tableName(t), key: prop ?? Object.entries(t.properties).find(([, p]) => p.primary)![0], softDelete: Boolean(t.softDelete) };
+    return { table: tableName(t), key: prop ?? primaryKeyOf(t)[0], softDelete: Boolean(t.softDelete) };
   };
   const owner = (t: TableIR) => tables.find((o) => o.kind === 'entity' && o.entityName === t.entityName)!;
   const access = 'Access scenarios: PRE_FETCH functions and row-level security policies';

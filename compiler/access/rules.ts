@@ -3,7 +3,7 @@
 // claims through (SELECT auth.…()) so PostgreSQL evaluates them once per statement; data rules are row conditions.
 import type { Entity, Model, PredicateGroup, Rule } from '../model/types.ts';
 import { isGroup } from '../model/types.ts';
-import { tableName } from '../model/names.ts';
+import { primaryKeyOf, tableName } from '../model/names.ts';
 import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { IDENTITY_RULES, ruleDef } from './rules/index.ts';
 import { group } from '../sql/layout.ts';
@@ -79,7 +79,7 @@ export const stakeholderKeys = (table: string) => qname('app', pgName(table, 'st
 export function stakeholderCall(ctx: RuleContext, via: string | undefined): string {
   const projectEntity = ctx.model.api.projects!.entity;
   if (ctx.entityName === projectEntity && !via) {
-    const pk = Object.entries(ctx.entity.properties).find(([, p]) => p.primary)![0];
+    const [pk] = primaryKeyOf(ctx.entity);
     if (ctx.stakeholder) return ctx.stakeholder(tableName(ctx.entity), ident(pk));
     return `(${ident(pk)} IN (SELECT ${stakeholderKeys(tableName(ctx.entity))}()))`;
   }

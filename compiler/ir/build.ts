@@ -1,7 +1,7 @@
 // Builds the IR from a validated model: one table per entity, per manyToMany relation (join) and
 // per oneToOne relation (sub-resource), each with its columns, constraints and indexes.
 import type { Entity, Model, Property } from '../model/types.ts';
-import { keyColumnName, relationTableName, tableName } from '../model/names.ts';
+import { keyColumnName, primaryKeyOf, relationTableName, tableName } from '../model/names.ts';
 import { ident, pgName, qname, textArray } from '../sql/ident.ts';
 import { SYSTEM_COLUMNS, SHORT_STRING_TYPE, baseType, propertyColumn } from './columns.ts';
 import { orgScoped, propertyConstraints, propertyIndexes } from './rules.ts';
@@ -23,10 +23,6 @@ export function buildSchema(model: Model): SchemaIR {
   return { tables };
 }
 
-function primaryOf(entity: Entity): [string, Property] {
-  return Object.entries(entity.properties).find(([, p]) => p.primary)!;
-}
-
 /** Columns, constraints and indexes for a set of model properties on `table`. */
 function propertyParts(model: Model, table: string, props: Record<string, Property>, lookups: Set<string>, globalUnique = new Set<string>()) {
   const columns: ColumnIR[] = [];
@@ -43,7 +39,7 @@ function propertyParts(model: Model, table: string, props: Record<string, Proper
 
 function entityTable(model: Model, name: string, entity: Entity): TableIR {
   const table = tableName(entity);
-  const [pk] = primaryOf(entity);
+  const [pk] = primaryKeyOf(entity);
   // Keys that nested paths and access policies look rows up by.
   const lookups = new Set<string>(Object.entries(entity.properties)
     .filter(([, p]) => p.references || moduleFlag(p, 'lookup')).map(([n]) => n));
@@ -75,7 +71,7 @@ function entityTable(model: Model, name: string, entity: Entity): TableIR {
 
 /** Key column pointing at an entity: <entity>_<pk>, typed like that key. */
 function keyColumn(entityName: string, entity: Entity, prefix = ''): { col: ColumnIR; pk: string } {
-  const [pk, p] = primaryOf(entity);
+  const [pk, p] = primaryKeyOf(entity);
   return { pk, col: { name: keyColumnName(entityName, pk, prefix), sqlType: baseType(p), notNull: true, identity: false } };
 }
 

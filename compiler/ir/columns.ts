@@ -5,6 +5,7 @@ import type { Model, Property } from '../model/types.ts';
 import { literal, scalarLiteral } from '../sql/ident.ts';
 import type { ColumnIR } from './types.ts';
 import { moduleFlag, modulesOf } from '../modules/index.ts';
+import { primaryKeyOf } from '../model/names.ts';
 
 /** Whether the property holds a stored file (a file module: FileURL, ImageURL). */
 export function isFile(p: Property): boolean {
@@ -78,7 +79,7 @@ export function columnType(model: Model, p: Property): string {
   if (p.references) {
     const [entityName, propName] = p.references.split('.');
     const target = model.entities[entityName!]!;
-    const tp = propName ? target.properties[propName]! : Object.values(target.properties).find((x) => x.primary)!;
+    const tp = propName ? target.properties[propName]! : primaryKeyOf(target)[1];
     return baseType(tp);
   }
   return baseType(p) + (p.multiple ? '[]' : '');

@@ -4,7 +4,7 @@ import type { Model, Property } from '../model/types.ts';
 import { ident, literal, pgName, qname, textArray } from '../sql/ident.ts';
 import { jsonPathExpr } from '../sql/json-path.ts';
 import { baseType } from './columns.ts';
-import { tableName } from '../model/names.ts';
+import { primaryKeyOf, tableName } from '../model/names.ts';
 import { pathIsArray } from '../model/checks/json-paths.ts';
 import type { ConstraintIR, IndexIR } from './types.ts';
 import { modulesOf } from '../modules/index.ts';
@@ -55,7 +55,7 @@ export function propertyConstraints(model: Model, table: string, name: string, p
   if (p.references) {
     const [entityName, propName] = p.references.split('.');
     const target = model.entities[entityName!]!;
-    const targetCol = propName ?? Object.entries(target.properties).find(([, x]) => x.primary)![0];
+    const targetCol = propName ?? primaryKeyOf(target)[0];
     out.push({
       name: pgName(table, name, 'fkey'), property: name, rule: 'references', kind: 'foreign',
       def: `FOREIGN KEY (${orgScoped(model, col)}) REFERENCES ${qname('app', tableName(target))} (${orgScoped(model, ident(targetCol))}) ON DELETE RESTRICT`,

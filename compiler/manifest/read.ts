@@ -3,7 +3,6 @@
 import type { Property } from '../model/types.ts';
 import { isFile, serverManaged } from '../ir/columns.ts';
 import { acceptedFileTypes } from '../model/mime.ts';
-import { wireName } from '../model/names.ts';
 import { valueSchema } from './schemas.ts';
 import type { NumberFormat, PropertyManifest } from './types.ts';
 import { moduleFlag, modulesOf } from '../modules/index.ts';
@@ -74,22 +73,17 @@ function readProperty(p: Property): Schema {
 }
 
 /**
- * A row of `props`; `key` adds a column that is not a model property (a sub-resource's owner key).
+ * A row of `props` (by wire name); `key` adds a column that is not a model property (a sub-resource's owner key).
  * No `required`: include/exclude projections may leave any property out.
  */
 export function readSchema(props: Record<string, Property>, key?: { name: string; schema: Schema }): Schema {
   const properties: Record<string, Schema> = {};
   if (key) properties[key.name] = { ...key.schema, readOnly: true };
-  for (const [name, p] of Object.entries(wireProperties(props))) {
+  for (const [name, p] of Object.entries(props)) {
     if (p.writeOnly || moduleFlag(p, 'hidden')) continue;
     properties[name] = readProperty(p);
   }
   return { type: 'object', properties };
-}
-
-/** Properties keyed by their wire names. */
-export function wireProperties(props: Record<string, Property>): Record<string, Property> {
-  return Object.fromEntries(Object.entries(props).map(([n, p]) => [wireName(n, p), p]));
 }
 
 /** The schema of a key value (a primary key, or a key column that points at one). */

@@ -28,3 +28,10 @@ export function snake(name: string): string {
 
 /** The name a property has on the wire: its web.name, else its own (spec 2.3); the column keeps its own. */
 export const wireName = (name: string, p: Property): string => p.web?.name ?? name;
+
+/** An entity's primary key: its model name and property (a validated model has exactly one). */
+export function primaryKeyOf(e: Entity): [string, Property] {
+  const found = Object.entries(e.properties).find(([, p]) => p.primary);
+  if (!found) throw new Error(`entity ${e.collection} has no primary key`);
+  return found;
+}

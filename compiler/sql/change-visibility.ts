@@ -8,6 +8,7 @@ import { DEFINER, ident, literal, qname, textArray } from './ident.ts';
 import { keyEquals } from './engine/shape.ts';
 import { fn } from './engine/refusals.ts';
 import { accessFunction, LIVE_ROW, ORGANIZATION_ROW, scenarioTree } from './policies.ts';
+import { resourceOf } from '../resource/build.ts';
 
 export const changesFunction = (t: TableIR) => fn(t.name, 'changes');
 const SIGNATURE = 'xid8, bigint, xid8, integer';
@@ -38,9 +39,9 @@ export function changeVisibilityDdl(model: Model, t: TableIR, tables: TableIR[])
   const judged = unread.length ? `c.image - ${textArray(unread)}` : 'c.image';
   // Links and unlinks of its manyToMany relations are judged by the owner record as it is now (a join row holds no more).
   const joins = tables.filter((j) => j.kind === 'join' && j.entityName === t.entityName).map((j) => j.name);
-  const rel = qname('app', t.name), pk = t.columns.find((c) => c.prop?.primary)!;
+  const rel = qname('app', t.name), pk = resourceOf(t, tables).key;
   // A join row's owner is read only for a join row (a scalar subquery under CASE), not for each of the entity's own.
-  const owner = `(SELECT to_jsonb(o)${t.hiddenColumns.length ? ` - ${textArray(t.hiddenColumns)}` : ''} FROM ${rel} o WHERE ${keyEquals(`o.${ident(pk.name)}`, pk.sqlType, 'c.record_key')})`;
+  const owner = `(SELECT to_jsonb(o)${t.hiddenColumns.length ? ` - ${textArray(t.hiddenColumns)}` : ''} FROM ${rel} o WHERE ${keyEquals(`o.${ident(pk.column)}`, pk.type, 'c.record_key')})`;
   const image = joins.length ? `CASE WHEN c.table_name = ${literal(t.name)} THEN c.image ELSE ${owner} END` : 'c.image';
   return [
     drop,

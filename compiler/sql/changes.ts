@@ -4,12 +4,13 @@ import type { TableIR } from '../ir/types.ts';
 import { literal, qname } from './ident.ts';
 import { clauses } from './layout.ts';
 import { versionProperty } from '../modules/version.ts';
+import { primaryKeyOf } from '../model/names.ts';
 
 /** The trigger of `t`, or its removal for a sub-resource table. */
 export function changesTriggerDdl(t: TableIR): string {
   const rel = qname('app', t.name);
   if (t.kind === 'subresource') return `DROP TRIGGER IF EXISTS changes ON ${rel};  -- logged as its owner's update`;
-  const key = t.kind === 'join' ? t.relation!.ownerColumn : t.columns.find((c) => c.prop?.primary)!.name;
+  const key = t.kind === 'join' ? t.relation!.ownerColumn : primaryKeyOf(t.entity)[0];
   const version = t.kind === 'entity' ? versionProperty(t.entity)?.[0] : undefined;
   const args = [t.entityName, key, t.kind, version ?? '_rev', arrayText(t.hiddenColumns)].map(literal).join(', ');
   return clauses(`CREATE OR REPLACE TRIGGER changes AFTER INSERT OR UPDATE OR DELETE ON ${rel}`, [`FOR EACH ROW EXECUTE FUNCTION lib.log_change(${args});`]);

@@ -1,8 +1,10 @@
 // The api.* functions, compiled per table and action (compiler/sql/engine/*), api.dispatch over them,
 // each entity's field list for filters and sort (lib.fields), and the manifest the gateway reads.
 import type { Model } from '../model/types.ts';
-import type { ColumnIR, TableIR } from '../ir/types.ts';
-import { buildManifest } from '../manifest/build.ts';
+import type { TableIR } from '../ir/types.ts';
+import { manifestHead, resourceManifest } from '../manifest/build.ts';
+import { resourceOf } from '../resource/build.ts';
+import type { PropertyIR, ResourceIR } from '../resource/types.ts';
 import { literal, pgName, qname } from './ident.ts';
 import { json } from './layout.ts';
 import { shapeOf, type Shape } from './engine/shape.ts';
@@ -14,7 +16,7 @@ import { joinFunctions, subresourceFunctions, type JoinShape } from './engine/re
 import { refusalsDdl } from './engine/refusals.ts';
 import { identityFunctionNames } from './identity.ts';
 import { areDefault, requestRoles, type RoleNames } from './roles.ts';
-import { moduleFlag, modulesOf } from '../modules/index.ts';
+import { modulesOf } from '../modules/index.ts';
 
 /** api.* functions that are not compiled per table but go through dispatch too (compiler/sql/files.sql). */
 const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
@@ -27,27 +29,31 @@ const FIXED_FUNCTIONS = ['upload_intent', 'upload_prepare'];
 const comparisonType = (sqlType: string) => sqlType.replace(/^character varying\(\d+\)/, 'character varying');
 
 /** What a filter or sort may name on a column, and how to compare it (read by lib.field_expr). */
-function fieldOf(c: ColumnIR): Record<string, unknown> {
-  const p = c.prop!;
-  const casts = p.type === 'JSON' ? Object.fromEntries((p.index?.paths ?? []).filter((e) => e.cast).map((e) => [e.path, e.cast])) : {};
+function fieldOf(p: PropertyIR): Record<string, unknown> {
+  const casts = p.casts ?? {};
   return {
-    type: comparisonType(c.sqlType), kind: p.type, multiple: Boolean(p.multiple), json: p.type === 'JSON',
-    readable: !(p.writeOnly || moduleFlag(p, 'hidden')), search: Boolean(p.searchIndexed),
-    ...Object.assign({}, ...modulesOf(p).map(({ def }) => def.field ?? {})), // how a module's values compare (an Email's are lowercase)
+    type: comparisonType(p.sqlType), kind: p.type, multiple: p.flags.multiple, json: p.type === 'JSON',
+    readable: !p.flags.writeOnly, search: p.flags.searchIndexed,
+    ...Object.assign({}, ...modulesOf(p.model).map(({ def }) => def.field ?? {})), // how a module's values compare (an Email's are lowercase)
     ...(Object.keys(casts).length ? { casts } : {}),
   };
 }
 
-function fieldsDdl(s: Shape): string {
+/** lib.fields of an entity: a projection of its ResourceIR. */
+function fieldsDdl(r: ResourceIR, tables: TableIR[]): string {
   // A filter may name a property of a referenced record (`project.name`): lib.field_expr reads it from a
   // subquery on the target's table, under the target's own policies.
-  const refs = s.embeds.filter((e) => e.kind === 'reference')
-    .map((e) => [e.name, { table: e.target.name, pk: e.target.pk, column: e.column, live: e.target.soft }]);
+  const target = (entity: string) => resourceOf(tables.find((o) => o.kind === 'entity' && o.entityName === entity)!, tables);
+  const refs = r.embeds.flatMap((e) => {
+    if (e.kind !== 'reference') return [];
+    const x = target(e.target);
+    return [[e.name, { table: x.table, pk: x.key.column, column: e.column, live: x.softDelete }]];
+  });
   const fields = {
-    pk: s.pk, columns: Object.fromEntries(s.table.columns.filter((c) => c.prop).map((c) => [c.name, fieldOf(c)])),
+    pk: r.key.column, columns: Object.fromEntries(Object.values(r.properties).map((p) => [p.column, fieldOf(p)])),
     ...(refs.length ? { embeds: Object.fromEntries(refs) } : {}),
   };
-  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(s.name)}, ${literal(json(fields))}::jsonb)\n`
+  return `INSERT INTO lib.fields (tbl, fields) VALUES (${literal(r.table)}, ${literal(json(fields))}::jsonb)\n`
     + '  ON CONFLICT (tbl) DO UPDATE SET fields = EXCLUDED.fields;';
 }
 
@@ -132,8 +138,9 @@ export function tableApiDdl(model: Model, t: TableIR, tables: TableIR[]): string
   const shapes = new Map(tables.map((x) => [x.name, shapeOf(x, tables)]));
   const out: string[] = [];
   if (t.kind === 'entity') {
-    const resource = buildManifest(model).resources[t.entityName];
-    out.push(fieldsDdl(shapes.get(t.name)!),
+    const r = resourceOf(t, tables);
+    const resource = resourceManifest(r);
+    out.push(fieldsDdl(r, tables),
       `INSERT INTO lib.manifest_resources (entity, resource) VALUES (${literal(t.entityName)}, ${literal(json(resource))}::jsonb)`
       + '\n  ON CONFLICT (entity) DO UPDATE SET resource = EXCLUDED.resource;');
   }
@@ -150,7 +157,7 @@ export function apiDdl(model: Model, tables: TableIR[], roles: RoleNames): strin
     `DELETE FROM lib.fields WHERE tbl <> ALL (${list(entities.map((t) => t.name))});`,
     `DELETE FROM lib.manifest_resources WHERE entity <> ALL (${list(entities.map((t) => t.entityName))});`,
     dispatchDdl([...own, ...FIXED_FUNCTIONS], tables.map((t) => t.name), roles),
-    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(json({ ...buildManifest(model), resources: {} }))}::jsonb)`,
+    `INSERT INTO lib.manifest (singleton, manifest) VALUES (true, ${literal(json(manifestHead(model)))}::jsonb)`,
     '  ON CONFLICT (singleton) DO UPDATE SET manifest = EXCLUDED.manifest;',
     `SELECT meta.drop_stale_functions(${list(own)});`,
     `GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA api TO ${requestRoles(roles)};`,

@@ -10,6 +10,7 @@ import { PASSWORD_COST, PASSWORD_MAX_BYTES, passwordProperties } from '../module
 import { emailProperties } from '../modules/email.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
 import { ifThen } from './layout.ts';
+import { primaryKeyOf } from '../model/names.ts';
 
 const CLAIMS = 'lib.identity_claims';
 
@@ -34,7 +35,7 @@ export function identityDdl(model: Model, tables: TableIR[], dbRoles: RoleNames)
   }
   const users = entities.find((t) => t.entityName === identity.entity)!;
   const props = Object.entries(users.entity.properties);
-  const pk = props.find(([, p]) => p.primary)![0];
+  const [pk] = primaryKeyOf(users.entity);
   const email = emailProperties(users.entity)[0]!;
   const password = passwordProperties(users.entity)[0]!;
   const keyType = users.columns.find((c) => c.name === pk)!.sqlType;

@@ -10,6 +10,8 @@ import { DEFINER, ident, literal, pgName, qname } from './ident.ts';
 import { caseExpr, clauses, group, hang } from './layout.ts';
 import { fn } from './engine/refusals.ts';
 import { requestRoles, type RoleNames } from './roles.ts';
+import { primaryKeyOf } from '../model/names.ts';
+import { resourceOf } from '../resource/build.ts';
 
 type Command = 'select' | 'insert' | 'update' | 'delete';
 
@@ -104,7 +106,7 @@ function policyDdl(t: TableIR, ctx: RuleContext, merged: Map<ActionName, PlacedS
 /** Join and sub-resource rows are visible and writable exactly when their owning record is. */
 function ownedTableDdl(t: TableIR, owner: TableIR, roles: RoleNames): string[] {
   const grantees = requestRoles(roles);
-  const pk = Object.entries(owner.entity.properties).find(([, p]) => p.primary)![0];
+  const [pk] = primaryKeyOf(owner.entity);
   const org = hasOrganization(t);
   // The row's own columns qualified by its table: unqualified, organization_id named the owner's own column.
   const own = (col: string) => `${qname('app', t.name)}.${ident(col)}`;
@@ -124,8 +126,8 @@ function stakeholderDdl(model: Model, tables: TableIR[]): string[] {
   if (!projects) return [];
   const out: string[] = [];
   const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
-  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
-  const keyType = (t: TableIR) => t.columns.find((c) => c.name === keyOf(t))!.sqlType;
+  const keyOf = (t: TableIR) => resourceOf(t, tables).key.column;
+  const keyType = (t: TableIR) => resourceOf(t, tables).key.type;
   // pl/pgSQL, not SQL: its query plan is kept for the connection instead of being made on every statement.
   const define = (t: TableIR, body: string[]) => out.push(
     clauses(`CREATE OR REPLACE FUNCTION ${stakeholderKeys(t.name)}() RETURNS SETOF ${keyType(t)}`, [`LANGUAGE plpgsql STABLE ${DEFINER}`, 'AS $fn$']),

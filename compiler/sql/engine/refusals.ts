@@ -9,6 +9,7 @@ import { isGroup, type PredicateGroup, type Rule } from '../../model/types.ts';
 import { IDENTITY_RULES } from '../../access/rules/index.ts';
 import { DEFINER, ident, literal, pgName, qname } from '../ident.ts';
 import { keyCastable, keyEquals, plpgsql, type Shape } from './shape.ts';
+import { resourceOf } from '../../resource/build.ts';
 
 const STABLE_DEFINER = ` STABLE ${DEFINER}`;
 export const fn = (s: Shape | string, what: string) => qname('app', pgName(typeof s === 'string' ? s : s.name, what));
@@ -94,7 +95,7 @@ function explained(g: PredicateGroup, ctx: RuleContext): Explained {
 function stakeholderProbe(model: Model, tables: TableIR[]): (table: string, column: string) => string {
   const projects = model.api.projects!;
   const entityTable = (name: string) => tables.find((t) => t.kind === 'entity' && t.entityName === name)!;
-  const keyOf = (t: TableIR) => Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const keyOf = (t: TableIR) => resourceOf(t, tables).key.column;
   const project = entityTable(projects?.entity ?? '');
   const inOrg = (alias: string) => (model.api.strategy === 'RBAC' ? '' : ` AND ${alias}.organization_id = (SELECT auth.org())`);
   const probe = (table: string, value: string, depth: number): string => {

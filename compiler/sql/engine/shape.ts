@@ -2,12 +2,11 @@
 // columns a response shows and a body may write, ETag, parent and soft delete, and the SQL for each.
 import type { ColumnIR, TableIR } from '../../ir/types.ts';
 import { hasOrganization, serverManaged } from '../../ir/columns.ts';
-import { EMBED_DEPTH, embedsOf } from '../../query/embeds.ts';
+import { EMBED_DEPTH } from '../../query/embeds.ts';
 import { ident, literal, qname } from '../ident.ts';
-import { wireName } from '../../model/names.ts';
+import { resourceOf, wireOfColumns } from '../../resource/build.ts';
 import { buildObject, chain, clauses, fill, hang, indent, paren, wrap } from '../layout.ts';
 import { moduleFlag } from '../../modules/index.ts';
-import { versionProperty } from '../../modules/version.ts';
 
 export interface Writable {
   name: string;
@@ -77,14 +76,17 @@ export function keyEquals(col: string, type: string, value: string): string {
  * repeats (a table's policies judge by one scenario per statement).
  */
 export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: string[] = []): Shape {
-  const entityTable = (entity: string) => all.find((x) => x.kind === 'entity' && x.entityName === entity)!;
+  // The key, wire names, version and parent come from the entity's resource description.
+  const r = resourceOf(t, all);
+  const sub = t.kind === 'subresource' ? r.relations[t.relation!.name] : undefined;
+  const wire = t.kind === 'entity' ? wireOfColumns(r.properties) : sub?.kind === 'oneToOne' ? wireOfColumns(sub.properties) : {};
   const props = t.columns.filter((c) => c.prop || (t.kind === 'subresource' && c.name === t.relation!.ownerColumn));
-  const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : Object.entries(t.entity.properties).find(([, p]) => p.primary)![0];
+  const pk = t.kind !== 'entity' ? t.relation!.ownerColumn : r.key.column;
   const col = (name: string) => t.columns.find((c) => c.name === name)!;
   const readable = (c: ColumnIR) => !c.prop || !(c.prop.writeOnly || moduleFlag(c.prop, 'hidden'));
   const readOnly = (c: ColumnIR) => Boolean(c.prop?.readOnly) || c.identity;
   const managed = (c: ColumnIR) => !readOnly(c) && Boolean(c.prop && serverManaged(c.prop));
-  const parentRef = t.kind === 'entity' ? t.entity.parent : undefined;
+  const parent = t.kind === 'entity' ? r.parent : undefined;
   return {
     table: t,
     name: t.name,
@@ -92,12 +94,12 @@ export function shapeOf(t: TableIR, all: TableIR[], depth = EMBED_DEPTH, path: s
     entity: t.kind === 'entity' ? t.entityName : `${t.entityName}.${t.relation!.name}`,
     pk,
     keyType: col(pk).sqlType,
-    soft: t.kind === 'entity' && Boolean(t.entity.softDelete),
+    soft: t.kind === 'entity' && r.softDelete,
     org: hasOrganization(t),
-    version: t.kind === 'entity' ? versionProperty(t.entity)?.[0] : undefined,
-    parent: parentRef ? { column: parentRef.property, type: col(parentRef.property).sqlType, table: entityTable(parentRef.entity).name } : undefined,
+    version: t.kind === 'entity' ? r.version?.column : undefined,
+    parent: parent ? { column: parent.column, type: parent.type, table: parent.table } : undefined,
     output: props.filter(readable).map((c) => c.name),
-    keys: Object.fromEntries(props.map((c) => [c.name, c.prop ? wireName(c.name, c.prop) : c.name])),
+    keys: Object.fromEntries(props.map((c) => [c.name, wire[c.name] ?? c.name])),
     writable: props.filter((c) => !readOnly(c) && !managed(c)).map((c) => ({
       name: c.name, json: c.prop?.type === 'JSON', primary: c.name === pk,
       kept: Boolean(c.prop?.immutable || c.prop?.writeOnly), fallback: c.defaultSql ?? 'NULL',
@@ -113,7 +115,7 @@ function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]):
   const relationTable = (relation: string) => all.find((x) => x.kind !== 'entity' && x.entityName === t.entityName && x.relation!.name === relation)!;
   const below = (x: TableIR) => shapeOf(x, all, depth - 1, path);
   const out: EmbedShape[] = [];
-  for (const e of embedsOf(t.entityName, t.entity)) {
+  for (const e of resourceOf(t, all).embeds) {
     if (e.kind === 'oneToOne') {
       out.push({ name: e.name, kind: e.kind, target: below(relationTable(e.relation)) });
       continue;
@@ -121,7 +123,7 @@ function embedShapes(t: TableIR, all: TableIR[], depth: number, path: string[]):
     const target = entityTable(e.target);
     if (path.includes(target.name)) continue;
     if (e.kind === 'reference') {
-      out.push({ name: e.name, kind: e.kind, column: e.property, target: below(target) });
+      out.push({ name: e.name, kind: e.kind, column: e.column, target: below(target) });
     } else {
       const j = relationTable(e.relation), r = j.relation!;
       out.push({ name: e.name, kind: e.kind, target: below(target),
