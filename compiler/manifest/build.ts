@@ -6,13 +6,14 @@ import { ENGINE_VERSION, type EmbedManifest, type Manifest, type PropertyManifes
 import { bodySchema } from './schemas.ts';
 import { keySchema, readSchema } from './read.ts';
 import { buildResources } from '../resource/build.ts';
-import type { EmbedIR, PropertiesIR, PropertyIR, ResourceIR } from '../resource/types.ts';
+import type { EmbedIR, PropertiesIR, PropertyFlags, PropertyIR, ResourceIR } from '../resource/types.ts';
 import type { EdgeProperty } from '../modules/def.ts';
 
 /** A property's manifest entry: its type, the flags that hold (absent: false), its facts; `column` when renamed. */
 export function propertyManifest(p: PropertyIR): PropertyManifest {
+  const flags = Object.fromEntries(Object.entries(p.flags).filter(([, v]) => v).map(([k]) => [k, true])) as Partial<Record<keyof PropertyFlags, true>>;
   return {
-    type: p.type, ...p.flags,
+    type: p.type, ...flags,
     ...(p.enum ? { enum: p.enum } : {}), ...(p.file ? { file: p.file } : {}), ...(p.casts ? { casts: p.casts } : {}),
     ...p.docs,
     ...(p.wire !== p.column ? { column: p.column } : {}),

@@ -127,18 +127,22 @@ export type EmbedManifest =
   | { kind: 'manyToMany'; target: string; relation: string }
   | { kind: 'oneToOne'; relation: string };
 
+/**
+ * A property as the gateway and the API documents see it. The boolean flags are written only when true: an
+ * absent flag is false (`{"type": "String", "required": true}`), so every reader tests them as truthy.
+ */
 export interface PropertyManifest {
   type: PropertyType;
-  multiple: boolean;
-  required: boolean;
-  primary: boolean;
-  readOnly: boolean;
-  immutable: boolean;
+  multiple?: boolean;
+  required?: boolean;
+  primary?: boolean;
+  readOnly?: boolean;
+  immutable?: boolean;
   /** Never returned (writeOnly or Password). */
-  writeOnly: boolean;
-  searchIndexed: boolean;
+  writeOnly?: boolean;
+  searchIndexed?: boolean;
   /** Properties the response must not show in generated specs (web.hidden); still returned. */
-  hidden: boolean;
+  hidden?: boolean;
   enum?: string[];
   /** `fileTypes`, the types accepted: web.fileTypes, else allowedMimeTypes, else `image/*` for an ImageURL (absent: any type). */
   file?: { module: FileModuleName; maxSizeInBytes?: number; allowedMimeTypes?: string[]; fileTypes?: string[] };

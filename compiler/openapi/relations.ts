@@ -81,6 +81,4 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
 }
 
 /** Linked records carry their edge properties in `edge`, which projections can name like a JSON property. */
-const EDGE: PropertyManifest = {
-  type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false,
-};
+const EDGE: PropertyManifest = { type: 'JSON', readOnly: true };

@@ -49,7 +49,8 @@ export const FILTER_OPS = Object.keys(OPERATORS) as FilterOp[];
 export interface OperandFacts {
   operand: Operand;
   type: PropertyType;
-  searchIndexed: boolean;
+  /** The manifest's flag: absent is false. */
+  searchIndexed?: boolean;
 }
 
 const OPERAND_NAMES: Record<Operand, string> = {

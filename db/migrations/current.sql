@@ -2959,72 +2959,12 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
   "primaryKey": "id",
   "softDelete": false,
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "email": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "password": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": true,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "display_name": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": true,
-      "hidden": false
-    },
-    "created_at": {
-      "type": "DateTime",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "updated_at": {
-      "type": "DateTime",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "email": {"type":"String","required":true},
+    "password": {"type":"String","writeOnly":true},
+    "display_name": {"type":"String","searchIndexed":true},
+    "created_at": {"type":"DateTime","readOnly":true},
+    "updated_at": {"type":"DateTime","readOnly":true}
   },
   "relations": {
     "profile": {
@@ -3033,27 +2973,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
       "functions": {"read":"users_profile_read","replace":"users_profile_replace"},
       "ownerColumn": "user_id",
       "properties": {
-        "bio": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        },
+        "bio": {"type":"String"},
         "avatar": {
           "type": "Binary",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false,
           "file": {"module":"ImageURL","maxSizeInBytes":1048576,"allowedMimeTypes":["image/png","image/jpeg"],"fileTypes":["image/png","image/jpeg"]}
         }
       },
@@ -3581,39 +3503,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
   "primaryKey": "id",
   "softDelete": false,
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "name": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "owner_id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "name": {"type":"String","required":true},
+    "owner_id": {"type":"String","readOnly":true}
   },
   "relations": {
     "members": {
@@ -4165,164 +4057,21 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
   "versionProperty": "version",
   "parent": {"entity":"Project","property":"project_id"},
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "project_id": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "title": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": true,
-      "hidden": false
-    },
-    "body": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": true,
-      "hidden": false
-    },
-    "status": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "enum": ["draft","in_review","published","archived"],
-      "defaultValue": "draft"
-    },
-    "version": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "format": "int32"
-    },
-    "author_id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "rating": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "word_count": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "format": "int32"
-    },
-    "published_on": {
-      "type": "Date",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "reading_slot": {
-      "type": "Time",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "featured": {
-      "type": "Boolean",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "defaultValue": false
-    },
-    "tags_cache": {
-      "type": "String",
-      "multiple": true,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
+    "id": {"type":"String","primary":true,"immutable":true},
+    "project_id": {"type":"String","required":true,"immutable":true},
+    "title": {"type":"String","required":true,"searchIndexed":true},
+    "body": {"type":"String","searchIndexed":true},
+    "status": {"type":"String","enum":["draft","in_review","published","archived"],"defaultValue":"draft"},
+    "version": {"type":"Number","format":"int32"},
+    "author_id": {"type":"String","readOnly":true},
+    "rating": {"type":"Number"},
+    "word_count": {"type":"Number","format":"int32"},
+    "published_on": {"type":"Date"},
+    "reading_slot": {"type":"Time"},
+    "featured": {"type":"Boolean","defaultValue":false},
+    "tags_cache": {"type":"String","multiple":true},
     "cover": {
       "type": "Binary",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
       "file": {
         "module": "ImageURL",
         "maxSizeInBytes": 2097152,
@@ -4332,74 +4081,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     },
     "attachment": {
       "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
       "file": {"module":"FileURL","maxSizeInBytes":10485760,"allowedMimeTypes":["application/pdf"],"fileTypes":["application/pdf"]}
     },
-    "meta": {
-      "type": "JSON",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "casts": {"address.city":"Text","priority":"Integer"}
-    },
-    "legacyCode": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "deprecated": true,
-      "column": "legacy_code"
-    },
-    "internal_note": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": true
-    },
-    "created_at": {
-      "type": "DateTime",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "updated_at": {
-      "type": "DateTime",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "meta": {"type":"JSON","casts":{"address.city":"Text","priority":"Integer"}},
+    "legacyCode": {"type":"String","deprecated":true,"column":"legacy_code"},
+    "internal_note": {"type":"String","hidden":true},
+    "created_at": {"type":"DateTime","readOnly":true},
+    "updated_at": {"type":"DateTime","readOnly":true}
   },
   "relations": {
     "tags": {
@@ -5465,62 +5153,11 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
   "softDelete": false,
   "parent": {"entity":"Post","property":"post_id"},
   "properties": {
-    "id": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "format": "int64"
-    },
-    "post_id": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "body": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "author_id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "created_at": {
-      "type": "DateTime",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"Number","primary":true,"readOnly":true,"format":"int64"},
+    "post_id": {"type":"String","required":true,"immutable":true},
+    "body": {"type":"String","required":true},
+    "author_id": {"type":"String","readOnly":true},
+    "created_at": {"type":"DateTime","readOnly":true}
   },
   "relations": {},
   "embeds": {"post":{"kind":"reference","target":"Post","property":"post_id"}},
@@ -6036,30 +5673,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
   "table": "tags",
   "primaryKey": "slug",
   "softDelete": false,
-  "properties": {
-    "slug": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "label": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
-  },
+  "properties": {"slug":{"type":"String","primary":true,"immutable":true},"label":{"type":"String","required":true}},
   "relations": {},
   "functions": {
     "list": "tags_list",

@@ -330,39 +330,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
   "primaryKey": "id",
   "softDelete": false,
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "email": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "password": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": true,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "email": {"type":"String","required":true},
+    "password": {"type":"String","writeOnly":true}
   },
   "relations": {
     "labels": {
@@ -382,19 +352,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
       "table": "accounts_settings",
       "functions": {"read":"accounts_settings_read","replace":"accounts_settings_replace"},
       "ownerColumn": "account_id",
-      "properties": {
-        "theme": {
-          "type": "String",
-          "multiple": false,
-          "required": false,
-          "primary": false,
-          "readOnly": false,
-          "immutable": false,
-          "writeOnly": false,
-          "searchIndexed": false,
-          "hidden": false
-        }
-      },
+      "properties": {"theme":{"type":"String"}},
       "schemas": {
         "replace": {
           "type": "object",
@@ -981,30 +939,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
   "table": "labels",
   "primaryKey": "slug",
   "softDelete": false,
-  "properties": {
-    "slug": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "name": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
-  },
+  "properties": {"slug":{"type":"String","primary":true,"immutable":true},"name":{"type":"String"}},
   "relations": {},
   "functions": {
     "list": "labels_list",

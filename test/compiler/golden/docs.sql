@@ -202,30 +202,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
   "table": "folders",
   "primaryKey": "id",
   "softDelete": false,
-  "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "name": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
-  },
+  "properties": {"id":{"type":"String","primary":true},"name":{"type":"String","required":true}},
   "relations": {},
   "functions": {
     "list": "folders_list",
@@ -542,87 +519,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
   "versionProperty": "rev",
   "parent": {"entity":"Folder","property":"folder_id"},
   "properties": {
-    "id": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "format": "int64"
-    },
-    "folder_id": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "title": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "data": {
-      "type": "JSON",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "status": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "enum": ["draft","final"],
-      "defaultValue": "draft"
-    },
-    "rev": {
-      "type": "Number",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "format": "int32"
-    },
-    "owner_id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"Number","primary":true,"readOnly":true,"format":"int64"},
+    "folder_id": {"type":"String","required":true,"immutable":true},
+    "title": {"type":"String","required":true},
+    "data": {"type":"JSON"},
+    "status": {"type":"String","enum":["draft","final"],"defaultValue":"draft"},
+    "rev": {"type":"Number","format":"int32"},
+    "owner_id": {"type":"String","readOnly":true}
   },
   "relations": {},
   "embeds": {"folder":{"kind":"reference","target":"Folder","property":"folder_id"}},

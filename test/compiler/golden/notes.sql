@@ -89,52 +89,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
   "primaryKey": "id",
   "softDelete": false,
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "title": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "pinned": {
-      "type": "Boolean",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "defaultValue": false
-    },
-    "bodyText": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false,
-      "column": "body_text"
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "title": {"type":"String","required":true},
+    "pinned": {"type":"Boolean","defaultValue":false},
+    "bodyText": {"type":"String","column":"body_text"}
   },
   "relations": {},
   "functions": {

@@ -323,19 +323,7 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
   "table": "users",
   "primaryKey": "id",
   "softDelete": false,
-  "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
-  },
+  "properties": {"id":{"type":"String","primary":true}},
   "relations": {},
   "functions": {
     "list": "users_list",
@@ -634,39 +622,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
   "primaryKey": "id",
   "softDelete": false,
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "name": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "owner_id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": false,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "name": {"type":"String","required":true},
+    "owner_id": {"type":"String","readOnly":true}
   },
   "relations": {
     "members": {
@@ -1134,39 +1092,9 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
   "softDelete": false,
   "parent": {"entity":"Team","property":"team_id"},
   "properties": {
-    "id": {
-      "type": "String",
-      "multiple": false,
-      "required": false,
-      "primary": true,
-      "readOnly": true,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "team_id": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": true,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    },
-    "title": {
-      "type": "String",
-      "multiple": false,
-      "required": true,
-      "primary": false,
-      "readOnly": false,
-      "immutable": false,
-      "writeOnly": false,
-      "searchIndexed": false,
-      "hidden": false
-    }
+    "id": {"type":"String","primary":true,"readOnly":true},
+    "team_id": {"type":"String","required":true,"immutable":true},
+    "title": {"type":"String","required":true}
   },
   "relations": {},
   "embeds": {"team":{"kind":"reference","target":"Team","property":"team_id"}},
