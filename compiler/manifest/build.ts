@@ -3,7 +3,7 @@
 import type { Model } from '../model/types.ts';
 import { SHORT_STRING_CHARS } from '../ir/columns.ts';
 import { ENGINE_VERSION, type EmbedManifest, type Manifest, type PropertyManifest, type RelationManifest, type ResourceManifest } from './types.ts';
-import { bodySchema } from './schemas.ts';
+import { bodySchema, bodySchemas } from './schemas.ts';
 import { keySchema, readSchema } from './read.ts';
 import { buildResources } from '../resource/build.ts';
 import type { EmbedIR, PropertiesIR, PropertyFlags, PropertyIR, ResourceIR } from '../resource/types.ts';
@@ -52,10 +52,7 @@ export function resourceManifest(r: ResourceIR): ResourceManifest {
     relations,
     ...(r.embeds.length ? { embeds: Object.fromEntries(r.embeds.map((x) => [x.name, embedManifest(x)])) } : {}),
     functions: r.functions,
-    schemas: {
-      create: bodySchema(body, 'create'), replace: bodySchema(body, 'replace'), patch: bodySchema(body, 'patch'),
-      read: readSchema(body),
-    },
+    schemas: { ...bodySchemas(body), read: readSchema(body) },
     ...(r.description ? { description: r.description } : {}),
     constraints: r.constraints,
   };

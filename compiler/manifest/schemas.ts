@@ -92,3 +92,58 @@ export function bodySchema(props: Record<string, Property>, kind: BodyKind): Sch
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
+
+/** The body schemas of an entity as the manifest stores them: their shared property schemas under `$defs`. */
+export interface BodySchemas {
+  /** A property's schema that create, replace and patch share, by wire name; a body names it `{"$ref": "#/$defs/<name>"}`. */
+  $defs?: Record<string, Schema>;
+  create: Schema;
+  replace: Schema;
+  patch: Schema;
+}
+
+const BODY_KINDS: BodyKind[] = ['create', 'replace', 'patch'];
+
+/** `#/$defs/<name>`, the name escaped as a JSON Pointer segment (RFC 6901). */
+const defRef = (name: string) => `#/$defs/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/**
+ * The create, replace and patch schemas of `props`, each property's schema written once under `$defs` where the
+ * three bodies hold the same one (a Version's differs: ignored on create, the expected version on update) and it is
+ * longer than a reference to it.
+ */
+export function bodySchemas(props: Record<string, Property>): BodySchemas {
+  const [create, replace, patch] = BODY_KINDS.map((k) => bodySchema(props, k)) as [Schema, Schema, Schema];
+  const bodies = [create, replace, patch].map((b) => b.properties as Record<string, Schema>);
+  const $defs: Record<string, Schema> = {};
+  for (const name of Object.keys(bodies[0]!)) {
+    const text = JSON.stringify(bodies[0]![name]);
+    const ref = { $ref: defRef(name) };
+    // Written once when it is longer than the three references to it would be (a bare `{"type":"boolean"}` is not).
+    if (text.length <= JSON.stringify(ref).length || !bodies.every((b) => JSON.stringify(b[name]) === text)) continue;
+    $defs[name] = bodies[0]![name]!;
+    for (const b of bodies) b[name] = ref;
+  }
+  return { ...(Object.keys($defs).length ? { $defs } : {}), create, replace, patch };
+}
+
+const inlined = new WeakMap<object, Schema>();
+
+/**
+ * A body schema with its shared property schemas in place of their `$ref`s: the whole schema, as ajv compiles it
+ * and the API documents show it (kept, so each stored schema is inlined once).
+ */
+export function bodySchemaOf(schemas: { $defs?: Record<string, object>; create: object; replace: object; patch: object }, kind: BodyKind): Schema {
+  const body = schemas[kind] as Schema;
+  const defs = schemas.$defs;
+  if (!defs) return body;
+  let out = inlined.get(body);
+  if (!out) {
+    const refs = new Map(Object.keys(defs).map((name) => [defRef(name), defs[name] as Schema]));
+    const props = Object.entries((body.properties ?? {}) as Record<string, Schema>)
+      .map(([name, s]) => [name, typeof s.$ref === 'string' && refs.has(s.$ref) ? refs.get(s.$ref)! : s]);
+    out = { ...body, properties: Object.fromEntries(props) };
+    inlined.set(body, out);
+  }
+  return out;
+}

@@ -109,9 +109,13 @@ export interface ResourceManifest {
     /** Record history (design 9): the versions of a record, or one of them; only for entities that keep history. */
     history?: string;
   };
-  /** JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway; `read`
-   *  describes a returned record (for the generated API specifications, not checked at run time). */
-  schemas: { create: object; replace: object; patch: object; read: object };
+  /**
+   * JSON Schemas (draft-07, ajv's default) of the request bodies, for ajv in the gateway; `read` describes a returned
+   * record (for the generated API specifications, not checked at run time). A property schema the three bodies share
+   * is written once in `$defs` and named `{"$ref": "#/$defs/<name>"}` in each: read a body through `bodySchemaOf`
+   * (compiler/manifest/schemas.ts), which puts them back.
+   */
+  schemas: { $defs?: Record<string, object>; create: object; replace: object; patch: object; read: object };
   description?: string;
   /** Managed constraint name -> the property and rule it enforces (for 409/422 details). */
   constraints: Record<string, { property: string; rule: string }>;

@@ -2,6 +2,7 @@
 // (the ones the gateway validates with), then shaped for spec table 2.2 and the web bindings.
 import type { EmbedManifest, PropertyManifest, ResourceManifest } from '../manifest/types.ts';
 import { ref, type Schema } from './common.ts';
+import { bodySchemaOf } from '../manifest/schemas.ts';
 import { pascal } from './operations.ts';
 
 type Props = Record<string, PropertyManifest>;
@@ -117,9 +118,9 @@ export function entitySchemas(r: ResourceManifest): Record<string, Schema> {
   const e = r.entity, props = r.properties;
   const out: Record<string, Schema> = {
     [e]: withEmbeds({ ...shape(r.schemas.read, props, 'read'), ...(r.description ? { description: r.description } : {}) }, r),
-    [`${e}Create`]: shape(r.schemas.create, props, 'create', r.versionProperty),
-    [`${e}Update`]: shape(r.schemas.replace, props, 'update'),
-    [`${e}Patch`]: shape(r.schemas.patch, props, 'patch'),
+    [`${e}Create`]: shape(bodySchemaOf(r.schemas, 'create'), props, 'create', r.versionProperty),
+    [`${e}Update`]: shape(bodySchemaOf(r.schemas, 'replace'), props, 'update'),
+    [`${e}Patch`]: shape(bodySchemaOf(r.schemas, 'patch'), props, 'patch'),
     [`${e}Single`]: single(e),
     [`${e}List`]: listOf(e),
     // A bulk create answers the records, in the order sent.

@@ -3026,33 +3026,26 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "stream": "users_stream"
   },
   "schemas": {
+    "$defs": {
+      "email": {"type":"string","maxLength":255},
+      "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
+      "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+    },
     "create": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
-        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"},"display_name":{"$ref":"#/$defs/display_name"}},
       "required": ["email"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
-        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"},"display_name":{"$ref":"#/$defs/display_name"}},
       "required": ["email"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "email": {"type":"string","maxLength":255},
-        "password": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]},
-        "display_name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"},"display_name":{"$ref":"#/$defs/display_name"}},
       "additionalProperties": false
     },
     "read": {
@@ -3540,9 +3533,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Project', '{
     "stream": "projects_stream"
   },
   "schemas": {
-    "create": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
-    "replace": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
-    "patch": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false},
+    "$defs": {"name":{"type":"string","maxLength":255}},
+    "create": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"required":["name"],"additionalProperties":false},
+    "replace": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"required":["name"],"additionalProperties":false},
+    "patch": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -4115,38 +4109,56 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "history": "posts_history"
   },
   "schemas": {
+    "$defs": {
+      "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+      "project_id": {"type":"string","maxLength":255},
+      "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
+      "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
+      "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+      "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
+      "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
+      "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
+      "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
+      "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+      "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
+      "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
+      "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
+      "meta": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
+              "priority": {"type":"integer","minimum":0},
+              "labels": {"type":"array","items":{"type":"string"}}
+            }
+          },
+          {"type":"null"}
+        ]
+      },
+      "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
+      "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+    },
     "create": {
       "type": "object",
       "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "project_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
-        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+        "id": {"$ref":"#/$defs/id"},
+        "project_id": {"$ref":"#/$defs/project_id"},
+        "title": {"$ref":"#/$defs/title"},
+        "body": {"$ref":"#/$defs/body"},
+        "status": {"$ref":"#/$defs/status"},
         "version": {"description":"ignored: a new record starts at version 1"},
-        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
-        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
-        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
-        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
-        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "meta": {
-          "anyOf": [
-            {
-              "type": "object",
-              "properties": {
-                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
-                "priority": {"type":"integer","minimum":0},
-                "labels": {"type":"array","items":{"type":"string"}}
-              }
-            },
-            {"type":"null"}
-          ]
-        },
-        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
-        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+        "rating": {"$ref":"#/$defs/rating"},
+        "word_count": {"$ref":"#/$defs/word_count"},
+        "published_on": {"$ref":"#/$defs/published_on"},
+        "reading_slot": {"$ref":"#/$defs/reading_slot"},
+        "featured": {"$ref":"#/$defs/featured"},
+        "tags_cache": {"$ref":"#/$defs/tags_cache"},
+        "cover": {"$ref":"#/$defs/cover"},
+        "attachment": {"$ref":"#/$defs/attachment"},
+        "meta": {"$ref":"#/$defs/meta"},
+        "legacyCode": {"$ref":"#/$defs/legacyCode"},
+        "internal_note": {"$ref":"#/$defs/internal_note"}
       },
       "required": ["project_id","title"],
       "additionalProperties": false
@@ -4154,35 +4166,23 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "replace": {
       "type": "object",
       "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "project_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
-        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+        "id": {"$ref":"#/$defs/id"},
+        "project_id": {"$ref":"#/$defs/project_id"},
+        "title": {"$ref":"#/$defs/title"},
+        "body": {"$ref":"#/$defs/body"},
+        "status": {"$ref":"#/$defs/status"},
         "version": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"},
-        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
-        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
-        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
-        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
-        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "meta": {
-          "anyOf": [
-            {
-              "type": "object",
-              "properties": {
-                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
-                "priority": {"type":"integer","minimum":0},
-                "labels": {"type":"array","items":{"type":"string"}}
-              }
-            },
-            {"type":"null"}
-          ]
-        },
-        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
-        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+        "rating": {"$ref":"#/$defs/rating"},
+        "word_count": {"$ref":"#/$defs/word_count"},
+        "published_on": {"$ref":"#/$defs/published_on"},
+        "reading_slot": {"$ref":"#/$defs/reading_slot"},
+        "featured": {"$ref":"#/$defs/featured"},
+        "tags_cache": {"$ref":"#/$defs/tags_cache"},
+        "cover": {"$ref":"#/$defs/cover"},
+        "attachment": {"$ref":"#/$defs/attachment"},
+        "meta": {"$ref":"#/$defs/meta"},
+        "legacyCode": {"$ref":"#/$defs/legacyCode"},
+        "internal_note": {"$ref":"#/$defs/internal_note"}
       },
       "required": ["title"],
       "additionalProperties": false
@@ -4190,35 +4190,23 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Post', '{
     "patch": {
       "type": "object",
       "properties": {
-        "id": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "project_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255,"pattern":"^\\S.*$"},
-        "body": {"anyOf":[{"type":"string"},{"type":"null"}]},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","in_review","published","archived"]},{"type":"null"}]},
+        "id": {"$ref":"#/$defs/id"},
+        "project_id": {"$ref":"#/$defs/project_id"},
+        "title": {"$ref":"#/$defs/title"},
+        "body": {"$ref":"#/$defs/body"},
+        "status": {"$ref":"#/$defs/status"},
         "version": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"},
-        "rating": {"anyOf":[{"type":"number","minimum":0,"maximum":5,"multipleOf":0.5},{"type":"null"}]},
-        "word_count": {"anyOf":[{"type":"integer","minimum":0,"maximum":2147483647},{"type":"null"}]},
-        "published_on": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
-        "reading_slot": {"anyOf":[{"type":"string","pattern":"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?$"},{"type":"null"}]},
-        "featured": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "tags_cache": {"anyOf":[{"type":"array","items":{"type":"string","maxLength":255}},{"type":"null"}]},
-        "cover": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "attachment": {"anyOf":[{"type":"string","minLength":1,"description":"file_reference from the upload intent"},{"type":"null"}]},
-        "meta": {
-          "anyOf": [
-            {
-              "type": "object",
-              "properties": {
-                "address": {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}}},
-                "priority": {"type":"integer","minimum":0},
-                "labels": {"type":"array","items":{"type":"string"}}
-              }
-            },
-            {"type":"null"}
-          ]
-        },
-        "legacyCode": {"anyOf":[{"type":"string","maxLength":255,"deprecated":true},{"type":"null"}]},
-        "internal_note": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+        "rating": {"$ref":"#/$defs/rating"},
+        "word_count": {"$ref":"#/$defs/word_count"},
+        "published_on": {"$ref":"#/$defs/published_on"},
+        "reading_slot": {"$ref":"#/$defs/reading_slot"},
+        "featured": {"$ref":"#/$defs/featured"},
+        "tags_cache": {"$ref":"#/$defs/tags_cache"},
+        "cover": {"$ref":"#/$defs/cover"},
+        "attachment": {"$ref":"#/$defs/attachment"},
+        "meta": {"$ref":"#/$defs/meta"},
+        "legacyCode": {"$ref":"#/$defs/legacyCode"},
+        "internal_note": {"$ref":"#/$defs/internal_note"}
       },
       "additionalProperties": false
     },
@@ -5172,19 +5160,20 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Comment', '{
     "stream": "comments_stream"
   },
   "schemas": {
+    "$defs": {"post_id":{"type":"string","maxLength":255}},
     "create": {
       "type": "object",
-      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
+      "properties": {"post_id":{"$ref":"#/$defs/post_id"},"body":{"type":"string"}},
       "required": ["post_id","body"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},
+      "properties": {"post_id":{"$ref":"#/$defs/post_id"},"body":{"type":"string"}},
       "required": ["body"],
       "additionalProperties": false
     },
-    "patch": {"type":"object","properties":{"post_id":{"type":"string","maxLength":255},"body":{"type":"string"}},"additionalProperties":false},
+    "patch": {"type":"object","properties":{"post_id":{"$ref":"#/$defs/post_id"},"body":{"type":"string"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -5686,32 +5675,23 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Tag', '{
     "stream": "tags_stream"
   },
   "schemas": {
+    "$defs": {
+      "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
+      "label": {"type":"string","maxLength":255}
+    },
     "create": {
       "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
-        "label": {"type":"string","maxLength":255}
-      },
+      "properties": {"slug":{"$ref":"#/$defs/slug"},"label":{"$ref":"#/$defs/label"}},
       "required": ["label"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
-        "label": {"type":"string","maxLength":255}
-      },
+      "properties": {"slug":{"$ref":"#/$defs/slug"},"label":{"$ref":"#/$defs/label"}},
       "required": ["label"],
       "additionalProperties": false
     },
-    "patch": {
-      "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},{"type":"null"}]},
-        "label": {"type":"string","maxLength":255}
-      },
-      "additionalProperties": false
-    },
+    "patch": {"type":"object","properties":{"slug":{"$ref":"#/$defs/slug"},"label":{"$ref":"#/$defs/label"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {"slug":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[a-z0-9-]+$"},"label":{"type":"string","maxLength":255}}

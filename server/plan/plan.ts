@@ -11,7 +11,7 @@ import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
 import { parseQuery, refuseUnsupported } from '../request/query.ts';
 import { keyed, onlyReads, OPERATIONS } from '../../compiler/query/operations.ts';
-import { documentSchema } from '../../compiler/manifest/schemas.ts';
+import { bodySchemaOf, documentSchema } from '../../compiler/manifest/schemas.ts';
 import { parseSearch } from '../request/search.ts';
 import type { Action, Endpoint } from './routes.ts';
 import type { Call } from './call.ts';
@@ -198,7 +198,7 @@ function referencesOf(manifest: Manifest, e: Endpoint): References {
 }
 
 /** A property's document schema (what a JSON path's type is read from), past its nullable wrapper. */
-const createSchemaOf = (r: ResourceManifest) => (name: string) => documentSchema((r.schemas.create as { properties?: Record<string, unknown> }).properties?.[name]);
+const createSchemaOf = (r: ResourceManifest) => (name: string) => documentSchema((bodySchemaOf(r.schemas, 'create') as { properties?: Record<string, unknown> }).properties?.[name]);
 
 /** `edge` is typed JSON for the projection's parser; its paths may name only the relation's edge properties. */
 function checkEdgePaths(projection: Projection, edge: Record<string, unknown>): void {

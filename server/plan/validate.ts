@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Manifest, PropertyManifest } from '../../compiler/manifest/types.ts';
+import { bodySchemaOf } from '../../compiler/manifest/schemas.ts';
 import { badRequest, validationFailed, type FieldError } from '../problem/types.ts';
 import { exactOf } from '../codec/json.ts';
 import { fractionStandIns, int64Overflows } from './exact-numbers.ts';
@@ -57,8 +58,8 @@ export class BodyValidators {
       }
     };
     for (const [entity, r] of Object.entries(manifest.resources)) {
-      for (const kind of ['create', 'replace', 'patch'] as const) add(`${entity}.${kind}`, r.schemas[kind]);
-      const shapes = (r.schemas.create as { properties?: Record<string, object> }).properties ?? {};
+      for (const kind of ['create', 'replace', 'patch'] as const) add(`${entity}.${kind}`, bodySchemaOf(r.schemas, kind));
+      const shapes = (bodySchemaOf(r.schemas, 'create') as { properties?: Record<string, object> }).properties ?? {};
       for (const [name, p] of Object.entries(r.properties)) {
         const schema = shapes[name];
         if (p.type === 'JSON' && schema && Object.keys(schema).length > 0) this.#documents.set(`${entity}.${name}`, ajv.compile(schema));

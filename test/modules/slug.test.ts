@@ -8,6 +8,7 @@ import { buildSchema } from '../../compiler/ir/build.ts';
 import { triggerDdl } from '../../compiler/sql/triggers.ts';
 import { DEFAULT_ROLES } from '../../compiler/sql/roles.ts';
 import { validateModel } from '../../compiler/model/validate.ts';
+import { bodySchemaOf } from '../../compiler/manifest/schemas.ts';
 
 const model = moduleModel('slugs', {
   Post: {
@@ -73,7 +74,7 @@ test('unique: a taken slug, given or derived, is a 409', async () => {
 
 test('the wire: the pattern in the body schema, not required on create; the SQL a reviewer reads', () => {
   const r = m.manifest.resources.Post!;
-  const create = r.schemas.create as { properties: Record<string, { anyOf?: Array<{ pattern?: string }>; pattern?: string }>; required?: string[] };
+  const create = bodySchemaOf(r.schemas, 'create') as { properties: Record<string, { anyOf?: Array<{ pattern?: string }>; pattern?: string }>; required?: string[] };
   assert.is(create.properties.slug!.pattern, '^[a-z0-9]+(?:-[a-z0-9]+)*$');
   assert.not.ok(create.required?.includes('slug'), 'derived when absent');
   assert.ok(create.required?.includes('title'));

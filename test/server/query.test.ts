@@ -10,10 +10,11 @@ import { parseQuery } from '../../server/request/query.ts';
 import { parseListQuery } from '../../server/request/list.ts';
 import { parseSearch } from '../../server/request/search.ts';
 import { publishingModel } from './setup.ts';
+import { bodySchemaOf } from '../../compiler/manifest/schemas.ts';
 
 const manifest = buildManifest(compileModel(JSON.parse(readFileSync(publishingModel, 'utf8'))).model);
 const posts = manifest.resources.Post!;
-const schemaOf = (p: string) => (posts.schemas.create as { properties: Record<string, unknown> }).properties[p];
+const schemaOf = (p: string) => (bodySchemaOf(posts.schemas, 'create') as { properties: Record<string, unknown> }).properties[p];
 const list = (qs: string) => parseListQuery(parseQuery(new URLSearchParams(qs)), posts.properties, schemaOf);
 const search = (body: Record<string, unknown>) => parseSearch(body, posts.properties, schemaOf);
 

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { indexRoutes, matchRoute, type Method } from '../../server/plan/routes.ts';
 import { EXAMPLES, documentOf, manifestOf, resolve, schemaOf, type Json } from './support.ts';
-import { documentSchema } from '../../compiler/manifest/schemas.ts';
+import { bodySchemaOf, documentSchema } from '../../compiler/manifest/schemas.ts';
 import { buildManifest } from '../../compiler/manifest/build.ts';
 import { buildOpenApi } from '../../compiler/openapi/document.ts';
 import { validateModel } from '../../compiler/model/validate.ts';
@@ -167,7 +167,7 @@ test('files: a file_reference token in write bodies, {id, name, mime, url} in re
 });
 
 test('JSON properties carry their JSON Schema, or null when not required; a PATCH takes a merge patch of it', () => {
-  const model = manifestOf('examples/publishing.model.json').resources.Post!.schemas.create as Json;
+  const model = bodySchemaOf(manifestOf('examples/publishing.model.json').resources.Post!.schemas, 'create') as Json;
   assert.equal(schemaOf(pub, 'PostCreate').properties.meta, model.properties.meta);
   assert.equal(model.properties.meta.anyOf[1], { type: 'null' }, 'meta is not required: null is no document');
   assert.equal(schemaOf(pub, 'Post').properties.meta.anyOf[0], documentSchema(model.properties.meta));

@@ -381,23 +381,20 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Account', '{
     "stream": "accounts_stream"
   },
   "schemas": {
+    "$defs": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
     "create": {
       "type": "object",
-      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
+      "properties": {"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"}},
       "required": ["email"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
+      "properties": {"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"}},
       "required": ["email"],
       "additionalProperties": false
     },
-    "patch": {
-      "type": "object",
-      "properties": {"email":{"type":"string","maxLength":255},"password":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}},
-      "additionalProperties": false
-    },
+    "patch": {"type":"object","properties":{"email":{"$ref":"#/$defs/email"},"password":{"$ref":"#/$defs/password"}},"additionalProperties":false},
     "read": {"type":"object","properties":{"id":{"type":"string","maxLength":255,"readOnly":true},"email":{"type":"string","maxLength":255}}}
   },
   "constraints": {
@@ -952,30 +949,13 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Label', '{
     "stream": "labels_stream"
   },
   "schemas": {
-    "create": {
-      "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
-      "additionalProperties": false
+    "$defs": {
+      "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
+      "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
     },
-    "replace": {
-      "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
-      "additionalProperties": false
-    },
-    "patch": {
-      "type": "object",
-      "properties": {
-        "slug": {"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},
-        "name": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
-      "additionalProperties": false
-    },
+    "create": {"type":"object","properties":{"slug":{"$ref":"#/$defs/slug"},"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
+    "replace": {"type":"object","properties":{"slug":{"$ref":"#/$defs/slug"},"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
+    "patch": {"type":"object","properties":{"slug":{"$ref":"#/$defs/slug"},"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {"slug":{"type":"string","minLength":1,"maxLength":255},"name":{"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}}

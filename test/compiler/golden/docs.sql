@@ -215,23 +215,20 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Folder', '{
     "stream": "folders_stream"
   },
   "schemas": {
+    "$defs": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
     "create": {
       "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
+      "properties": {"id":{"$ref":"#/$defs/id"},"name":{"$ref":"#/$defs/name"}},
       "required": ["name"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
+      "properties": {"id":{"$ref":"#/$defs/id"},"name":{"$ref":"#/$defs/name"}},
       "required": ["name"],
       "additionalProperties": false
     },
-    "patch": {
-      "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]},"name":{"type":"string","maxLength":255}},
-      "additionalProperties": false
-    },
+    "patch": {"type":"object","properties":{"id":{"$ref":"#/$defs/id"},"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
     "read": {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":255},"name":{"type":"string","maxLength":255}}}
   },
   "constraints": {"folders_pkey":{"property":"id","rule":"primary"}}
@@ -542,13 +539,18 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "history": "docs_history"
   },
   "schemas": {
+    "$defs": {
+      "folder_id": {"type":"string","maxLength":255},
+      "title": {"type":"string","maxLength":255},
+      "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]}
+    },
     "create": {
       "type": "object",
       "properties": {
-        "folder_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255},
+        "folder_id": {"$ref":"#/$defs/folder_id"},
+        "title": {"$ref":"#/$defs/title"},
         "data": {},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
+        "status": {"$ref":"#/$defs/status"},
         "rev": {"description":"ignored: a new record starts at version 1"}
       },
       "required": ["folder_id","title"],
@@ -557,10 +559,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "replace": {
       "type": "object",
       "properties": {
-        "folder_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255},
+        "folder_id": {"$ref":"#/$defs/folder_id"},
+        "title": {"$ref":"#/$defs/title"},
         "data": {},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
+        "status": {"$ref":"#/$defs/status"},
         "rev": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"}
       },
       "required": ["title"],
@@ -569,10 +571,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Doc', '{
     "patch": {
       "type": "object",
       "properties": {
-        "folder_id": {"type":"string","maxLength":255},
-        "title": {"type":"string","maxLength":255},
+        "folder_id": {"$ref":"#/$defs/folder_id"},
+        "title": {"$ref":"#/$defs/title"},
         "data": {},
-        "status": {"anyOf":[{"type":"string","maxLength":255,"enum":["draft","final"]},{"type":"null"}]},
+        "status": {"$ref":"#/$defs/status"},
         "rev": {"type":"integer","minimum":1,"description":"the version this update expects (409 when it moved on); null is no version (422)"}
       },
       "additionalProperties": false

@@ -106,33 +106,26 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Note', '{
     "stream": "notes_stream"
   },
   "schemas": {
+    "$defs": {
+      "title": {"type":"string","maxLength":255},
+      "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
+      "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
+    },
     "create": {
       "type": "object",
-      "properties": {
-        "title": {"type":"string","maxLength":255},
-        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"title":{"$ref":"#/$defs/title"},"pinned":{"$ref":"#/$defs/pinned"},"bodyText":{"$ref":"#/$defs/bodyText"}},
       "required": ["title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {
-        "title": {"type":"string","maxLength":255},
-        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"title":{"$ref":"#/$defs/title"},"pinned":{"$ref":"#/$defs/pinned"},"bodyText":{"$ref":"#/$defs/bodyText"}},
       "required": ["title"],
       "additionalProperties": false
     },
     "patch": {
       "type": "object",
-      "properties": {
-        "title": {"type":"string","maxLength":255},
-        "pinned": {"anyOf":[{"type":"boolean"},{"type":"null"}]},
-        "bodyText": {"anyOf":[{"type":"string","maxLength":255},{"type":"null"}]}
-      },
+      "properties": {"title":{"$ref":"#/$defs/title"},"pinned":{"$ref":"#/$defs/pinned"},"bodyText":{"$ref":"#/$defs/bodyText"}},
       "additionalProperties": false
     },
     "read": {

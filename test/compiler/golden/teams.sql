@@ -336,21 +336,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('User', '{
     "stream": "users_stream"
   },
   "schemas": {
-    "create": {
-      "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
-      "additionalProperties": false
-    },
-    "replace": {
-      "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
-      "additionalProperties": false
-    },
-    "patch": {
-      "type": "object",
-      "properties": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
-      "additionalProperties": false
-    },
+    "$defs": {"id":{"anyOf":[{"type":"string","minLength":1,"maxLength":255},{"type":"null"}]}},
+    "create": {"type":"object","properties":{"id":{"$ref":"#/$defs/id"}},"additionalProperties":false},
+    "replace": {"type":"object","properties":{"id":{"$ref":"#/$defs/id"}},"additionalProperties":false},
+    "patch": {"type":"object","properties":{"id":{"$ref":"#/$defs/id"}},"additionalProperties":false},
     "read": {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":255}}}
   },
   "constraints": {"users_pkey":{"property":"id","rule":"primary"}}
@@ -650,9 +639,10 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Team', '{
     "stream": "teams_stream"
   },
   "schemas": {
-    "create": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
-    "replace": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"required":["name"],"additionalProperties":false},
-    "patch": {"type":"object","properties":{"name":{"type":"string","maxLength":255}},"additionalProperties":false},
+    "$defs": {"name":{"type":"string","maxLength":255}},
+    "create": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"required":["name"],"additionalProperties":false},
+    "replace": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"required":["name"],"additionalProperties":false},
+    "patch": {"type":"object","properties":{"name":{"$ref":"#/$defs/name"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
@@ -1109,23 +1099,20 @@ INSERT INTO lib.manifest_resources (entity, resource) VALUES ('Task', '{
     "stream": "tasks_stream"
   },
   "schemas": {
+    "$defs": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
     "create": {
       "type": "object",
-      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
+      "properties": {"team_id":{"$ref":"#/$defs/team_id"},"title":{"$ref":"#/$defs/title"}},
       "required": ["team_id","title"],
       "additionalProperties": false
     },
     "replace": {
       "type": "object",
-      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
+      "properties": {"team_id":{"$ref":"#/$defs/team_id"},"title":{"$ref":"#/$defs/title"}},
       "required": ["title"],
       "additionalProperties": false
     },
-    "patch": {
-      "type": "object",
-      "properties": {"team_id":{"type":"string","maxLength":255},"title":{"type":"string","maxLength":255}},
-      "additionalProperties": false
-    },
+    "patch": {"type":"object","properties":{"team_id":{"$ref":"#/$defs/team_id"},"title":{"$ref":"#/$defs/title"}},"additionalProperties":false},
     "read": {
       "type": "object",
       "properties": {
