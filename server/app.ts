@@ -1,6 +1,6 @@
 // The HTTP gateway, built from the manifest alone: middleware, the routes of their own (documents, uploads, batch,
-// /auth), then every API request through the named stages (server/stages/): route → identity → plan → dispatch →
-// respond. Whatever fails on the way becomes a problem document at one boundary (stages/boundary.ts).
+// /auth), then every API request through the named stages (server/stages/): route → identity → parse → plan →
+// dispatch → respond. Whatever fails on the way becomes a problem document at one boundary (stages/boundary.ts).
 import { Hono, type Context } from 'hono';
 import { authRoutes } from './auth/routes.ts';
 import { DEFAULT_AUTH_SETTINGS } from './auth/settings.ts';
@@ -18,6 +18,7 @@ import { answerProblem } from './stages/boundary.ts';
 import { gatewayOf, type AppOptions } from './stages/context.ts';
 import { dispatch } from './stages/dispatch.ts';
 import { identify } from './stages/identity.ts';
+import { parse } from './stages/parse.ts';
 import { plan, stream, wantsStream } from './stages/plan.ts';
 import { respond } from './stages/respond.ts';
 import { otherMethods, route } from './stages/route.ts';
@@ -38,9 +39,10 @@ export function createApp(opts: AppOptions): Hono {
       const endpoint = route(g, c, others);
       const identity = await identify(g, c);
       if (wantsStream(c, endpoint)) return await stream(g, c, endpoint, identity);
-      const planned = await plan(g, c, endpoint);
-      const result = await dispatch(g, c, planned, identity);
-      return respond(g, c, planned, result);
+      const request = await parse(g, c, endpoint, identity);
+      const planned = plan(g, c, endpoint, request);
+      const result = await dispatch(g, c, planned, request);
+      return respond(g, c, planned, request, result);
     } catch (err) {
       return fail(c, err);
     }

@@ -22,6 +22,7 @@ import { exactCopy, JsonText, responseText } from '../codec/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
 import { resultRow } from '../request/wire.ts';
+import { parseOperation } from '../request/parse.ts';
 import { routeSegments } from '../request/path.ts';
 import { respond } from '../response/respond.ts';
 import { readOperations, type Operation } from './envelope.ts';
@@ -108,12 +109,9 @@ export function batchRunner(d: BatchDeps): Batch {
       }
       const text = op.body === undefined ? undefined : responseText(resolveBody(exactCopy(op.body), bodies, n, d.planner.limits.maxBodyBytes));
       const url = new URL(route + (q < 0 ? '' : path.slice(q)), caller.requestUrl);
-      const req = new Request(url, {
-        method: op.method,
-        headers: { ...op.headers, ...(text === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        ...(text === undefined ? {} : { body: text }),
-      });
-      plan = await planRequest(d.planner, endpoint, req, url);
+      // The same parse and plan as a request of its own: from the operation's method, path, headers and body.
+      const request = parseOperation(endpoint.action, url, new Headers(op.headers), text, caller, d.planner.limits);
+      plan = planRequest(d.planner, endpoint, request);
       const c = callOf(plan, caller.identity, caller.ip);
       const attached = await d.files?.attach(plan, c, call, deadline);
       if (attached) attachments.push(attached);
@@ -121,7 +119,7 @@ export function batchRunner(d: BatchDeps): Batch {
       if (plan.merged) d.documents.verify(plan.merged, resultRow(result));
       const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
       if (d.files) result = await d.files.present(plan, result, caller.requestUrl);
-      const res = respond(plan, result, req, basePath);
+      const res = respond(plan, result, request.validators, basePath);
       const headers = Object.fromEntries(RESULT_HEADERS.flatMap((h) => (res.headers.has(h) ? [[h, res.headers.get(h)!]] : [])));
       return { status: res.status, headers, text: await res.text(), outbox };
     } catch (err) {

@@ -3,6 +3,7 @@
 import Negotiator from 'negotiator';
 import type { Plan, Planner } from '../plan/plan.ts';
 import { planRequest } from '../plan/plan.ts';
+import { parseHttp, type Caller } from '../request/parse.ts';
 import type { Endpoint } from '../plan/routes.ts';
 import { dispatch, type Call } from '../query/dispatch.ts';
 import type { Target } from '../pg/pools.ts';
@@ -51,7 +52,7 @@ export interface StreamRequest {
 }
 
 /** Where a stream starts (Last-Event-ID, else ?after=) and the list's plan it is checked as; 400 for what a stream cannot take. */
-export async function planStream(planner: Planner, endpoint: Endpoint, req: Request, url: URL): Promise<{ plan: Plan; from?: Position }> {
+export async function planStream(planner: Planner, endpoint: Endpoint, req: Request, url: URL, caller: Caller): Promise<{ plan: Plan; from?: Position }> {
   const header = req.headers.get('last-event-id');
   const resume = header || url.searchParams.get('after');
   const from = resume ? parsePosition(resume, header ? 'Last-Event-ID' : '"after"') : undefined;
@@ -59,7 +60,7 @@ export async function planStream(planner: Planner, endpoint: Endpoint, req: Requ
   listUrl.searchParams.delete('after');
   const unfit = NOT_FOR_STREAMS.filter((p) => listUrl.searchParams.has(p));
   if (unfit.length) throw badRequest(`A change stream takes filters, include, exclude and after; not ${unfit.map((p) => `"${p}"`).join(', ')}.`);
-  const plan = await planRequest(planner, endpoint, req, listUrl);
+  const plan = planRequest(planner, endpoint, await parseHttp(endpoint.action, req, listUrl, caller, planner.limits));
   if (plan.projection.embed?.length) throw badRequest('A change stream sends records without embeds: include names properties only.');
   return { plan, ...(from ? { from } : {}) };
 }

@@ -1,15 +1,14 @@
-// Turns a matched endpoint plus the request (query string, headers, body) into the one api.* call:
-// function name and jsonb arguments per the manifest protocol, and the projection for the response.
+// Turns a matched endpoint plus the parsed request (server/request/parse.ts) into the one api.* call: function name and
+// jsonb arguments per the manifest protocol, and the projection for the response. Pure: no I/O, nothing awaited.
 import type { RequestLimits } from '../request/limits.ts';
 import type { Manifest, PropertyManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
 import type { References } from '../request/filter.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
-import { readJsonObject, readJsonObjects } from '../request/body.ts';
 import { LIMITS } from '../request/limits.ts';
-import { parseHttpDate } from '../codec/date.ts';
 import { parseListQuery } from '../request/list.ts';
 import { parsePaging, parseProjection, type Projection } from '../request/listing.ts';
-import { parseQuery, refuseUnsupported } from '../request/query.ts';
+import type { ParsedRequest } from '../request/parse.ts';
+import { take } from '../request/parsed.ts';
 import { keyed, onlyReads, OPERATIONS } from '../../compiler/query/operations.ts';
 import { bodySchemaOf, documentSchema } from '../../compiler/manifest/schemas.ts';
 import { parseSearch } from '../request/search.ts';
@@ -43,9 +42,8 @@ export interface Planner {
 
 const EDGE: PropertyManifest = { type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false };
 
-export async function planRequest(p: Planner, e: Endpoint, req: Request, url: URL): Promise<Plan> {
-  const query = parseQuery(url.searchParams, p.limits.maxFilters);
-  refuseUnsupported(query, OPERATIONS[e.action].query);
+export function planRequest(p: Planner, e: Endpoint, req: ParsedRequest): Plan {
+  const { query } = req;
   const r = e.resource, rel = e.relation?.def;
   // A nested path: the parent's key, and the keys above it outermost first (each checked in SQL).
   const parent = e.parent ? { parent: e.parent.id, ...(e.ancestors ? { ancestors: e.ancestors.map((a) => a.id) } : {}) } : {};
@@ -58,13 +56,13 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     return { endpoint: e, fn, projection: proj, wire, args: asked ? { ...args, embed: asked, embed_limit: p.limits.maxEmbedRows } : args };
   };
   /** The request body as the operations table says: required, optional (absent: {}) or none. */
-  const body = async () => {
+  const body = () => {
     const required = OPERATIONS[e.action].body === 'required';
-    const b = await readJsonObject(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
+    const b = take(req.body) as Record<string, unknown> | undefined;
     if (!b && required) throw badRequest('This request needs a JSON object body.');
     return b ?? {};
   };
-  const preconditions = conditionalArgs(req.headers);
+  const preconditions = take(req.preconditions);
   // A link has no modification time: If-Match alone applies to it (compiler/sql/engine/relations.ts).
   const ifMatch = preconditions.if_match ? { if_match: preconditions.if_match } : {};
 
@@ -74,13 +72,13 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return plan(r.functions.list, { ...list, ...parent }, proj);
     }
     case 'search': {
-      const { projection: proj, ...search } = parseSearch(await body(), props, schemaOf, p.limits.maxFilterNodes, embeds, references);
+      const { projection: proj, ...search } = parseSearch(body(), props, schemaOf, p.limits.maxFilterNodes, embeds, references);
       return plan(r.functions.search, { ...search, ...parent }, proj);
     }
     // A record the caller may not read is answered as its refusal, not raised (compiler/sql/engine/records.ts): see dispatch.ts.
     case 'read': return plan(r.functions.read, { id: e.id, ...parent, ...preconditions, answer_refusal: true });
     case 'create': case 'bulkCreate': {
-      const b = await readJsonObjects(req, p.limits.maxBodyBytes, p.limits.maxJsonMembers);
+      const b = take(req.body);
       if (e.action === 'bulkCreate' && !Array.isArray(b)) throw badRequest('This request needs a JSON array of objects, one for each record to create.');
       if (!b) throw badRequest('This request needs a JSON object body, or an array of them to create several records.');
       const rule = { props: r.properties, ...(e.parent ? { supplied: r.parent?.property } : {}) };
@@ -99,7 +97,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
       return { ...plan(r.functions.create, {}), each: b.map((one) => ({ body: wire.toColumns(one), ...parent })) };
     }
     case 'replace': case 'patch': {
-      const b = await body();
+      const b = body();
       p.validators.check(`${r.entity}.${e.action}`, b, { props: r.properties, mergePatch: e.action === 'patch' });
       const merged = e.action === 'patch' ? mergedDocuments(p.validators).merged(r.entity, b, r.properties) : undefined;
       const planned = plan(r.functions[e.action], { id: e.id, body: wire.toColumns(b), ...parent, ...preconditions });
@@ -114,7 +112,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     case 'relationList': return plan(rel?.kind === 'manyToMany' ? rel.functions.list : undefined, { id: e.id, ...parent, ...parsePaging({ page: query.reserved.page, per_page: query.reserved.per_page }) });
     case 'link': {
       if (rel?.kind !== 'manyToMany') break;
-      const b = await body();
+      const b = body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { names: Object.keys(rel.edge) });
       return plan(rel.functions.link, { id: e.id, target: e.target, body: b, ...parent, ...ifMatch });
     }
@@ -124,7 +122,7 @@ export async function planRequest(p: Planner, e: Endpoint, req: Request, url: UR
     case 'subRead': return plan(rel?.kind === 'oneToOne' ? rel.functions.read : undefined, { id: e.id, ...parent, ...preconditions });
     case 'subReplace': {
       if (rel?.kind !== 'oneToOne') break;
-      const b = await body();
+      const b = body();
       p.validators.check(`${r.entity}.${e.relation!.name}`, b, { props: rel.properties });
       return plan(rel.functions.replace, { id: e.id, body: wire.toColumns(b), ...parent, ...preconditions });
     }
@@ -217,34 +215,4 @@ function readableProps(manifest: Manifest, e: Endpoint): Record<string, Property
   if (rel?.kind === 'oneToOne') return rel.properties;
   if (rel?.kind === 'manyToMany') return { ...manifest.resources[rel.target]?.properties, edge: EDGE };
   return e.resource.properties;
-}
-
-/**
- * If-Match and If-Unmodified-Since, passed on for the SQL to compare, on writes and reads (RFC 9110 13.1.1, 13.1.4):
- * If-Match is `*` or a list of entity-tags, compared strongly, so a weak tag (W/"…") never matches;
- * an invalid If-Unmodified-Since date is ignored.
- */
-function conditionalArgs(headers: Headers): { if_match?: string[]; if_unmodified_since?: string } {
-  const out: { if_match?: string[]; if_unmodified_since?: string } = {};
-  const ifMatch = headers.get('if-match')?.trim();
-  if (ifMatch) out.if_match = parseIfMatch(ifMatch);
-  const since = parseHttpDate(headers.get('if-unmodified-since') ?? '');
-  // A date PostgreSQL cannot hold (year 0) is ignored too (HTTP-date's four digits keep it within 9999).
-  if (since && since.getUTCFullYear() >= 1) out.if_unmodified_since = since.toISOString();
-  return out;
-}
-
-const ENTITY_TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/;
-
-export function parseIfMatch(header: string): string[] {
-  if (header === '*') return ['*'];
-  const tags: string[] = [];
-  let rest = header;
-  while (rest.trim()) {
-    const m = ENTITY_TAG.exec(rest);
-    if (!m) throw badRequest('If-Match must be * or a list of entity-tags such as "3".');
-    tags.push(m[1] ? `W/${m[2]}` : m[2]!);
-    rest = rest.slice(m[0].length);
-  }
-  return tags;
 }

@@ -12,15 +12,16 @@ export const MAX_JSON_DEPTH = 100;
 
 /** The parsed object, or undefined when the request carries no body bytes at all. */
 export async function readJsonObject(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<Record<string, unknown> | undefined> {
-  return (await readJson(req, maxBytes, maxMembers, false)) as Record<string, unknown> | undefined;
+  return (await readJsonBody(req, maxBytes, maxMembers, false)) as Record<string, unknown> | undefined;
 }
 
 /** An object, or an array of objects (the body of a bulk create); undefined without body bytes. */
-export async function readJsonObjects(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<Record<string, unknown> | Array<Record<string, unknown>> | undefined> {
-  return readJson(req, maxBytes, maxMembers, true);
+export async function readJsonObjects(req: Request, maxBytes: number, maxMembers = DEFAULT_LIMITS.maxJsonMembers): Promise<JsonBody | undefined> {
+  return readJsonBody(req, maxBytes, maxMembers, true);
 }
 
-async function readJson(req: Request, maxBytes: number, maxMembers: number, list: boolean): Promise<Record<string, unknown> | Array<Record<string, unknown>> | undefined> {
+/** The body's JSON (an object; with `list`, or an array of objects), or undefined when the request carries no body bytes. */
+export async function readJsonBody(req: Request, maxBytes: number, maxMembers: number, list: boolean): Promise<JsonBody | undefined> {
   const refusal = typeRefusal(req.headers.get('content-type')); // the 415's detail
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > 0 && refusal) throw unsupported(refusal);
@@ -39,6 +40,17 @@ async function readJson(req: Request, maxBytes: number, maxMembers: number, list
   } catch {
     throw badRequest('The request body is not valid UTF-8.');
   }
+  return decodeJson(text, maxMembers, list);
+}
+
+/** A JSON body: one object, or (where a list is accepted) an array of objects. */
+export type JsonBody = Record<string, unknown> | Array<Record<string, unknown>>;
+
+/**
+ * The JSON text of a body, decoded and checked as every body is (depth, members, duplicate members, finite numbers,
+ * exact digits kept): the text of a request's bytes, or of a batch operation's body.
+ */
+export function decodeJson(text: string, maxMembers: number, list: boolean): JsonBody {
   const shape = textShape(text);
   if (shape.depth > MAX_JSON_DEPTH) throw badRequest(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   let value: unknown;
@@ -58,7 +70,12 @@ async function readJson(req: Request, maxBytes: number, maxMembers: number, list
     throw badRequest(`The request body names the member "${name.length > 100 ? `${name.slice(0, 100)}…` : name}" twice in one object.`);
   }
   exactTwin(value, text); // one more parse, only where a number needs its digits
-  return value as Record<string, unknown> | Array<Record<string, unknown>>;
+  return value as JsonBody;
+}
+
+/** A body's text longer than `maxBytes` (in UTF-8) is 413, as a request's bytes would be. */
+export function checkBodyBytes(text: string, maxBytes: number): void {
+  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
 }
 
 /**

@@ -7,6 +7,7 @@ import { canonicalText } from '../codec/json.ts';
 import type { Identity } from './auth.ts';
 import { CLAIM_TYPES } from './claims.ts';
 import { callerKey } from './caller.ts';
+import { take, type Parsed } from './parsed.ts';
 
 /** A write to run at most once per caller and key. */
 export interface Once {
@@ -22,30 +23,48 @@ export interface Once {
 export const takesIdempotencyKey = (action: OperationName): boolean =>
   !onlyReads(action) && (OPERATIONS[action].method === 'POST' || OPERATIONS[action].method === 'PATCH');
 
-/** The request's Idempotency-Key, when it has one and its operation takes one; a malformed key is 400. */
+/**
+ * The request's Idempotency-Key (parsed by the parse stage: server/request/parse.ts), when it has one and its operation
+ * takes one; a malformed key is 400, raised only then.
+ */
 export function idempotencyOf(
-  headers: Headers, action: OperationName, identity: Identity, ip: string | null,
+  key: Parsed<string | undefined>, action: OperationName, identity: Identity, ip: string | null,
   planned: { fn: string; args: unknown; each?: unknown; projection: unknown }, ttlSeconds: number,
 ): Once | undefined {
   if (!takesIdempotencyKey(action)) return undefined;
+  const k = take(key);
+  if (k === undefined) return undefined;
   const call = () => `${planned.fn}\n${canonicalText(planned.args)}\n${canonicalText(planned.each ?? null)}\n${JSON.stringify(planned.projection)}`;
-  return idempotencyKey(headers, identity, ip, call, ttlSeconds);
+  return onceOf(k, identity, ip, call, ttlSeconds);
 }
 
 /**
  * The Idempotency-Key of a request whose content `request` (its text, written only when the header is there) a
  * retry must repeat; none without the header.
- * The fingerprint also holds the claims access rules read (organization, roles, email), so the same `sub`
- * acting in another organization or with other roles is another request (422), never handed the first
- * one's answer; a refreshed token (new `exp`, `iat`) is the same caller.
  */
 export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: () => string, ttlSeconds: number): Once | undefined {
   const raw = headers.get('idempotency-key');
   if (raw === null) return undefined;
   const caller = callerKey(identity, ip);
-  const fingerprint = createHash('sha256').update(request()).update('\n').update(accessClaims(identity)).digest('base64url');
+  const fingerprint = fingerprintOf(identity, request);
   return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
 }
+
+/** The key of a write to run once, as `identity` from `ip`. */
+function onceOf(key: string, identity: Identity, ip: string | null, request: () => string, ttlSeconds: number): Once {
+  return { caller: callerKey(identity, ip), key, fingerprint: fingerprintOf(identity, request), ttlSeconds };
+}
+
+/**
+ * The fingerprint also holds the claims access rules read (organization, roles, email), so the same `sub`
+ * acting in another organization or with other roles is another request (422), never handed the first
+ * one's answer; a refreshed token (new `exp`, `iat`) is the same caller.
+ */
+const fingerprintOf = (identity: Identity, request: () => string): string =>
+  createHash('sha256').update(request()).update('\n').update(accessClaims(identity)).digest('base64url');
+
+/** The Idempotency-Key header as sent, checked: undefined without one, 400 for a malformed one. */
+export const parseIdempotencyKey = (raw: string | null): string | undefined => (raw === null ? undefined : parseKey(raw));
 
 /** The claims the SQL helpers read, as text (role arrays sorted: their order grants nothing). */
 function accessClaims(identity: Identity): string {

@@ -2,12 +2,13 @@
 // order: If-None-Match, else If-Modified-Since. If-Match and If-Unmodified-Since (412) are judged in SQL,
 // by the read itself as by every write (lib.precondition_check).
 import { parseHttpDate } from '../codec/date.ts';
+import type { ReadValidators } from '../request/preconditions.ts';
 
 /** Whether the read answers 304 Not Modified. `etag` is the quoted strong tag (`"3"`), `modified` the record's Last-Modified. */
-export function notModified(headers: Headers, etag: string | undefined, modified: Date | undefined): boolean {
-  const noneMatch = headers.get('if-none-match');
+export function notModified(v: Partial<ReadValidators>, etag: string | undefined, modified: Date | undefined): boolean {
+  const noneMatch = v.ifNoneMatch ?? null;
   if (noneMatch !== null) return etag !== undefined && matchesNoneMatch(noneMatch, etag);
-  const since = headers.get('if-modified-since');
+  const since = v.ifModifiedSince ?? null;
   if (since === null) return false;
   const modifiedSince = parseHttpDate(since);
   return modifiedSince !== undefined && modified !== undefined && Math.floor(modified.getTime() / 1000) * 1000 <= modifiedSince.getTime();

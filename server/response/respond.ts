@@ -8,6 +8,7 @@ import { responseText } from '../codec/json.ts';
 import { DataBytes } from '../query/result-data.ts';
 import { compressible } from './compressible.ts';
 import { notModified } from './conditions.ts';
+import type { ReadValidators } from '../request/preconditions.ts';
 
 interface Single { data: unknown; id?: unknown; etag?: unknown; last_modified?: unknown }
 interface Listing { data: unknown; meta: unknown }
@@ -16,8 +17,11 @@ const JSON_TYPE = 'application/json';
 /** Around a result's data sent as it came (DataBytes). */
 const DATA_OPEN = '{"data":', OBJECT_CLOSE = '}';
 
-/** `headers`: what every response carries (the request id), a new object the response's own headers are added to. */
-export function respond(plan: Plan, result: unknown, req: Request, basePath: string, headers: Record<string, string> = {}): Response {
+/**
+ * `validators`: the request's If-None-Match and If-Modified-Since (a read may answer 304); `headers`: what every
+ * response carries (the request id), a new object the response's own headers are added to.
+ */
+export function respond(plan: Plan, result: unknown, validators: Partial<ReadValidators>, basePath: string, headers: Record<string, string> = {}): Response {
   // Rows come with wire names (an embedded record's by its own entity); the projection picks from them.
   const project = projector(plan.projection);
   const { action, resource } = plan.endpoint;
@@ -47,7 +51,7 @@ export function respond(plan: Plan, result: unknown, req: Request, basePath: str
     const stamp = typeof single.last_modified === 'string' ? new Date(single.last_modified) : undefined;
     const modified = stamp && !Number.isNaN(stamp.getTime()) ? stamp : undefined;
     if (modified) headers['Last-Modified'] = modified.toUTCString();
-    if (notModified(req.headers, etag, modified)) return new Response(null, { status: 304, headers });
+    if (notModified(validators, etag, modified)) return new Response(null, { status: 304, headers });
   }
   if (action === 'create') {
     headers.Location = `${basePath}/${resource.collection}/${encodeURIComponent(String(single.id))}`;

@@ -1,6 +1,6 @@
 // What the stages of a request share: the gateway's options as given (AppOptions), what is made of them once
 // (Gateway: verifier, routes, planner, pools, streams), and what one stage hands the next through the request's
-// Hono context (identity, endpoint, plan), typed here for every c.get and c.set.
+// Hono context (identity, endpoint, request, plan), typed here for every c.get and c.set.
 import type { Sql } from 'postgres';
 import type { Logger } from 'pino';
 import type { Manifest } from '../../compiler/manifest/types.ts';
@@ -17,6 +17,7 @@ import { BodyValidators, mergedDocuments, type MergedDocuments } from '../plan/v
 import { failureLog, type FailureLog } from '../problem/log.ts';
 import { createVerifier, type Identity, type Verify } from '../request/auth.ts';
 import { compileTrust } from '../request/caller.ts';
+import type { ParsedRequest } from '../request/parse.ts';
 import type { ClaimPaths } from '../request/claims.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from '../request/limits.ts';
 
@@ -86,6 +87,8 @@ declare module 'hono' {
     identity: Identity | undefined;
     /** The matched endpoint (stages/route.ts). */
     endpoint: Endpoint | undefined;
+    /** The parsed request (stages/parse.ts). */
+    request: ParsedRequest | undefined;
     /** The planned call (stages/plan.ts). */
     plan: Plan | undefined;
   }

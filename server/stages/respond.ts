@@ -3,11 +3,12 @@
 import type { Context } from 'hono';
 import { requestIdOf, shaped } from '../http/observe.ts';
 import type { Plan } from '../plan/plan.ts';
+import type { ParsedRequest } from '../request/parse.ts';
 import { respond as answer } from '../response/respond.ts';
 import type { Gateway } from './context.ts';
 
-export function respond(g: Gateway, c: Context, plan: Plan, result: unknown): Response {
-  const res = answer(plan, result, c.req.raw, g.basePath, { 'X-Request-Id': requestIdOf(c) });
+export function respond(g: Gateway, c: Context, plan: Plan, request: ParsedRequest, result: unknown): Response {
+  const res = answer(plan, result, request.validators, g.basePath, { 'X-Request-Id': requestIdOf(c) });
   shaped(c);
   if ((result as { replayed?: boolean } | null)?.replayed) res.headers.set('Idempotent-Replayed', 'true');
   const scenario = (result as { scenario?: unknown } | null)?.scenario;
