@@ -3,7 +3,7 @@
 // Requests that come while a probe is out wait for its answer: a flood of them sends one statement at a time.
 import { Hono } from 'hono';
 import type { Sql } from 'postgres';
-import { problemBody } from './problem/render.ts';
+import { problemText } from './problem/render.ts';
 import { ApiError } from './problem/types.ts';
 
 export interface HealthOptions {
@@ -27,9 +27,8 @@ export function healthRoutes(sql: Sql, opts: HealthOptions = {}): Hono {
       return c.json({ status: 'ok' });
     } catch {
       // Never the driver's message: it may name hosts.
-      const problem = problemBody(new ApiError('unavailable', 'The database is not answering.'), { docsUrl: opts.docsUrl ?? '' });
-      if (!opts.docsUrl) problem.type = 'about:blank';
-      return c.body(JSON.stringify(problem), 503, { 'Content-Type': 'application/problem+json' });
+      const problem = problemText(new ApiError('unavailable', 'The database is not answering.'), opts.docsUrl ? { docsUrl: opts.docsUrl } : {});
+      return c.body(problem.text, 503, { 'Content-Type': problem.contentType });
     }
   });
   return app;

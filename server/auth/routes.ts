@@ -4,8 +4,7 @@ import { Hono, type Context } from 'hono';
 import { SignJWT } from 'jose';
 import { AUTH_FUNCTIONS, type Manifest } from '../../compiler/manifest/types.ts';
 import type { Pool } from '../pg/pools.ts';
-import { problemFromDatabase } from '../problem/database.ts';
-import { ApiError, badRequest, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
+import { ApiError, badRequest, fromDatabase, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
 import { ANONYMOUS } from '../request/auth.ts';
 import { readJsonObject } from '../request/body.ts';
 import { refuseAnyQuery } from '../request/query.ts';
@@ -68,7 +67,7 @@ export function authRoutes(ctx: AuthContext): Hono {
     try {
       outcome = await dispatch(ctx.pool, { identity: ANONYMOUS, ip: ctx.ip(c), fn, args }) as Outcome;
     } catch (err) {
-      throw err instanceof ApiError ? err : problemFromDatabase(err, { manifest, anonymous: true, ownTables: [] });
+      throw fromDatabase(err, true); // mapped at the boundary, as the anonymous caller it ran as
     }
     if (outcome.error === 'limited') {
       throw new ApiError('tooManyRequests', 'Too many failed sign-ins for this email or from this address; try again later.', {
@@ -90,7 +89,7 @@ export function authRoutes(ctx: AuthContext): Hono {
     logout: async (c) => {
       const body = await stringsBody(c.req.raw, ['refresh_token'] as const);
       await dispatch(ctx.pool, { identity: ANONYMOUS, ip: ctx.ip(c), fn: AUTH_FUNCTIONS.logout, args: body })
-        .catch((err: unknown) => { throw problemFromDatabase(err, { manifest, anonymous: true, ownTables: [] }); });
+        .catch((err: unknown) => { throw fromDatabase(err, true); });
       return c.body(null, 204);
     },
   };

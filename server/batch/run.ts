@@ -12,10 +12,9 @@ import { endpointAt } from '../plan/endpoint.ts';
 import { callOf, planRequest, type Plan, type Planner } from '../plan/plan.ts';
 import { routeTemplate, type RouteIndex } from '../plan/routes.ts';
 import type { MergedDocuments } from '../plan/validate.ts';
-import { problemFromDatabase } from '../problem/database.ts';
-import { problemBody } from '../problem/render.ts';
+import { problemResult } from '../problem/render.ts';
 import { requestProblem } from '../stages/problem.ts';
-import { ApiError, badRequest, locate } from '../problem/types.ts';
+import { ApiError, badRequest, fromDatabase, locate } from '../problem/types.ts';
 import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query/dispatch.ts';
 import { callerKey } from '../request/caller.ts';
 import { exactCopy, JsonText, responseText } from '../codec/json.ts';
@@ -75,11 +74,7 @@ export function batchRunner(d: BatchDeps): Batch {
 
   const answer = (problem: ApiError, instance: string): BatchOutcome => {
     if (problem.status >= 500) d.log(`POST ${batchPath} failed with ${problem.status}`, problem.cause ?? problem);
-    return {
-      status: problem.status,
-      headers: { 'Content-Type': 'application/problem+json', ...problem.extra.headers },
-      body: problemBody(problem, { docsUrl, instance }),
-    };
+    return problemResult(problem, { docsUrl, instance });
   };
 
   /** Runs operation `n` (from 1) in the transaction; `done` holds the answers before it. */
@@ -164,9 +159,8 @@ export function batchRunner(d: BatchDeps): Batch {
     } catch (err) {
       await Promise.all(attachments.map((a) => a.undo()));
       if (err instanceof OperationFailure) return answer(err.problem, err.instance);
-      if (err instanceof ApiError) return answer(err, batchPath);
       // Begin or commit failed: no operation to blame.
-      return answer(problemFromDatabase(err, { manifest: d.manifest, anonymous: caller.identity.role === 'anon', ownTables: [] }), batchPath);
+      return answer(requestProblem(fromDatabase(err), undefined, caller.identity, d.manifest), batchPath);
     }
   };
 }

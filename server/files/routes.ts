@@ -2,8 +2,7 @@
 // with the local driver, the signed upload and download addresses the gateway serves itself (spec 4.2).
 import { Hono, type Context } from 'hono';
 import { UPLOAD_FIELD_CHARS } from '../../compiler/openapi/upload.ts';
-import { problemFromDatabase } from '../problem/database.ts';
-import { ApiError, badRequest, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
+import { badRequest, fromDatabase, methodNotAllowed, validationFailed, type FieldError } from '../problem/types.ts';
 import type { Identity } from '../request/auth.ts';
 import { readJsonObject } from '../request/body.ts';
 import { refuseAnyQuery } from '../request/query.ts';
@@ -52,9 +51,8 @@ export function fileRoutes(files: Files, ctx: RouteContext): Hono {
       const intent = await files.intent({ identity, ip: ctx.ip(c) }, filename, contentType, files.origin(c.req.url));
       return c.json({ data: intent }, 201);
     } catch (err) {
-      const problem = err instanceof ApiError || !identity ? err
-        : problemFromDatabase(err, { manifest: files.manifest, anonymous: identity.role === 'anon', ownTables: [] });
-      return ctx.fail(c, problem);
+      // Past the caller's identity, a failure is the intent's statement's (or storage's): mapped at the boundary.
+      return ctx.fail(c, identity ? fromDatabase(err) : err);
     }
   });
   if (files.storage instanceof LocalStorage) {

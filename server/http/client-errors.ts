@@ -2,7 +2,7 @@
 // lines, a request not received in time, CONNECT, a body announced too large) still get a problem document.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemBody } from '../problem/render.ts';
+import { problemText } from '../problem/render.ts';
 import { ApiError, badRequest } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
 import type { RequestLimits } from '../request/limits.ts';
@@ -60,9 +60,9 @@ export function answerExpectations(server: Server, docsUrl: string, largestBody:
 
 /** A problem answered before the request's body was read: the connection closes after it. */
 function answerBeforeBody(req: IncomingMessage, res: ServerResponse, problem: ApiError, docsUrl: string): void {
-  const body = JSON.stringify(problemBody(problem, { docsUrl, instance: (req.url ?? '').split('?')[0]! }));
+  const { text: body, contentType } = problemText(problem, { docsUrl, instance: (req.url ?? '').split('?')[0]! });
   res.shouldKeepAlive = false;
-  res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(problem.status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -78,9 +78,9 @@ function requestPath(raw: unknown): string | undefined {
 
 /** Writes the problem as a whole HTTP/1.1 answer on the socket, then closes it once the client stopped sending. */
 function answerAndClose(socket: Socket, problem: ApiError, docsUrl: string, headers: string[] = [], instance?: string): void {
-  const body = JSON.stringify(problemBody(problem, { docsUrl, ...(instance ? { instance } : {}) }));
+  const { text: body, contentType } = problemText(problem, { docsUrl, ...(instance ? { instance } : {}) });
   socket.end([
-    `HTTP/1.1 ${problem.status} ${problem.title}`, 'Content-Type: application/problem+json', ...headers,
+    `HTTP/1.1 ${problem.status} ${problem.title}`, `Content-Type: ${contentType}`, ...headers,
     `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,
   ].join('\r\n'));
   // Unread bytes at close would reset the connection before the client reads the answer: drain them.

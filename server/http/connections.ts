@@ -3,7 +3,7 @@
 // 429, so one client cannot take every socket the gateway has), and requests one connection has in flight (HTTP pipelining: 429).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemBody } from '../problem/render.ts';
+import { problemText } from '../problem/render.ts';
 import { ApiError } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
 
@@ -81,9 +81,9 @@ export class ConnectionCap {
 
   /** The problem (429 or 503) with Retry-After, and the connection closed after it. */
   #answer(req: IncomingMessage, res: ServerResponse, problem: ApiError): true {
-    const body = JSON.stringify(problemBody(problem, { docsUrl: this.o.docsUrl, instance: (req.url ?? '').split('?')[0]! }));
+    const { text: body, contentType } = problemText(problem, { docsUrl: this.o.docsUrl, instance: (req.url ?? '').split('?')[0]! });
     res.shouldKeepAlive = false;
-    res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(problem.status, { 'Content-Type': contentType, 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
     return true;
   }

@@ -71,6 +71,21 @@ export class ApiError extends Error {
 }
 
 /**
+ * A statement the gateway sent outside a planned call failed (a sign-in, an upload intent, a batch's begin or commit):
+ * thrown as it is, it is mapped at the boundary as a database error touching no table of the request's own.
+ */
+export class DatabaseFailure extends Error {
+  /** `anonymous`: the statement ran as an anonymous caller whoever sent the request (a sign-in); else the request's caller. */
+  constructor(cause: unknown, readonly anonymous?: boolean) {
+    super('a statement failed', { cause });
+    this.name = 'DatabaseFailure';
+  }
+}
+
+/** `err` as a route throws it on from a statement: an ApiError as it is, anything else a DatabaseFailure. */
+export const fromDatabase = (err: unknown, anonymous?: boolean): Error => (err instanceof ApiError ? err : new DatabaseFailure(err, anonymous));
+
+/**
  * Makes an expected problem (a 4xx the database chose: a refusal, a validation) without capturing a stack: nothing
  * reads it (only a 5xx is logged), and an enumeration of hidden records sends nothing else.
  */

@@ -1,11 +1,12 @@
-// The problem a failed request (or batch operation) answers with: the gateway's own ApiErrors as they are,
-// database errors mapped with what the planned endpoint tells about them, a bulk element's with its index.
+// The problem a failed request (or batch operation) answers with, made by problem/render.ts from what the stages found:
+// database errors mapped with what the planned endpoint tells about them (or, for a DatabaseFailure outside a plan,
+// with no table of the request's own), a bulk element's with its index, `errors[].property` by wire names.
 import type { Manifest } from '../../compiler/manifest/types.ts';
 import type { Plan } from '../plan/plan.ts';
 import { ElementFailure } from '../query/dispatch.ts';
 import type { Identity } from '../request/auth.ts';
-import { problemFromDatabase } from '../problem/database.ts';
-import { ApiError, locate } from '../problem/types.ts';
+import { problemOf as problemFrom } from '../problem/render.ts';
+import { ApiError, DatabaseFailure, locate } from '../problem/types.ts';
 
 export function requestProblem(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
   return plan ? wireNames(problemOf(err, plan, identity, manifest), plan) : problemOf(err, plan, identity, manifest);
@@ -19,11 +20,12 @@ function wireNames(problem: ApiError, plan: Plan): ApiError {
 
 function problemOf(err: unknown, plan: Plan | undefined, identity: Identity, manifest: Manifest): ApiError {
   if (err instanceof ApiError) return err;
-  if (!plan) return new ApiError('internal', 'The request failed because of an internal error.', {}, { cause: err });
+  const anonymous = identity.role === 'anon';
+  if (!plan) return problemFrom(err, err instanceof DatabaseFailure ? { manifest, anonymous: err.anonymous ?? anonymous, ownTables: [] } : undefined);
   const e = plan.endpoint, rel = e.relation?.def;
-  const problem = problemFromDatabase(err, {
+  const problem = problemFrom(err, {
     manifest,
-    anonymous: identity.role === 'anon',
+    anonymous,
     deleting: e.action === 'delete',
     ownTables: [e.resource.table, ...(rel?.kind === 'oneToOne' ? [rel.table] : [])],
     wireName: plan.wire.wireName,

@@ -1,6 +1,7 @@
 // The gateway's import graph, read from the sources: server/ holds the request path as a row of layers, each importing
 // only the layers below it (style.md "The gateway is a row of named stages"), with no import circle among its files,
-// nothing of ops/ (migration and operator tooling stands above the gateway), and a short server/app.ts that wires stages.
+// nothing of ops/ (migration and operator tooling stands above the gateway), a short server/app.ts that wires stages,
+// and one module that makes problem documents.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,9 +13,9 @@ import { root } from '../harness/child.ts';
  * layer's files and those of any layer listed before it, never one listed after it. A new folder must be placed here.
  */
 const LAYERS = [
-  'problem/', // error types, their rendering, SQLSTATE → status: what every layer may throw
+  'problem/', // error types, SQLSTATE → status, and the one module that makes problem documents (render.ts)
   'codec/', // JSON text both ways, numbers kept exact
-  'request/', // identity and parse: the caller, the path, the query string, the body, preconditions, limits
+  'request/', // identity and parse: the caller, the path, the query string, the body, preconditions, limits; one parsed request
   'pg/', // pools, gates, the gateway's own connection settings
   'plan/', // route and plan: an endpoint and a request become the one api.* call (pure)
   'query/', // dispatch: the call in one transaction
@@ -26,7 +27,7 @@ const LAYERS = [
   'webhooks/', // delivery worker
   'docs.ts', // the API's documents
   'health.ts', // /live, /ready, /health
-  'stages/', // the named stages of one request and the boundary that makes every problem document
+  'stages/', // the named stages of one request (route, identity, parse, plan, dispatch, respond) and the one boundary
   'batch/', // POST …/batch, through the same stages
   'app.ts', // wires middleware and stages
 ] as const;
@@ -158,6 +159,33 @@ test('no import circle among the files of server/', () => {
 test(`server/app.ts is at most ${APP_MAX_LINES} lines`, () => {
   const lines = readFileSync(join(server, 'app.ts'), 'utf8').trimEnd().split('\n').length;
   assert.ok(lines <= APP_MAX_LINES, `server/app.ts has ${lines} lines`);
+});
+
+/** The one module that turns an error (or a SQLSTATE, through problem/database.ts) into a problem document. */
+const PROBLEM_MODULE = 'server/problem/render.ts';
+
+/** What making a problem document elsewhere looks like: its media type, its body's maker, the SQLSTATE mapping. */
+export function problemMaking(file: string, text: string, targets: string[]): string[] {
+  if (file === PROBLEM_MODULE) return [];
+  const found: string[] = [];
+  if (/application\/problem\+json/i.test(text)) found.push(`${file} writes application/problem+json`);
+  if (/\bproblemBody\b/.test(text)) found.push(`${file} builds a problem body (problemBody)`);
+  if (/\bproblemFromDatabase\b/.test(text) && file !== 'server/problem/database.ts') found.push(`${file} maps a database error (problemFromDatabase)`);
+  if (targets.includes('server/problem/database.ts')) found.push(`${file} imports problem/database.ts`);
+  return found;
+}
+
+test('the problem-document check finds each way of making one outside its module, and nothing in that module', () => {
+  assert.equal(problemMaking('server/x.ts', "res.writeHead(500, { 'Content-Type': 'application/problem+json' });", []).length, 1);
+  assert.equal(problemMaking('server/x.ts', 'const body = problemBody(err, ctx);', []).length, 1);
+  assert.equal(problemMaking('server/x.ts', 'throw problemFromDatabase(err, ctx);', ['server/problem/database.ts']).length, 2);
+  assert.equal(problemMaking(PROBLEM_MODULE, "const t = 'application/problem+json'; problemBody(e, c);", ['server/problem/database.ts']), []);
+  assert.equal(problemMaking('server/x.ts', 'throw fromDatabase(err);', []), []);
+});
+
+test(`problem documents are made in ${PROBLEM_MODULE} only; the others throw, or call it`, () => {
+  const found = [...graph].flatMap(([file, targets]) => problemMaking(file, readFileSync(join(root, file), 'utf8'), targets));
+  assert.equal(found, [], `problem documents made elsewhere:\n${found.join('\n')}`);
 });
 
 test.run();
