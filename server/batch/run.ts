@@ -9,10 +9,11 @@ import type { Attachment } from '../files/attach.ts';
 import type { Files } from '../files/service.ts';
 import type { Pool } from '../pg/pools.ts';
 import { endpointAt } from '../plan/endpoint.ts';
-import { callOf, planRequest, type Plan, type Planner } from '../plan/plan.ts';
+import { planRequest, type Plan, type Planner } from '../plan/plan.ts';
 import { routeTemplate, type RouteIndex } from '../plan/routes.ts';
 import type { MergedDocuments } from '../plan/validate.ts';
 import { problemResult } from '../problem/render.ts';
+import { dispatchInBatch } from '../stages/dispatch.ts';
 import { requestProblem } from '../stages/problem.ts';
 import { ApiError, badRequest, fromDatabase, locate } from '../problem/types.ts';
 import { holdKey, keepAnswer, transaction, type TransactionCall } from '../query/dispatch.ts';
@@ -20,7 +21,6 @@ import { callerKey } from '../request/caller.ts';
 import { exactCopy, JsonText, responseText } from '../codec/json.ts';
 import type { Identity } from '../request/auth.ts';
 import type { Once } from '../request/idempotency.ts';
-import { resultRow } from '../request/wire.ts';
 import { parseOperation } from '../request/parse.ts';
 import { routeSegments } from '../request/path.ts';
 import { respond } from '../response/respond.ts';
@@ -104,16 +104,12 @@ export function batchRunner(d: BatchDeps): Batch {
       }
       const text = op.body === undefined ? undefined : responseText(resolveBody(exactCopy(op.body), bodies, n, d.planner.limits.maxBodyBytes));
       const url = new URL(route + (q < 0 ? '' : path.slice(q)), caller.requestUrl);
-      // The same parse and plan as a request of its own: from the operation's method, path, headers and body.
+      // The same parse, plan and dispatch as a request of its own: from the operation's method, path, headers and body.
       const request = parseOperation(endpoint.action, url, new Headers(op.headers), text, caller, d.planner.limits);
       plan = planRequest(d.planner, endpoint, request);
-      const c = callOf(plan, caller.identity, caller.ip);
-      const attached = await d.files?.attach(plan, c, call, deadline);
-      if (attached) attachments.push(attached);
-      let result = await call(c);
-      if (plan.merged) d.documents.verify(plan.merged, resultRow(result));
-      const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
-      if (d.files) result = await d.files.present(plan, result, caller.requestUrl);
+      const { result, outbox } = await dispatchInBatch({
+        documents: d.documents, ...(d.files ? { files: d.files } : {}), call, attachments, deadline, requestUrl: caller.requestUrl,
+      }, plan, request);
       const res = respond(plan, result, request.validators, basePath);
       const headers = Object.fromEntries(RESULT_HEADERS.flatMap((h) => (res.headers.has(h) ? [[h, res.headers.get(h)!]] : [])));
       return { status: res.status, headers, text: await res.text(), outbox };

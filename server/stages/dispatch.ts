@@ -1,10 +1,13 @@
 // Stage dispatch: the planned call in one transaction (server/query/dispatch.ts), on a replica when it only reads
 // and asks for no precondition; with an Idempotency-Key kept or replayed, merged JSON documents checked before
-// commit, and files attached around it.
+// commit, and files attached around it. A batch operation's call runs the same way inside the batch's transaction.
 import type { Context } from 'hono';
 import { onlyReads } from '../../compiler/query/operations.ts';
 import { callOf, type Plan } from '../plan/plan.ts';
-import { dispatch as run, dispatchGuarded, keptAnswer } from '../query/dispatch.ts';
+import type { Attachment } from '../files/attach.ts';
+import type { Files } from '../files/service.ts';
+import type { MergedDocuments } from '../plan/validate.ts';
+import { dispatch as run, dispatchGuarded, keptAnswer, type TransactionCall } from '../query/dispatch.ts';
 import { idempotencyOf } from '../request/idempotency.ts';
 import type { ParsedRequest } from '../request/parse.ts';
 import { recipientOf } from '../request/recipient.ts';
@@ -26,4 +29,33 @@ export async function dispatch(g: Gateway, c: Context, plan: Plan, request: Pars
   const kept = once ? await keptAnswer(pool, once) : undefined;
   return kept === undefined ? (files ? await files.around(plan, call, go, c.req.url) : await go())
     : files ? await files.present(plan, kept, c.req.url) : kept;
+}
+
+/** What a batch operation's call needs of the gateway, and of the batch's one transaction around it. */
+export interface InBatch {
+  documents: MergedDocuments;
+  files?: Files;
+  /** Runs a call on the batch's connection. */
+  call: TransactionCall;
+  /** Files attached so far: undone when the batch rolls back. */
+  attachments: Attachment[];
+  /** When the batch's storage calls must end. */
+  deadline: AbortSignal | undefined;
+  /** The batch request's URL: signed file links use its origin. */
+  requestUrl: string;
+}
+
+/**
+ * A batch operation's planned call in the batch's transaction: its files attached first, the merged documents
+ * checked in its result, the result's links signed; `outbox`: it queued files for deletion.
+ */
+export async function dispatchInBatch(b: InBatch, plan: Plan, request: ParsedRequest): Promise<{ result: unknown; outbox: boolean }> {
+  const call = callOf(plan, request.caller.identity, request.caller.ip);
+  const attached = await b.files?.attach(plan, call, b.call, b.deadline);
+  if (attached) b.attachments.push(attached);
+  let result = await b.call(call);
+  if (plan.merged) b.documents.verify(plan.merged, resultRow(result));
+  const outbox = (result as { outbox?: unknown } | null)?.outbox === true;
+  if (b.files) result = await b.files.present(plan, result, b.requestUrl);
+  return { result, outbox };
 }
