@@ -172,6 +172,9 @@ export interface PropertyManifest {
 
 export type NumberFormat = 'int32' | 'int64' | 'float' | 'double';
 
+/** Linked records carry their edge properties in `edge`, which filters and projections name like a read-only JSON property. */
+export const EDGE_PROPERTY: PropertyManifest = { type: 'JSON', readOnly: true };
+
 export type RelationManifest =
   | {
       kind: 'manyToMany';

@@ -1,7 +1,7 @@
 // Relation paths and schemas: manyToMany lists, link and unlink (edge properties in the body and in
 // each linked record's `edge`), and oneToOne sub-resources read and replaced with the owner's ETag.
 import { status, verb } from './verbs.ts';
-import type { Manifest, PropertyManifest, RelationManifest, ResourceManifest } from '../manifest/types.ts';
+import { EDGE_PROPERTY, type Manifest, type RelationManifest, type ResourceManifest } from '../manifest/types.ts';
 import { paramRef, ref, type Schema } from './common.ts';
 import { keyParameter, noContent, notModified, operation, pascal, preconditions, readPreconditions, success } from './operations.ts';
 import { projectionParameters } from './query.ts';
@@ -48,7 +48,7 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
   const target = manifest.resources[rel.target];
   const edgeProps = (rel.schemas.link as { properties: Record<string, Schema> }).properties;
   const targetParam = keyParameter('target_id', target?.properties[target.primaryKey], `Key of the linked ${rel.target}.`);
-  const projection = target ? projectionParameters({ ...target.properties, edge: EDGE }) : [];
+  const projection = target ? projectionParameters({ ...target.properties, edge: EDGE_PROPERTY }) : [];
   return {
     schemas: {
       [`${c}Edge`]: { type: 'object', properties: edgeProps, description: 'Edge properties of the link.' },
@@ -79,6 +79,3 @@ function relationAt(manifest: Manifest, r: ResourceManifest, name: string, rel: 
     },
   };
 }
-
-/** Linked records carry their edge properties in `edge`, which projections can name like a JSON property. */
-const EDGE: PropertyManifest = { type: 'JSON', readOnly: true };

@@ -1,7 +1,7 @@
 // Turns a matched endpoint plus the parsed request (server/request/parse.ts) into the one api.* call: function name and
 // jsonb arguments per the manifest protocol, and the projection for the response. Pure: no I/O, nothing awaited.
 import type { RequestLimits } from '../request/limits.ts';
-import type { Manifest, PropertyManifest, ResourceManifest } from '../../compiler/manifest/types.ts';
+import { EDGE_PROPERTY, type Manifest, type PropertyManifest, type ResourceManifest } from '../../compiler/manifest/types.ts';
 import type { References } from '../request/filter.ts';
 import { ApiError, badRequest, locate } from '../problem/types.ts';
 import { LIMITS } from '../request/limits.ts';
@@ -40,7 +40,6 @@ export interface Planner {
 }
 
 
-const EDGE: PropertyManifest = { type: 'JSON', multiple: false, required: false, primary: false, readOnly: true, immutable: false, writeOnly: false, searchIndexed: false, hidden: false };
 
 export function planRequest(p: Planner, e: Endpoint, req: ParsedRequest): Plan {
   const { query } = req;
@@ -213,6 +212,6 @@ function checkEdgePaths(projection: Projection, edge: Record<string, unknown>): 
 function readableProps(manifest: Manifest, e: Endpoint): Record<string, PropertyManifest> {
   const rel = e.relation?.def;
   if (rel?.kind === 'oneToOne') return rel.properties;
-  if (rel?.kind === 'manyToMany') return { ...manifest.resources[rel.target]?.properties, edge: EDGE };
+  if (rel?.kind === 'manyToMany') return { ...manifest.resources[rel.target]?.properties, edge: EDGE_PROPERTY };
   return e.resource.properties;
 }

@@ -43,11 +43,8 @@ export function idempotencyOf(
  * retry must repeat; none without the header.
  */
 export function idempotencyKey(headers: Headers, identity: Identity, ip: string | null, request: () => string, ttlSeconds: number): Once | undefined {
-  const raw = headers.get('idempotency-key');
-  if (raw === null) return undefined;
-  const caller = callerKey(identity, ip);
-  const fingerprint = fingerprintOf(identity, request);
-  return { caller, key: parseKey(raw), fingerprint, ttlSeconds };
+  const key = parseIdempotencyKey(headers.get('idempotency-key'));
+  return key === undefined ? undefined : onceOf(key, identity, ip, request, ttlSeconds);
 }
 
 /** The key of a write to run once, as `identity` from `ip`. */
